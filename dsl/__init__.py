@@ -1,0 +1,1 @@
+"""evaldsl: a language for judging conversational and tool-using AI agents."""

@@ -1,0 +1,131 @@
+"""Diagnostics: problems in a spec as values, rendered like a compiler's.
+
+Every problem the parser or the checker finds is a `Diagnostic` with a stable
+code (`E###` errors, `W###` warnings; the catalogue is `CODES`), a primary
+span, a message in plain words and a hint. Rendering follows rustc: the
+location, the source line, a caret underline, then `hint:`.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from evaldsl.source import Source, Span
+
+
+class Severity(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One problem found in a spec."""
+
+    code: str
+    """Stable code such as `E101`; the letter gives the default severity."""
+    message: str
+    """What is wrong, lowercase, user text in backticks, no final period."""
+    span: Span
+    hint: str = ""
+    """What to do about it; may be empty."""
+    severity: Severity = Severity.ERROR
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity is Severity.ERROR
+
+    def as_error(self) -> Diagnostic:
+        """This diagnostic promoted to an error (`--strict`)."""
+        return Diagnostic(self.code, self.message, self.span, self.hint, Severity.ERROR)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "file": self.span.file,
+            "line": self.span.line,
+            "col": self.span.col,
+            "end_line": self.span.end_line,
+            "end_col": self.span.end_col,
+            "severity": self.severity.value,
+            "code": self.code,
+            "message": self.message,
+            "hint": self.hint,
+        }
+
+
+def error(code: str, message: str, span: Span, hint: str = "") -> Diagnostic:
+    return Diagnostic(code, message, span, hint, Severity.ERROR)
+
+
+def warning(code: str, message: str, span: Span, hint: str = "") -> Diagnostic:
+    return Diagnostic(code, message, span, hint, Severity.WARNING)
+
+
+def sort_key(diagnostic: Diagnostic) -> tuple[str, int, int, str]:
+    span = diagnostic.span
+    return (span.file, span.line, span.col, diagnostic.code)
+
+
+def render(diagnostic: Diagnostic, source: Source | None, color: bool = False) -> str:
+    """Render one diagnostic as text: location line, source line, carets, hint."""
+    span = diagnostic.span
+    sev = diagnostic.severity.value
+    head = f"{span.file}:{span.line}:{span.col}: {sev}[{diagnostic.code}]: {diagnostic.message}"
+    lines = [_paint(head, _SEVERITY_COLOR[sev], color)]
+    text = source.line_text(span.line) if source is not None else ""
+    if text:
+        text, shift = _window(text, span.col)
+        span = Span(span.file, span.line, span.col - shift, span.end_line, span.end_col - shift)
+        gutter = str(span.line)
+        lines.append(f"{gutter} | {text}")
+        width = _caret_width(span, text)
+        pad = _display_width(text[: span.col - 1])
+        carets = _paint("^" * width, _SEVERITY_COLOR[sev], color)
+        lines.append(f"{' ' * len(gutter)} | {' ' * pad}{carets}")
+    if diagnostic.hint:
+        lines.append(f"hint: {diagnostic.hint}")
+    return "\n".join(lines)
+
+
+def render_all(
+    diagnostics: Iterable[Diagnostic], sources: dict[str, Source], color: bool = False
+) -> str:
+    return "\n\n".join(render(d, sources.get(d.span.file), color) for d in diagnostics)
+
+
+def to_json(diagnostics: Sequence[Diagnostic]) -> str:
+    return json.dumps([d.to_dict() for d in diagnostics], ensure_ascii=False, indent=2)
+
+
+_WINDOW = 100
+
+
+def _window(text: str, col: int) -> tuple[str, int]:
+    """A long source line cut to about `_WINDOW` characters around `col`."""
+    if len(text) <= _WINDOW:
+        return text, 0
+    start = max(0, min(col - 1 - _WINDOW // 2, len(text) - _WINDOW))
+    return text[start : start + _WINDOW], start
+
+
+def _caret_width(span: Span, text: str) -> int:
+    end = span.end_col if span.end_line == span.line else len(text) + 1
+    segment = text[span.col - 1 : max(end - 1, span.col)]
+    return max(1, _display_width(segment))
+
+
+def _display_width(text: str) -> int:
+    """Terminal columns: East Asian wide characters take two."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+_SEVERITY_COLOR = {"error": "31", "warning": "33"}
+
+
+def _paint(text: str, code: str, color: bool) -> str:
+    return f"\x1b[1;{code}m{text}\x1b[0m" if color else text

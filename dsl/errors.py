@@ -1,0 +1,48 @@
+"""Exceptions raised to callers of the library.
+
+Problems *in a spec* are diagnostics and problems *during evaluation* are
+error values; exceptions are for the caller: misuse of the API, unreadable
+input, or a spec that does not compile.
+
+    EvaldslError
+     +-- SpecError        a spec has errors; `.diagnostics` lists them
+     +-- CaseDataError    a data row is malformed; names file, line, field
+     +-- ConfigError      settings (model endpoints, evaldsl.toml) are unusable
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from evaldsl.diagnostics import Diagnostic
+
+
+class EvaldslError(Exception):
+    """Base class of every exception evaldsl raises on purpose."""
+
+
+class SpecError(EvaldslError):
+    """A spec did not pass the checker."""
+
+    def __init__(self, diagnostics: Sequence[Diagnostic], rendered: str = "") -> None:
+        self.diagnostics = list(diagnostics)
+        self.rendered = rendered
+        first = self.diagnostics[0] if self.diagnostics else None
+        summary = f"{first.span}: {first.code}: {first.message}" if first else "spec error"
+        super().__init__(rendered or summary)
+
+
+class CaseDataError(EvaldslError, ValueError):
+    """A case row could not be read or does not fit the spec's `case` block."""
+
+    def __init__(self, file: str, line: int, reason: str, field: str | None = None) -> None:
+        self.file = file
+        self.line = line
+        self.field = field
+        self.reason = reason
+        where = f" field `{field}`:" if field else ""
+        super().__init__(f"{file}:{line}:{where} {reason}")
+
+
+class ConfigError(EvaldslError, ValueError):
+    """Model or run settings are missing or invalid."""

@@ -1,0 +1,169 @@
+"""Syntax errors in words: what was found, what the grammar wanted there.
+
+Authors do not know terminal names such as `RBRACE`; they know what they were
+writing ("the outcome label `partial`"). The parser hands over the offending
+token, the set of acceptable terminals and the tokens already read; this
+module turns them into a message and a hint.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any
+
+_TERMINAL_WORDS: dict[str, str] = {
+    "NAME": "a name",
+    "STRING": "a text in quotes",
+    "NUMBER": "a number",
+    "PERCENT": "a percentage",
+    "LBRACE": "`{`",
+    "RBRACE": "`}`",
+    "LPAR": "`(`",
+    "RPAR": "`)`",
+    "LSQB": "`[`",
+    "RSQB": "`]`",
+    "COLON": "`:`",
+    "COMMA": "`,`",
+    "EQUAL": "`=`",
+    "DOT": "`.`",
+    "MINUS": "`-`",
+    "COMP_OP": "a comparison",
+    "ADD_OP": "`+` or `-`",
+    "MUL_OP": "`*` or `/`",
+    "OPTIONAL": "`?`",
+    "__ANON_0": "`->`",
+    "$END": "the end of the file",
+}
+
+_STATEMENT_KEYWORDS = ("spec", "case", "table", "let", "check", "outcome", "metric", "review",
+                       "example")
+
+_STATEMENT_HINT = (
+    "each statement starts with one of: " + ", ".join(f"`{k}`" for k in _STATEMENT_KEYWORDS)
+)
+
+
+_VALUE_START = {"NAME", "NUMBER", "STRING"}
+
+
+def describe_expected(expected: Collection[str]) -> str:
+    """`a name, `{` or `}``: the acceptable terminals in words, deduplicated."""
+    if _VALUE_START <= set(expected):
+        return "a value (a name, number, text, list or map)"
+    words: list[str] = []
+    for terminal in sorted(expected, key=_terminal_order):
+        word = _word(terminal)
+        if word and word not in words:
+            words.append(word)
+    if len(words) > 6:
+        words = words[:5] + ["…"]
+    if len(words) <= 1:
+        return words[0] if words else "something else"
+    return ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def describe_unexpected_eof(expected: Collection[str]) -> tuple[str, str]:
+    wanted = describe_expected(expected)
+    closing = [t for t in ("RBRACE", "RPAR", "RSQB") if t in expected]
+    hint = (
+        f"a bracket is still open: close it with {_word(closing[0])}"
+        if closing
+        else "finish the last statement"
+    )
+    return f"the file ends too early: expected {wanted}", hint
+
+
+def describe_unexpected_token(
+    token: Any, expected: Collection[str], previous: Sequence[Any]
+) -> tuple[str, str, str]:
+    """(message, hint, code) for a token the grammar did not allow."""
+    found = _found(token)
+    last = previous[-1] if previous else None
+    special = _special_case(token, set(expected), previous)
+    if special is not None:
+        return special
+    wanted = describe_expected(expected)
+    after = f" after {_found(last)}" if last is not None else ""
+    hint = _STATEMENT_HINT if _wants_statement(expected) else f"write {wanted} here"
+    return f"expected {wanted}{after}, found {found}", hint, "E011"
+
+
+def _special_case(
+    token: Any, expected: set[str], previous: Sequence[Any]
+) -> tuple[str, str, str] | None:
+    last = previous[-1] if previous else None
+    keywords = {str(t) for t in previous if getattr(t, "type", "") != "NAME"}
+    if {"IF", "OTHERWISE"} <= expected and last is not None and last.type == "NAME":
+        return (
+            f"expected `if` or `otherwise` after the outcome label `{last}`, found {_found(token)}",
+            f"write `{last} if <condition>`, or `{last} otherwise` for the last branch",
+            "E011",
+        )
+    if "LPAR" in expected and _after_keyword(previous, "check", 3):
+        return (
+            f"expected `(` after the primitive name `{last}`, found {_found(token)}",
+            f"a check calls one primitive with named arguments: `{last}(name: value, ...)`",
+            "E011",
+        )
+    if _wants_statement(expected) and getattr(token, "type", "") == "NAME":
+        return (
+            f"`{token}` does not start a statement",
+            _STATEMENT_HINT + _keyword_suggestion(str(token)),
+            "E011",
+        )
+    if token.type == "EQUAL" and "COMP_OP" in expected:
+        return (
+            "a single `=` cannot compare values",
+            "write `==` to compare; `=` only names things in `let`, `check` and `metric`",
+            "E011",
+        )
+    if "COLON" in expected and "(" in keywords and last is not None and last.type == "NAME":
+        return (
+            f"expected `:` after the argument name `{last}`, found {_found(token)}",
+            f"arguments are written `{last}: value`",
+            "E011",
+        )
+    return None
+
+
+def _after_keyword(previous: Sequence[Any], keyword: str, distance: int) -> bool:
+    return len(previous) >= distance and str(previous[-distance]) == keyword
+
+
+def _wants_statement(expected: Collection[str]) -> bool:
+    return "CHECK" in expected and "METRIC" in expected
+
+
+def _keyword_suggestion(word: str) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(word.lower(), _STATEMENT_KEYWORDS, n=1, cutoff=0.6)
+    return f"; did you mean `{close[0]}`?" if close else ""
+
+
+def _found(token: Any) -> str:
+    if token is None:
+        return "nothing"
+    kind = getattr(token, "type", "")
+    if kind == "$END":
+        return "the end of the file"
+    if kind == "NAME":
+        return f"the name `{token}`"
+    if kind == "STRING":
+        return f"the text {token}"
+    if kind in ("NUMBER", "PERCENT"):
+        return f"the number `{token}`"
+    return f"`{token}`"
+
+
+def _word(terminal: str) -> str:
+    if terminal in _TERMINAL_WORDS:
+        return _TERMINAL_WORDS[terminal]
+    if terminal.isupper() and terminal.isalpha():
+        return f"`{terminal.lower()}`"
+    return ""
+
+
+def _terminal_order(terminal: str) -> tuple[int, str]:
+    word = _word(terminal)
+    return (0 if word.startswith("`") else 1, word)

@@ -1,0 +1,1 @@
+"""The `.eval` grammar file, shipped as package data."""

@@ -1,0 +1,1 @@
+"""The evaldsl standard library of primitives."""
