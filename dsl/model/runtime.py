@@ -1,0 +1,71 @@
+"""The seam between the interpreter and the model layer.
+
+The interpreter never talks to a model. For one case it collects the model
+checks it still needs *in the current round* (those whose value can change a
+label, a metric or a review decision) and awaits `ModelRuntime.resolve` once
+with all of them, so the runtime can fuse checks that share a judge and scope
+into one request, serve answers from the cache, batch embeddings across cases,
+bound concurrency and retry. Whatever happens, it returns one `CheckResult`
+per request, in order: an error result after the last retry, never a pass or
+a fail invented for a failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+
+from evaldsl.cases import Case
+from evaldsl.registry import Primitive
+from evaldsl.scopes import Scope
+from evaldsl.values import CheckResult
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """One model check needed for one case."""
+
+    check: str
+    """The check's name in the spec."""
+    primitive: Primitive
+    params: BaseModel
+    """Validated params (dynamic ones already evaluated for this case)."""
+    model_check: Any
+    """What `primitive.factory(params)` returned."""
+    scope: Scope
+
+
+@dataclass
+class ModelStats:
+    """Counters a run reports as its cost."""
+
+    calls: int = 0
+    """Requests sent to a server (chat and embedding), retries excluded."""
+    cached: int = 0
+    """Answers served from the cache instead."""
+    retries: int = 0
+    errors: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    by_kind: dict[str, int] = field(default_factory=dict)
+
+    def merge(self, other: ModelStats) -> ModelStats:
+        kinds = dict(self.by_kind)
+        for k, v in other.by_kind.items():
+            kinds[k] = kinds.get(k, 0) + v
+        return ModelStats(
+            self.calls + other.calls, self.cached + other.cached, self.retries + other.retries,
+            self.errors + other.errors, self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens, kinds,
+        )
+
+
+class ModelRuntime(Protocol):
+    async def resolve(self, case: Case, requests: Sequence[ModelRequest]) -> list[CheckResult]:
+        """One result per request, in order; failures are error results."""
+        ...
+
+    def stats(self) -> ModelStats: ...
