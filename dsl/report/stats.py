@@ -1,0 +1,92 @@
+"""Small statistics the reports print: intervals for rates and mergeable histograms.
+
+A rate measured on 40 cases is not the same claim as one measured on 4,000;
+the Wilson score interval says how much the denominator limits what a rate
+means, and it stays inside [0, 1] and sensible at 0/n and n/n, where the
+textbook normal interval does not.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+Z_95 = 1.959963984540054
+"""The two-sided 95% quantile of the standard normal distribution."""
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    low: float
+    high: float
+    level: float = 0.95
+
+    def to_dict(self) -> dict[str, object]:
+        return {"low": self.low, "high": self.high, "level": self.level, "method": "wilson"}
+
+
+def wilson(successes: float, n: float, z: float = Z_95) -> Interval | None:
+    """The Wilson score interval of `successes` out of `n`, or None for an empty sample.
+
+    `successes` may be fractional (a weighted rate such as `rate(success) + 0.5 *
+    rate(partial)`); the formula only needs the observed proportion.
+
+    >>> i = wilson(25, 40); round(i.low, 3), round(i.high, 3)
+    (0.47, 0.758)
+    >>> wilson(0, 10).low
+    0.0
+    """
+    if n <= 0:
+        return None
+    p = min(max(successes / n, 0.0), 1.0)
+    z2 = z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return Interval(max(0.0, centre - half), min(1.0, centre + half))
+
+
+HISTOGRAM_BINS = 10
+
+
+def bin_of(score: float, bins: int = HISTOGRAM_BINS) -> int:
+    """The bin of a score in [0, 1]; 1.0 falls into the last bin.
+
+    >>> bin_of(0.0), bin_of(0.55), bin_of(1.0)
+    (0, 5, 9)
+    """
+    return min(max(int(score * bins), 0), bins - 1)
+
+
+def histogram(scores: Iterable[float], bins: int = HISTOGRAM_BINS) -> list[int]:
+    """Counts of scores in `bins` equal bins over [0, 1]."""
+    counts = [0] * bins
+    for s in scores:
+        counts[bin_of(s, bins)] += 1
+    return counts
+
+
+def percent(value: float | None, digits: int = 1) -> str:
+    """A fraction written as a percentage for people (`0.625` -> `62.5%`).
+
+    >>> percent(0.625), percent(None), percent(1.0)
+    ('62.5%', 'n/a', '100.0%')
+    """
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "n/a"
+    return f"{value * 100:.{digits}f}%"
+
+
+def number(value: object, digits: int = 3) -> str:
+    """A metric value for people: integers stay integers, floats keep a few digits.
+
+    >>> number(3.0), number(0.12345), number(None)
+    ('3', '0.123', 'n/a')
+    """
+    if value is None or isinstance(value, bool):
+        return "n/a" if value is None else str(value).lower()
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return str(int(value))
+    if isinstance(value, float):
+        return f"{value:.{digits}g}" if abs(value) >= 1000 else f"{round(value, digits)}"
+    return str(value)
