@@ -1,0 +1,136 @@
+"""What a model-backed primitive hands the model layer.
+
+A MODEL primitive's factory returns a `ChatCheck` or an `EmbedCheck`. The
+runtime selects the scope's units itself and asks the check, per unit, for a
+`Plan`: either a finished result (a slot decided by its pattern needs no
+model) or a `ChatTask` (an instruction plus the JSON Schema of the answer).
+Tasks that share a judge model and a unit are fused into one request whose
+answer is a JSON object with one property per check; each check then reads
+its own property back with `read`. Keeping prompts, schemas and readings in
+the check (and fusion, caching and retries in the runtime) is what lets a
+fused answer and a separate one give the same verdict.
+
+Every method takes the request's params rather than the factory's, because
+dynamic parameters (`expect: case.intent`) are evaluated per case.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from evaldsl.scopes import Unit
+from evaldsl.values import CheckResult
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class FewShot(BaseModel):
+    """One worked example shown to the judge: a text and the answer it deserves."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    text: str = Field(min_length=1)
+    """The text the example judges (a reply, or a short dialog)."""
+    answer: Any
+    """The expected answer: the check's shorthand (`8`, `"inquiry"`, `{phone: true}`)."""
+    why: str = ""
+    """An optional one-line justification shown with the example."""
+
+
+class ModelParams(BaseModel):
+    """Options every model-backed primitive accepts."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    fuse: bool = True
+    """Ask together with the other model checks on the same scope (one request)."""
+    examples: list[FewShot] = Field(default_factory=list, max_length=20)
+    """Few-shot examples shown to the judge."""
+    model: str | None = Field(default=None, min_length=1)
+    """Override the configured judge model for this check; checks on different models never fuse."""
+
+
+@dataclass(frozen=True)
+class ChatTask:
+    """One check's question about one unit."""
+
+    instruction: str
+    """What to judge, in plain words (the property's description)."""
+    schema: dict[str, Any]
+    """JSON Schema of this check's answer (one property of the fused answer)."""
+    examples: tuple[tuple[str, Any], ...] = ()
+    """(text, answer in schema form) pairs shown as worked examples."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A check's plan for one unit: a task for the model, or a result without one."""
+
+    task: ChatTask | None = None
+    result: CheckResult | None = None
+    state: Any = None
+    """Whatever `read` needs besides the answer (slots decided by pattern)."""
+
+
+class ChatCheck(ABC):
+    """A check answered by a chat model with a structured answer."""
+
+    kind: ClassVar[str] = "chat"
+
+    @abstractmethod
+    def plan(self, params: Any, unit: Unit) -> Plan:
+        """The question to ask about `unit`, or a result that needs no model."""
+
+    @abstractmethod
+    def read(self, params: Any, unit: Unit, plan: Plan, answer: Any) -> CheckResult:
+        """The result from this check's part of the answer; `AnswerError` if unusable."""
+
+
+class EmbedCheck(ABC):
+    """A check computed from embeddings (cosine similarity)."""
+
+    kind: ClassVar[str] = "embed"
+
+    @abstractmethod
+    def texts(self, params: Any, unit: Unit) -> tuple[str, str]:
+        """The two texts to embed and compare."""
+
+    @abstractmethod
+    def read(self, params: Any, cosine: float) -> CheckResult:
+        """A result from the cosine of the two embeddings."""
+
+
+class AnswerError(ValueError):
+    """A model's answer does not fit the check's schema; the message says why."""
+
+
+def points(answer: Any, key: str = "score") -> float:
+    """The number a check asked for, from `{"score": n}` or a bare number."""
+    value = answer.get(key) if isinstance(answer, dict) else answer
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise AnswerError(f"expected a number for `{key}`, got {value!r}")
+    return float(value)
+
+
+def flags(answer: Any, names: list[str], key: str) -> dict[str, bool]:
+    """Per-name booleans from `{name: {key: bool}}` or `{name: bool}`."""
+    if not isinstance(answer, dict):
+        raise AnswerError(f"expected an object with {', '.join(names)}, got {answer!r}")
+    out: dict[str, bool] = {}
+    for name in names:
+        item = answer.get(name)
+        value = item.get(key) if isinstance(item, dict) else item
+        if not isinstance(value, bool):
+            raise AnswerError(f"expected true or false for `{name}`, got {value!r}")
+        out[name] = value
+    return out
+
+
+def overlay(result: CheckResult, fields: dict[str, Any]) -> CheckResult:
+    """`result` with `passed`/`score` replaced where an example pins them explicitly."""
+    passed = fields.get("passed", result.passed)
+    score = fields.get("score", result.score)
+    if isinstance(score, (int, float)) and not isinstance(score, bool):
+        score = float(score)
+    return CheckResult(passed, score, result.value, result.fields, "pinned in the example")

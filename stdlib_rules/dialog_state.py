@@ -1,0 +1,204 @@
+"""Dialog state: `slots` (which required facts were collected) and `steps` (which
+required actions happened, in order if asked).
+
+Both answer per item, so reports can show a fill rate per slot. A slot may
+carry a deterministic pattern: when it matches, the slot is filled without a
+model, and when every slot is decided that way the check costs no call.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import regex
+from evaldsl.model.checks import AnswerError, ChatCheck, ChatTask, ModelParams, Plan, flags, overlay
+from evaldsl.registry import Cost, primitive
+from evaldsl.scopes import ALL_SCOPES, Unit
+from evaldsl.values import CheckResult
+from evaldsl.valuetypes import ValueType
+from pydantic import Field, field_validator, model_validator
+
+MODES = {
+    "slot": "its value was stated in the conversation (by anyone)",
+    "step": "the agent asked the user for it or confirmed it back",
+    "hybrid": "its value was stated and the agent asked for it or confirmed it",
+}
+
+
+class SlotsParams(ModelParams):
+    slots: dict[str, str] = Field(min_length=1)
+    """Required facts: a name and a description each."""
+    min: float = Field(default=1.0, ge=0, le=1)
+    """Share of slots that must be filled to pass."""
+    mode: Literal["slot", "step", "hybrid"] = "slot"
+    """When a slot counts as filled; see `MODES`."""
+    patterns: dict[str, str] = Field(default_factory=dict)
+    """Regular expressions per slot, tried before the model; a match fills the slot."""
+
+    @field_validator("patterns")
+    @classmethod
+    def _patterns_compile(cls, patterns: dict[str, str]) -> dict[str, str]:
+        for name, pattern in patterns.items():
+            try:
+                regex.compile(pattern)
+            except regex.error as exc:
+                raise ValueError(f"the pattern for `{name}` is not a valid regex: {exc}") from exc
+        return patterns
+
+    @model_validator(mode="after")
+    def _patterns_name_slots(self) -> SlotsParams:
+        unknown = [n for n in self.patterns if n not in self.slots]
+        if unknown:
+            raise ValueError(f"`patterns` names an unknown slot `{unknown[0]}`")
+        return self
+
+
+def share_result(marks: dict[str, bool], min_share: float, reason: str = "",
+                 **extra: Any) -> CheckResult:
+    """score = marked / total; passed when the share reaches `min_share`."""
+    share = sum(marks.values()) / len(marks)
+    missing = [k for k, v in marks.items() if not v]
+    why = reason or (f"missing {', '.join(missing)}" if missing else "all present")
+    return CheckResult.of(share >= min_share, share, share, why, **extra)
+
+
+class SlotsCheck(ChatCheck):
+    def plan(self, params: SlotsParams, unit: Unit) -> Plan:
+        text = _pattern_text(params, unit)
+        decided = {n: True for n, p in params.patterns.items()
+                   if regex.search(p, text, timeout=1.0)}
+        asked = [n for n in params.slots if n not in decided]
+        if not asked:
+            return Plan(result=share_result(decided, params.min, filled=decided))
+        item = {"type": "object", "properties": {"filled": {"type": "boolean"}},
+                "required": ["filled"], "additionalProperties": False}
+        schema = {"type": "object", "properties": {n: item for n in asked},
+                  "required": asked, "additionalProperties": False}
+        listing = "; ".join(f"{n} = {params.slots[n]}" for n in asked)
+        instruction = (f"For each required fact, is it filled? A fact is filled when "
+                       f"{MODES[params.mode]}. Facts: {listing}")
+        shots = tuple((s.text, _slot_shot(s.answer)) for s in params.examples)
+        return Plan(ChatTask(instruction, schema, shots), state=decided)
+
+    def read(self, params: SlotsParams, unit: Unit, plan: Plan, answer: Any) -> CheckResult:
+        decided: dict[str, bool] = plan.state or {}
+        told = flags(answer, [n for n in params.slots if n not in decided], "filled")
+        filled = {n: decided.get(n, told.get(n, False)) for n in params.slots}
+        return share_result(filled, params.min, filled=filled)
+
+
+def _pattern_text(params: SlotsParams, unit: Unit) -> str:
+    """Step mode looks for the agent's own words; the others at the whole unit."""
+    if params.mode == "step":
+        return "\n".join(m.content for m in unit.messages if m.role == "assistant")
+    return unit.text
+
+
+def _slot_shot(answer: Any) -> Any:
+    if isinstance(answer, dict):
+        return {k: {"filled": bool(v)} for k, v in answer.items()}
+    return answer
+
+
+def _pin_slots(params: SlotsParams, fields: dict[str, Any]) -> CheckResult:
+    pinned = fields.get("filled")
+    if isinstance(pinned, dict):
+        filled = {n: bool(pinned.get(n, False)) for n in params.slots}
+        return overlay(share_result(filled, params.min, filled=filled), fields)
+    share = float(fields.get("value", fields.get("score", 0.0)))
+    count = round(share * len(params.slots))
+    filled = {n: i < count for i, n in enumerate(params.slots)}
+    result = CheckResult.of(share >= params.min, share, share, "pinned", filled=filled)
+    return overlay(result, fields)
+
+
+@primitive("slots", params=SlotsParams, scopes=ALL_SCOPES, default_scope="dialog",
+           fields={"filled": ValueType.MAP}, cost=Cost.MODEL,
+           value_range=lambda p: (0.0, 1.0), pin=_pin_slots)
+def slots(params: SlotsParams) -> SlotsCheck:
+    """Which required facts the dialog collected: `.filled` maps each slot to true/false.
+
+    `.score` (and `.value`) is filled / total; `.passed` is score >= `min`.
+    Modes: `slot` (the value was stated), `step` (the agent asked for or
+    confirmed it), `hybrid` (both). A slot whose `patterns` regex matches is
+    filled without asking a model.
+
+        check completion = slots(scope: dialog, min: 0.6,
+                                 slots: {phone: "联系电话", address: "服务地址"},
+                                 patterns: {phone: "1[3-9]\\d{9}"})
+    """
+    return SlotsCheck()
+
+
+class StepsParams(ModelParams):
+    steps: dict[str, str] | list[str] = Field(min_length=1)
+    """Required steps: names, or a map from name to description, in the expected order."""
+    ordered: bool = False
+    """Also require the done steps to happen in the listed order."""
+    min: float = Field(default=1.0, ge=0, le=1)
+    """Share of steps that must be done to pass."""
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.steps)
+
+
+def steps_result(params: StepsParams, done: dict[str, bool], order_ok: bool) -> CheckResult:
+    result = share_result(done, params.min, done=done, order_ok=order_ok)
+    if params.ordered and not order_ok and result.passed is True:
+        return CheckResult.of(False, result.score, result.value, "steps out of order",
+                              done=done, order_ok=False)
+    return result
+
+
+class StepsCheck(ChatCheck):
+    def plan(self, params: StepsParams, unit: Unit) -> Plan:
+        turn = {"type": "integer", "minimum": 0}
+        item = {"type": "object", "properties": {"done": {"type": "boolean"}, "turn": turn},
+                "required": ["done", "turn"], "additionalProperties": False}
+        schema = {"type": "object", "properties": {n: item for n in params.names},
+                  "required": params.names, "additionalProperties": False}
+        steps = params.steps
+        listing = "; ".join(f"{k} = {v}" for k, v in steps.items()) if isinstance(
+            steps, dict) else ", ".join(steps)
+        instruction = ("For each required step, did the agent do it, and in which numbered "
+                       f"message (turn; 0 if not done)? Steps: {listing}")
+        shots = tuple((s.text, s.answer) for s in params.examples)
+        return Plan(ChatTask(instruction, schema, shots))
+
+    def read(self, params: StepsParams, unit: Unit, plan: Plan, answer: Any) -> CheckResult:
+        done = flags(answer, params.names, "done")
+        turns = [_turn(answer[n]) for n in params.names if done[n]]
+        return steps_result(params, done, turns == sorted(turns))
+
+
+def _turn(item: Any) -> int:
+    turn = item.get("turn") if isinstance(item, dict) else None
+    if isinstance(turn, bool) or not isinstance(turn, int):
+        raise AnswerError(f"expected a message number for `turn`, got {turn!r}")
+    return turn
+
+
+def _pin_steps(params: StepsParams, fields: dict[str, Any]) -> CheckResult:
+    pinned = fields.get("done")
+    if isinstance(pinned, dict):
+        done = {n: bool(pinned.get(n, False)) for n in params.names}
+    else:
+        count = round(float(fields.get("value", fields.get("score", 0.0))) * len(params.names))
+        done = {n: i < count for i, n in enumerate(params.names)}
+    return overlay(steps_result(params, done, bool(fields.get("order_ok", True))), fields)
+
+
+@primitive("steps", params=StepsParams, scopes=ALL_SCOPES, default_scope="dialog",
+           fields={"done": ValueType.MAP, "order_ok": ValueType.BOOL}, cost=Cost.MODEL,
+           value_range=lambda p: (0.0, 1.0), pin=_pin_steps)
+def steps(params: StepsParams) -> StepsCheck:
+    """Which required steps the agent took: `.done` maps each step to true/false.
+
+    `.score` is done / total; with `ordered: true`, `.passed` also needs the
+    done steps in the listed order (`.order_ok`).
+
+        check handled = steps(ordered: true, steps: {apologize: "道歉", verify: "核实订单",
+                                                     resolve: "给出解决方案"})
+    """
+    return StepsCheck()
