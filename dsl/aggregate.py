@@ -1,0 +1,267 @@
+"""Mergeable metric states: denominators, errors left out, exact sums.
+
+A metric is arithmetic over aggregates (`rate(success) + 0.5 * rate(partial)`).
+Per case the interpreter gives each metric one input: the values of its
+aggregate arguments (the case is in the denominator), `None` (its `where` is
+false: outside), or a `MetricError` (its `where` or an argument errored: left
+out and counted). A `MetricState` folds inputs and merges with another state
+built from any other shard; the result never depends on how the cases were
+ordered or split, because sums are kept exactly (Shewchuk partials, as
+`math.fsum`) and percentiles keep their values.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+AGGREGATES = ("rate", "mean", "count", "sum", "min", "max", "percentile")
+"""Aggregate functions allowed in `metric` expressions."""
+BOOL_AGGREGATES = frozenset({"rate", "count"})
+"""Aggregates over conditions; the others take numbers."""
+AVERAGES = frozenset({"rate", "mean"})
+TOTALS = frozenset({"count", "sum"})
+
+
+@dataclass(frozen=True)
+class AggregateSpec:
+    kind: str
+    """One of `AGGREGATES`."""
+    p: float = 0.0
+    """The percentile in 0..100 for `percentile`."""
+
+
+@dataclass(frozen=True)
+class MetricPlan:
+    """How to fold and finish one metric; built by the graph, shared by every report."""
+
+    name: str
+    aggregates: tuple[AggregateSpec, ...]
+    combine: Callable[[Sequence[float | None]], float | None]
+    """Aggregate values (None when undefined) -> the metric's value."""
+    where: str | None
+    """The `where` source text, for reports."""
+    text: str = ""
+    """The metric's expression as written."""
+
+    @property
+    def is_rate(self) -> bool:
+        """Whether the value reads as a percentage (built from rates only)."""
+        return all(a.kind == "rate" for a in self.aggregates)
+
+    @property
+    def numerator_kind(self) -> str | None:
+        """`average` (value x denominator), `total` (the value itself) or None."""
+        kinds = {a.kind for a in self.aggregates}
+        if kinds <= AVERAGES:
+            return "average"
+        if kinds <= TOTALS:
+            return "total"
+        return None
+
+
+class ExactSum:
+    """A float sum kept exactly as non-overlapping partials (Shewchuk), so any
+    order of additions and merges gives the same correctly rounded total."""
+
+    __slots__ = ("partials",)
+
+    def __init__(self, partials: list[float] | None = None) -> None:
+        self.partials: list[float] = partials or []
+
+    def add(self, x: float) -> None:
+        partials = self.partials
+        i = 0
+        for y in partials:
+            if abs(x) < abs(y):
+                x, y = y, x
+            hi = x + y
+            lo = y - (hi - x)
+            if lo:
+                partials[i] = lo
+                i += 1
+            x = hi
+        partials[i:] = [x]
+
+    def merge(self, other: ExactSum) -> ExactSum:
+        out = ExactSum(list(self.partials))
+        for x in other.partials:
+            out.add(x)
+        return out
+
+    @property
+    def value(self) -> float:
+        return math.fsum(self.partials)
+
+
+@dataclass
+class MetricState:
+    """The running state of one metric over some cases."""
+
+    plan: MetricPlan
+    denominator: int = 0
+    errors: int = 0
+    outside: int = 0
+    """Cases whose `where` was false."""
+    trues: list[int] = field(default_factory=list)
+    sums: list[ExactSum] = field(default_factory=list)
+    lows: list[float | None] = field(default_factory=list)
+    highs: list[float | None] = field(default_factory=list)
+    values: list[list[float]] = field(default_factory=list)
+    error_examples: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        n = len(self.plan.aggregates)
+        if not self.trues:
+            self.trues = [0] * n
+            self.sums = [ExactSum() for _ in range(n)]
+            self.lows = [None] * n
+            self.highs = [None] * n
+            self.values = [[] for _ in range(n)]
+
+    def add_values(self, args: Sequence[Any]) -> None:
+        """One case in the denominator with its aggregate arguments' values."""
+        self.denominator += 1
+        for i, (agg, x) in enumerate(zip(self.plan.aggregates, args, strict=True)):
+            kind = agg.kind
+            if kind in BOOL_AGGREGATES:
+                if x is True:
+                    self.trues[i] += 1
+                continue
+            if kind == "percentile":
+                self.values[i].append(x)
+            elif kind in ("min", "max"):
+                lo, hi = self.lows[i], self.highs[i]
+                self.lows[i] = x if lo is None or x < lo else lo
+                self.highs[i] = x if hi is None or x > hi else hi
+            else:
+                self.sums[i].add(x)
+
+    def add_error(self, reason: str) -> None:
+        """One case left out as an error; the first three reasons (sorted) are kept."""
+        self.errors += 1
+        examples = self.error_examples
+        if reason not in examples and (len(examples) < 3 or reason < examples[-1]):
+            self.error_examples = sorted([*examples, reason])[:3]
+
+    def merge(self, other: MetricState) -> MetricState:
+        return MetricState(
+            self.plan,
+            self.denominator + other.denominator,
+            self.errors + other.errors,
+            self.outside + other.outside,
+            [a + b for a, b in zip(self.trues, other.trues, strict=True)],
+            [a.merge(b) for a, b in zip(self.sums, other.sums, strict=True)],
+            [_pick(min, a, b) for a, b in zip(self.lows, other.lows, strict=True)],
+            [_pick(max, a, b) for a, b in zip(self.highs, other.highs, strict=True)],
+            [a + b for a, b in zip(self.values, other.values, strict=True)],
+            sorted(set(self.error_examples) | set(other.error_examples))[:3],
+        )
+
+    def aggregate_values(self) -> list[float | None]:
+        return [self._aggregate(i, a) for i, a in enumerate(self.plan.aggregates)]
+
+    def _aggregate(self, i: int, agg: AggregateSpec) -> float | None:
+        n = self.denominator
+        kind = agg.kind
+        if kind == "count":
+            return float(self.trues[i])
+        if kind == "sum":
+            return self.sums[i].value
+        if n == 0:
+            return None
+        if kind == "rate":
+            return self.trues[i] / n
+        if kind == "mean":
+            return self.sums[i].value / n
+        if kind == "min":
+            return self.lows[i]
+        if kind == "max":
+            return self.highs[i]
+        return percentile(sorted(self.values[i]), agg.p)
+
+    def result(self) -> MetricValue:
+        value = self.plan.combine(self.aggregate_values())
+        numerator: float | None = None
+        if value is not None:
+            kind = self.plan.numerator_kind
+            if kind == "average":
+                numerator = _tidy(value * self.denominator)
+            elif kind == "total":
+                numerator = value
+        return MetricValue(self.plan.name, value, numerator, self.denominator, self.errors,
+                           self.plan.where, self.plan.is_rate, tuple(self.error_examples))
+
+
+def _pick(f: Callable[[float, float], float], a: float | None, b: float | None) -> float | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return f(a, b)
+
+
+def _tidy(x: float) -> float:
+    """`0.825 * 40` is 32.99999...; a numerator that is a whole number up to float noise is."""
+    nearest = round(x)
+    return float(nearest) if abs(x - nearest) < 1e-9 * max(1.0, abs(x)) else x
+
+
+def percentile(ordered: Sequence[float], p: float) -> float | None:
+    """The `p`-th percentile (0..100) with linear interpolation, as numpy's default."""
+    if not ordered:
+        return None
+    rank = (len(ordered) - 1) * min(max(p, 0.0), 100.0) / 100.0
+    lo = math.floor(rank)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (rank - lo)
+
+
+@dataclass(frozen=True)
+class MetricValue:
+    """A finished metric: the value and everything needed to read it honestly."""
+
+    name: str
+    value: float | None
+    """None when the denominator is empty (or a division by zero)."""
+    numerator: float | None
+    denominator: int
+    errors: int
+    """Cases left out of the denominator because their `where` or an argument errored."""
+    where: str | None
+    is_rate: bool
+    error_examples: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "numerator": self.numerator,
+                "denominator": self.denominator, "errors": self.errors, "where": self.where,
+                "is_rate": self.is_rate, "error_examples": list(self.error_examples)}
+
+    def describe(self) -> str:
+        """E.g. `solvable_completion 82.5% (33/40, where case.solvable; 2 errors left out)`."""
+        return f"{self.name} {self.format_value()} ({self._details()})"
+
+    def format_value(self) -> str:
+        if self.value is None:
+            return "n/a"
+        if self.is_rate:
+            return f"{self.value * 100:.1f}%"
+        return f"{self.value:.4g}"
+
+    def _details(self) -> str:
+        if self.numerator is not None:
+            parts = [f"{_num(self.numerator)}/{self.denominator}"]
+        else:
+            parts = [f"n={self.denominator}"]
+        if self.where:
+            parts[0] += f", where {self.where}"
+        if self.errors:
+            noun = "error" if self.errors == 1 else "errors"
+            parts.append(f"{self.errors} {noun} left out")
+        return "; ".join(parts)
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else f"{x:.4g}"

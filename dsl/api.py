@@ -1,0 +1,246 @@
+"""The public API for engines: `load` a spec, `evaluate` cases, `run` them into a `Report`.
+
+    spec = evaldsl.load("specs/repair_booking.eval")
+    result = spec.evaluate({"id": "c1", "messages": [...], "intent": "inquiry"})
+    result.labels["outcome"], result.checks["intent"].passed, result.trace
+    report = spec.run(cases)          # or: report = spec.new_report(); report.add(result)
+    report.merge(other_shard_report).to_dict()
+
+A `Spec` is immutable once loaded and safe to share between threads; each
+evaluation keeps its state on its own frame. A `Report` belongs to one
+thread at a time; build one per worker and `merge` them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import threading
+from collections.abc import AsyncIterable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from evaldsl.cases import Case
+from evaldsl.errors import EvaldslError, SpecError
+from evaldsl.graph import Graph, build_graph
+from evaldsl.interpreter import Interpreter
+from evaldsl.model.protocols import Embedder, Judge
+from evaldsl.model.runtime import ModelRuntime
+from evaldsl.registry import Registry, default_registry
+from evaldsl.results import CaseResult, Report
+from evaldsl.source import Source
+from evaldsl.values import CheckResult
+
+CaseLike = Case | Mapping[str, Any]
+"""A `Case`, or a dict in the OpenAI format with `id`, `messages` and other fields."""
+
+
+class Spec:
+    """A loaded, checked and compiled spec; build it with `load`."""
+
+    def __init__(self, graph: Graph, *, judge: Judge | None = None,
+                 embedder: Embedder | None = None, runtime: ModelRuntime | None = None,
+                 settings: Any = None) -> None:
+        self.graph = graph
+        self._judge = judge
+        self._embedder = embedder
+        self._settings = settings
+        self._runtime = runtime
+        self._runtime_lock = threading.Lock()
+        self._runtime_built = runtime is not None
+        self._interpreter = Interpreter(graph, self._get_runtime)
+
+    # -------------------------------------------------------------- facts
+
+    @property
+    def title(self) -> str:
+        """The `spec "..."` header, or the file name when there is none."""
+        return self.graph.title
+
+    @property
+    def source(self) -> Source:
+        return self.graph.source
+
+    @property
+    def hash(self) -> str:
+        """sha256 of the spec text: reports and result files name the spec they came from."""
+        return hashlib.sha256(self.graph.source.text.encode("utf-8")).hexdigest()
+
+    @property
+    def outcomes(self) -> dict[str, tuple[str, ...]]:
+        """Labels per outcome block (the unnamed block under "outcome"), in branch order."""
+        return {b.key: b.labels for b in self.graph.blocks}
+
+    @property
+    def checks(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.graph.checks)
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        return tuple(m.name for m in self.graph.metrics)
+
+    @property
+    def has_model_checks(self) -> bool:
+        return self.graph.has_model_checks
+
+    # -------------------------------------------------------------- evaluation
+
+    def evaluate(self, case: CaseLike, *, pins: Mapping[str, CheckResult] | None = None,
+                 ) -> CaseResult:
+        """Evaluate one case; model checks, when needed, are resolved through the runtime.
+
+        `pins` fixes check results by name (as `given` lines in examples do). Must not
+        be called from a running event loop when the spec has model checks: use
+        `evaluate_async` there.
+        """
+        return self._interpreter.evaluate(as_case(case), pins)
+
+    async def evaluate_async(self, case: CaseLike, *,
+                             pins: Mapping[str, CheckResult] | None = None) -> CaseResult:
+        """Evaluate one case without blocking the event loop."""
+        return await self._interpreter.evaluate_async(as_case(case), pins)
+
+    def new_report(self) -> Report:
+        """An empty report for this spec; `add` results to it, `merge` shards."""
+        return Report(self.graph.title, self.hash, self._interpreter.report_plan)
+
+    def run(self, cases: Iterable[CaseLike], *, concurrency: int = 8) -> Report:
+        """Evaluate every case and aggregate the results (in memory only for the report)."""
+        if not self.has_model_checks:
+            report = self.new_report()
+            for case in cases:
+                report.add(self.evaluate(case))
+            return report
+        _refuse_running_loop("run")
+        return asyncio.run(self.run_async(cases, concurrency=concurrency))
+
+    async def run_async(self, cases: Iterable[CaseLike] | AsyncIterable[CaseLike], *,
+                        concurrency: int = 8) -> Report:
+        """Evaluate cases with up to `concurrency` in flight and aggregate the results."""
+        from evaldsl.interpreter import run_concurrently
+
+        report = self.new_report()
+        async for result in run_concurrently(self.evaluate_async, cases, concurrency):
+            report.add(result)
+        return report
+
+    def model_stats(self) -> Any:
+        """The runtime's `ModelStats` (calls, cache hits, tokens), or None without a runtime."""
+        runtime = self._runtime
+        return runtime.stats() if runtime is not None else None
+
+    def explain(self, format: str = "text") -> str:
+        """The evaluation graph as a text tree, or as `dot` or `mermaid` source."""
+        from evaldsl.explain import render
+
+        return render(self.graph, format)
+
+    # -------------------------------------------------------------- runtime
+
+    def _get_runtime(self) -> ModelRuntime | None:
+        """The model runtime, built on first need so loading a spec opens no connection."""
+        if self._runtime_built:
+            return self._runtime
+        with self._runtime_lock:
+            if not self._runtime_built:
+                self._runtime = _default_runtime(self._settings, self._judge, self._embedder)
+                self._runtime_built = True
+        return self._runtime
+
+
+def load(
+    spec: str | os.PathLike[str],
+    *,
+    registry: Registry | None = None,
+    judge: Judge | None = None,
+    embedder: Embedder | None = None,
+    runtime: ModelRuntime | None = None,
+    settings: Any = None,
+    name: str | None = None,
+) -> Spec:
+    """Load a spec from a path or from its text, check it and compile it.
+
+    Args:
+        spec: a path (`Path`, or a one-line `str` naming an existing file or
+            ending in `.eval`) or the spec text itself.
+        registry: the primitives; the standard library plus installed plugins by default.
+        judge, embedder: model interfaces an engine injects; used by the default runtime.
+        runtime: a whole `ModelRuntime` replacing the default one.
+        settings: passed to `evaldsl.model.default_runtime`.
+        name: the file name diagnostics show for spec text (default `<spec>`).
+
+    Raises:
+        SpecError: the spec has errors; `.diagnostics` lists them, `str()` renders them.
+    """
+    text, file_name = _read(spec, name)
+    graph = compile_spec(text, file_name, registry or default_registry())
+    return Spec(graph, judge=judge, embedder=embedder, runtime=runtime, settings=settings)
+
+
+def compile_spec(text: str | bytes, name: str, registry: Registry) -> Graph:
+    """Parse, check and build the evaluation graph, or raise `SpecError`."""
+    from evaldsl.diagnostics import render_all
+    from evaldsl.parser import parse
+
+    parsed = parse(text, name)
+    diagnostics = list(parsed.diagnostics)
+    if parsed.module is not None:
+        diagnostics.extend(_checker_diagnostics(parsed.module, parsed.source, registry))
+    errors = [d for d in diagnostics if d.is_error]
+    if errors or parsed.module is None:
+        raise SpecError(errors, render_all(errors, {parsed.source.name: parsed.source}))
+    return build_graph(parsed.module, parsed.source, registry)
+
+
+def as_case(case: CaseLike) -> Case:
+    """A `Case` from a `Case` or an OpenAI-format dict."""
+    if isinstance(case, Case):
+        return case
+    if isinstance(case, Mapping):
+        return Case.from_dict(case)
+    raise TypeError(f"a case must be an evaldsl.Case or a dict, not {type(case).__name__}")
+
+
+def _checker_diagnostics(module: Any, source: Source, registry: Registry) -> list[Any]:
+    try:
+        from evaldsl.checker import check_module  # type: ignore[attr-defined]
+    except ImportError:
+        return []
+    return list(check_module(module, source, registry))
+
+
+def _read(spec: str | os.PathLike[str], name: str | None) -> tuple[str | bytes, str]:
+    if isinstance(spec, os.PathLike) or _looks_like_path(spec):
+        path = Path(spec)
+        try:
+            return path.read_bytes(), name or str(spec)
+        except OSError as exc:
+            raise SpecError([], f"cannot read spec `{spec}`: {exc.strerror or exc}") from exc
+    return spec, name or "<spec>"
+
+
+def _looks_like_path(text: str) -> bool:
+    if "\n" in text or len(text) > 4096:
+        return False
+    return text.endswith(".eval") or Path(text).is_file()
+
+
+def _default_runtime(settings: Any, judge: Judge | None,
+                     embedder: Embedder | None) -> ModelRuntime | None:
+    """`evaldsl.model.default_runtime` when the model layer provides one, else None."""
+    try:
+        from evaldsl.model import default_runtime  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    runtime: ModelRuntime | None = default_runtime(settings, judge=judge, embedder=embedder)
+    return runtime
+
+
+def _refuse_running_loop(what: str) -> None:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise EvaldslError(f"`Spec.{what}` cannot block inside a running event loop; "
+                       f"use `await spec.{what}_async(...)`")

@@ -1,0 +1,357 @@
+"""What evaluating one case gives: `CaseResult`, and its JSON form.
+
+A `CaseResult` is self-contained: besides what a person reads (labels, the
+branch that fired, check results, a trace) it carries the per-case inputs of
+every metric, so `Report.add` can rebuild a report from results alone. The
+runner writes `to_dict()` as one JSON line per case and resumes a killed run
+by reading them back with `from_dict()`: the two must round-trip exactly.
+
+JSON shape (keys always present unless noted)::
+
+    {"id": "c1",
+     "labels":   {"outcome": "success", "level": "error"},
+     "branches": {"outcome": 0, "level": null},
+     "errors":   {"level": "error(polite: judge timed out)"},   # only errored blocks
+     "checks":   {"intent": {"status": "passed", "passed": true, "score": 1.0,
+                             "value": 1.0, "reason": "...", <primitive fields>}},
+     "skipped":  ["polite"],
+     "metrics":  {"intent_accuracy": [true], "fast_rate": null,
+                  "avg": {"error": "..."}},
+     "review":   {"sampled": true, "rule": 2, "priority": 37.5, "draw": 0.0123,
+                  "error": null} | null,
+     "trace":    ["outcome: `success` if intent.passed and ... -> true", ...]}
+
+`metrics[name]` is a list of the aggregate arguments' values when the case is
+in that metric's denominator, `null` when its `where` is false, and
+`{"error": reason}` when its `where` or an argument was an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from evaldsl.aggregate import MetricPlan, MetricState, MetricValue
+from evaldsl.errors import EvaldslError
+from evaldsl.values import CheckResult, ErrorValue, _plain
+
+VERDICT = "outcome"
+"""The key of the unnamed outcome block (the case verdict) in `labels`."""
+
+ERROR_LABEL = "error"
+"""The label of an outcome block whose decision depended on an error."""
+
+OUT = None
+"""A metric input meaning "not in this metric's denominator" (`where` was false)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MetricError:
+    """A metric input meaning "left out as an error" (the `where` or an argument errored)."""
+
+    reason: str
+
+
+MetricInput = tuple[Any, ...] | MetricError | None
+"""The values of a metric's aggregate arguments for one case, in source order."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewDecision:
+    """Whether a case was drawn for human review, and why."""
+
+    sampled: bool
+    rule: int | None = None
+    """0-based index of the `sample` rule whose `where` held; None when none did."""
+    priority: float | None = None
+    """The rule's priority for a sampled case (higher first); None when not sampled."""
+    draw: float = 0.0
+    """The case's deterministic draw in [0, 1) from (seed, case id)."""
+    error: str | None = None
+    """Set when a rule's condition or the priority was an error."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"sampled": self.sampled, "rule": self.rule, "priority": self.priority,
+                "draw": self.draw, "error": self.error}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ReviewDecision:
+        return cls(bool(data["sampled"]), data.get("rule"), data.get("priority"),
+                   float(data.get("draw", 0.0)), data.get("error"))
+
+
+class CaseResult:
+    """The evaluation of one case; see the module docstring for its JSON form.
+
+    The trace is rendered only when read (or serialized): evaluation keeps
+    what it needs to explain itself, not the words.
+    """
+
+    __slots__ = ("id", "labels", "branches", "checks", "skipped", "metrics", "review",
+                 "errors", "_trace", "_tracer")
+
+    def __init__(
+        self,
+        id: str,
+        labels: dict[str, str],
+        branches: dict[str, int | None],
+        checks: dict[str, CheckResult],
+        skipped: tuple[str, ...] = (),
+        metrics: dict[str, MetricInput] | None = None,
+        review: ReviewDecision | None = None,
+        errors: dict[str, str] | None = None,
+        trace: tuple[str, ...] | Callable[[CaseResult], tuple[str, ...]] = (),
+    ) -> None:
+        self.id = id
+        self.labels = labels
+        """Label per outcome block; the unnamed block is under `VERDICT` ("outcome")."""
+        self.branches = branches
+        """0-based index of the branch that fired per block; None when the block is `error`."""
+        self.checks = checks
+        """Every check computed for this case, in spec order."""
+        self.skipped = skipped
+        """Checks not computed because no outcome, metric or review rule needed them."""
+        self.metrics: dict[str, MetricInput] = metrics if metrics is not None else {}
+        self.review = review
+        self.errors: dict[str, str] = errors if errors is not None else {}
+        """Why each `error` block is an error."""
+        self._trace: tuple[str, ...] | None = None if callable(trace) else tuple(trace)
+        self._tracer = trace if callable(trace) else None
+
+    @property
+    def trace(self) -> tuple[str, ...]:
+        """Why each block got its label, in words."""
+        if self._trace is None:
+            assert self._tracer is not None
+            self._trace = self._tracer(self)
+            self._tracer = None
+        return self._trace
+
+    @property
+    def label(self) -> str | None:
+        """The verdict (unnamed block) label, or None when the spec has no unnamed block."""
+        return self.labels.get(VERDICT)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CaseResult):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"CaseResult(id={self.id!r}, labels={self.labels!r})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict; `from_dict` reads it back."""
+        return {
+            "id": self.id,
+            "labels": dict(self.labels),
+            "branches": dict(self.branches),
+            "errors": dict(self.errors),
+            "checks": {name: check_to_dict(r) for name, r in self.checks.items()},
+            "skipped": list(self.skipped),
+            "metrics": {name: _input_to_json(v) for name, v in self.metrics.items()},
+            "review": self.review.to_dict() if self.review else None,
+            "trace": list(self.trace),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CaseResult:
+        """The inverse of `to_dict` (from a results.jsonl line)."""
+        review = data.get("review")
+        return cls(
+            id=str(data["id"]),
+            labels=dict(data.get("labels", {})),
+            branches=dict(data.get("branches", {})),
+            checks={k: check_from_dict(v) for k, v in data.get("checks", {}).items()},
+            skipped=tuple(data.get("skipped", ())),
+            metrics={k: _input_from_json(v) for k, v in data.get("metrics", {}).items()},
+            review=ReviewDecision.from_dict(review) if review else None,
+            errors=dict(data.get("errors", {})),
+            trace=tuple(data.get("trace", ())),
+        )
+
+
+def status(result: CheckResult) -> str:
+    """`passed`, `failed` or `error`."""
+    if result.is_error:
+        return "error"
+    return "passed" if result.passed is True else "failed"
+
+
+def check_to_dict(result: CheckResult) -> dict[str, Any]:
+    out: dict[str, Any] = {"status": status(result)}
+    out.update(result.to_dict())
+    out.setdefault("reason", "")
+    return out
+
+
+_BASE = ("status", "passed", "score", "value", "reason")
+
+
+def check_from_dict(data: Mapping[str, Any]) -> CheckResult:
+    reason = str(data.get("reason", ""))
+    fields = {k: _revive(v) for k, v in data.items() if k not in _BASE}
+    return CheckResult(_revive(data.get("passed")), _revive(data.get("score")),
+                       _revive(data.get("value")), fields, reason)
+
+
+def _revive(value: Any) -> Any:
+    """`{"error": reason}` back to an `ErrorValue` (the inverse of `values._plain`)."""
+    if isinstance(value, dict) and len(value) == 1 and "error" in value:
+        return ErrorValue(str(value["error"]))
+    return value
+
+
+def _input_to_json(value: MetricInput) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, MetricError):
+        return {"error": value.reason}
+    return [_plain(v) for v in value]
+
+
+def _input_from_json(value: Any) -> MetricInput:
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        return MetricError(str(value.get("error", "")))
+    return tuple(value)
+
+
+@dataclass(frozen=True)
+class ReportPlan:
+    """What a report of one spec tallies; built once per spec by the graph."""
+
+    blocks: tuple[tuple[str, tuple[str, ...]], ...]
+    """(block key, its labels in branch order) per outcome block."""
+    metrics: tuple[MetricPlan, ...]
+    checks: tuple[str, ...]
+
+
+@dataclass
+class CheckTally:
+    """How one check went over the cases of a report."""
+
+    computed: int = 0
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+
+    def add(self, result: CheckResult) -> None:
+        self.computed += 1
+        if result.is_error:
+            self.errors += 1
+        elif result.passed is True:
+            self.passed += 1
+        else:
+            self.failed += 1
+
+    def merge(self, other: CheckTally) -> CheckTally:
+        return CheckTally(self.computed + other.computed, self.passed + other.passed,
+                          self.failed + other.failed, self.errors + other.errors)
+
+
+class Report:
+    """Counts per label, metrics with their denominators, check tallies and the review sample.
+
+    Built by `Spec.new_report()` / `Spec.run()`; `add` one `CaseResult` at a time;
+    `merge` reports of the same spec built from any split of the cases.
+    """
+
+    def __init__(self, title: str, spec_hash: str, plan: ReportPlan) -> None:
+        self.title = title
+        self.spec_hash = spec_hash
+        self.plan = plan
+        self.cases = 0
+        self.counts: dict[str, dict[str, int]] = {
+            key: dict.fromkeys((*labels, ERROR_LABEL), 0) for key, labels in plan.blocks}
+        self.states = {m.name: MetricState(m) for m in plan.metrics}
+        self.checks = {name: CheckTally() for name in plan.checks}
+        self.sampled: list[tuple[float, str, int]] = []
+        """(priority, case id, rule) of every case drawn for review."""
+        self.review_errors = 0
+
+    def add(self, result: CaseResult) -> None:
+        """Fold one case's result into the report."""
+        self.cases += 1
+        for key, label in result.labels.items():
+            counts = self.counts[key]
+            counts[label] = counts.get(label, 0) + 1
+        for name, value in result.metrics.items():
+            state = self.states[name]
+            if value is None:
+                state.outside += 1
+            elif type(value) is MetricError:
+                state.add_error(value.reason)
+            else:
+                state.add_values(value)  # type: ignore[arg-type]
+        for name, check in result.checks.items():
+            self.checks[name].add(check)
+        self._add_review(result)
+
+    def _add_review(self, result: CaseResult) -> None:
+        review = result.review
+        if review is None:
+            return
+        if review.error is not None:
+            self.review_errors += 1
+        if review.sampled:
+            self.sampled.append((review.priority or 0.0, result.id, review.rule or 0))
+
+    def merge(self, other: Report) -> Report:
+        """A new report holding the cases of both (same spec); neither input changes."""
+        if other.spec_hash != self.spec_hash:
+            raise EvaldslError("cannot merge reports of different specs "
+                               f"({self.spec_hash[:12]} and {other.spec_hash[:12]})")
+        out = Report(self.title, self.spec_hash, self.plan)
+        out.cases = self.cases + other.cases
+        out.counts = {k: _add_counts(v, other.counts[k]) for k, v in self.counts.items()}
+        out.states = {k: v.merge(other.states[k]) for k, v in self.states.items()}
+        out.checks = {k: v.merge(other.checks[k]) for k, v in self.checks.items()}
+        out.sampled = self.sampled + other.sampled
+        out.review_errors = self.review_errors + other.review_errors
+        return out
+
+    def metric(self, name: str) -> MetricValue:
+        return self.states[name].result()
+
+    @property
+    def metrics(self) -> dict[str, MetricValue]:
+        return {name: state.result() for name, state in self.states.items()}
+
+    def review_sample(self) -> list[dict[str, Any]]:
+        """Cases drawn for review, highest priority first (ties by case id)."""
+        ordered = sorted(self.sampled, key=lambda s: (-s[0], s[1]))
+        return [{"id": i, "rule": r, "priority": p} for p, i, r in ordered]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "spec": self.title,
+            "spec_hash": self.spec_hash,
+            "cases": self.cases,
+            "outcomes": {k: dict(v) for k, v in self.counts.items()},
+            "metrics": {n: {**s.result().to_dict(), "text": s.plan.text}
+                        for n, s in self.states.items()},
+            "checks": {n: {**vars(t), "skipped": self.cases - t.computed}
+                       for n, t in self.checks.items()},
+            "review": {"sampled": self.review_sample(), "errors": self.review_errors},
+        }
+
+    def summary(self) -> str:
+        """A few plain lines: label counts per block, then every metric with its denominator."""
+        lines = [f"{self.title}: {self.cases} cases"]
+        for key, counts in self.counts.items():
+            shown = ", ".join(f"{label} {n}" for label, n in counts.items())
+            lines.append(f"  {key}: {shown}")
+        lines.extend(f"  {m.describe()}" for m in self.metrics.values())
+        return "\n".join(lines)
+
+
+def _add_counts(a: Mapping[str, int], b: Mapping[str, int]) -> dict[str, int]:
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = out.get(k, 0) + v
+    return out
