@@ -1,5 +1,21 @@
-"""The evaldsl standard library of primitives."""
+"""The evaldsl standard library of primitives.
 
-from evaldsl.stdlib import classifying, dialog_state, judging, similarity
+One module per family; importing this package registers every primitive with
+`evaldsl.registry.primitive`.
+"""
 
-__all__ = ["classifying", "dialog_state", "judging", "similarity"]
+from evaldsl.stdlib import (
+    classifying,
+    dialog_state,
+    judging,
+    safety,
+    signals,
+    similarity,
+    structure,
+    text,
+    timing,
+    tools,
+)
+
+__all__ = ["classifying", "dialog_state", "judging", "safety", "signals", "similarity",
+           "structure", "text", "timing", "tools"]

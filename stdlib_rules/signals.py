@@ -1,0 +1,144 @@
+"""`signals`: a user-emotion score from lexicons over the user's turns.
+
+Chinese and English lexicons ship in `lexicons/`; a spec adds its own words
+with `positive:` and `negative:`. Terms match longest first, so `不满意` is
+one negative term rather than a negated `满意`; a positive term right after a
+negator (`不是很满意`, `not happy`) counts as negative and the other way round.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Literal, NamedTuple
+
+import regex
+from evaldsl.cases import Case
+from evaldsl.registry import Cost, primitive
+from evaldsl.scopes import Scope, Unit
+from evaldsl.stdlib._common import Params, over
+from evaldsl.values import CheckResult
+from evaldsl.valuetypes import ValueType
+from pydantic import Field
+
+Language = Literal["zh", "en"]
+LANGUAGES: tuple[Language, ...] = ("zh", "en")
+SIGNAL_SCOPES = frozenset({"user_turns", "first_user", "last_user", "turn", "dialog"})
+
+
+class SignalsParams(Params):
+    positive: list[str] = Field(default_factory=list)
+    """Words that show satisfaction, added to the shipped lexicons."""
+    negative: list[str] = Field(default_factory=list)
+    """Words that show frustration, added to the shipped lexicons."""
+    languages: list[Language] = Field(default_factory=lambda: list(LANGUAGES))
+    """Which shipped lexicons to use; `[]` uses only the spec's own words."""
+    min: float = Field(0.0, ge=-1.0, le=1.0)
+    """Lowest acceptable emotion value (-1 all negative .. 1 all positive)."""
+
+
+class Lexicon(NamedTuple):
+    pattern: regex.Pattern[str]
+    polarity: dict[str, int]
+    """Term -> +1 or -1."""
+    negators: tuple[str, ...]
+
+
+@primitive("signals", params=SignalsParams, scopes=SIGNAL_SCOPES, default_scope="user_turns",
+           fields={"positive": ValueType.LIST, "negative": ValueType.LIST},
+           cost=Cost.FREE, value_range=lambda p: (-1.0, 1.0))
+def signals(params: SignalsParams) -> Any:
+    """User-emotion score from positive and negative lexicon hits.
+
+    `.value` = (positive - negative) / (positive + negative), in -1..1 and 0
+    with no hits; `.score` maps it to 0..1; it passes when `.value >= min`.
+    `.positive` and `.negative` list the words found.
+
+        check 情绪 = signals(negative: ["还要等多久"], min: 0)
+    """
+    lexicon = build_lexicon(tuple(params.languages), tuple(params.positive),
+                            tuple(params.negative))
+
+    def judge(unit: Unit) -> CheckResult:
+        texts = [m.content for m in unit.messages if m.role == "user"]
+        pos, neg = hits(lexicon, "\n".join(texts))
+        total = len(pos) + len(neg)
+        value = (len(pos) - len(neg)) / total if total else 0.0
+        passed = value >= params.min
+        reason = "" if passed else "negative: " + ", ".join(f"`{w}`" for w in neg)
+        return CheckResult.of(passed, (value + 1) / 2, value, reason, positive=pos, negative=neg)
+
+    def evaluate(case: Case, scope: Scope) -> CheckResult:
+        return over(case, scope, judge)
+
+    return evaluate
+
+
+def hits(lexicon: Lexicon, text: str) -> tuple[list[str], list[str]]:
+    """The positive and negative terms found in `text`, negation applied."""
+    folded = fold(text)
+    pos: list[str] = []
+    neg: list[str] = []
+    for found in lexicon.pattern.finditer(folded):
+        term = found.group(0)
+        polarity = lexicon.polarity[term]
+        if _negated(folded[: found.start()], lexicon.negators):
+            polarity = -polarity
+        (pos if polarity > 0 else neg).append(term)
+    return pos, neg
+
+
+def fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def _negated(before: str, negators: tuple[str, ...]) -> bool:
+    tail = before.rstrip()
+    words = tail.split()
+    last = words[-1] if words else ""
+    for neg in negators:
+        if neg.isascii():
+            if last == neg or (len(words) > 1 and words[-2] == neg):
+                return True
+        elif before.endswith(neg):
+            return True
+    return False
+
+
+@lru_cache(maxsize=64)
+def build_lexicon(languages: tuple[str, ...], positive: tuple[str, ...],
+                  negative: tuple[str, ...]) -> Lexicon:
+    """The combined lexicon; the spec's own words win over shipped ones."""
+    polarity: dict[str, int] = {}
+    negators: list[str] = []
+    for lang in languages:
+        data = shipped(lang)
+        polarity.update({fold(w): 1 for w in data["positive"]})
+        polarity.update({fold(w): -1 for w in data["negative"]})
+        negators.extend(fold(w) for w in data["negators"])
+    polarity.update({fold(w): 1 for w in positive})
+    polarity.update({fold(w): -1 for w in negative})
+    terms = sorted((t for t in polarity if t), key=len, reverse=True)
+    alternatives = "|".join(_term_pattern(t) for t in terms) or r"(?!x)x"
+    negs = tuple(sorted(set(negators), key=len, reverse=True))
+    return Lexicon(regex.compile(alternatives), polarity, negs)
+
+
+def _term_pattern(term: str) -> str:
+    """Latin words match whole words only (`hate` not in `whatever`)."""
+    escaped: str = regex.escape(term)
+    if term[:1].isascii() and term[:1].isalnum():
+        escaped = r"(?<![a-z0-9])" + escaped
+    if term[-1:].isascii() and term[-1:].isalnum():
+        escaped += r"(?![a-z0-9])"
+    return escaped
+
+
+@lru_cache(maxsize=8)
+def shipped(language: str) -> dict[str, Any]:
+    """A lexicon shipped in `evaldsl.stdlib/lexicons/emotion_<lang>.json`."""
+    path = resources.files("evaldsl.stdlib").joinpath(f"lexicons/emotion_{language}.json")
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data

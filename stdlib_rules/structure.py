@@ -1,0 +1,90 @@
+"""`json_schema`: the reply is JSON and validates against a JSON Schema.
+
+The schema is checked once, when the spec is checked (an invalid schema is a
+lint error); the validator is built once per spec. A reply that is not JSON
+fails with the parse error as its reason: the agent produced it, so it is a
+verdict, not a missing value.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jsonschema
+from evaldsl.cases import Case
+from evaldsl.registry import Cost, primitive
+from evaldsl.scopes import REPLY_SCOPES, Scope, Unit
+from evaldsl.stdlib._common import Params, over
+from evaldsl.values import CheckResult
+from evaldsl.valuetypes import ValueType
+from jsonschema.validators import validator_for
+from pydantic import Field, field_validator
+
+_FENCE = ("```json", "```JSON", "```")
+
+
+class JsonSchemaParams(Params):
+    schema_: dict[str, Any] = Field(alias="schema")
+    """The JSON Schema (any draft; `$schema` picks it, 2020-12 otherwise)."""
+    fenced: bool = True
+    """Accept a reply wrapped in a Markdown code fence (```json ... ```)."""
+    max_errors: int = Field(5, ge=1, le=100)
+    """How many validation errors `.errors` keeps."""
+
+    @field_validator("schema_")
+    @classmethod
+    def _valid_schema(cls, schema: dict[str, Any]) -> dict[str, Any]:
+        try:
+            validator_for(schema).check_schema(schema)
+        except jsonschema.SchemaError as exc:
+            raise ValueError(f"invalid JSON Schema: {exc.message}") from None
+        return schema
+
+
+@primitive("json_schema", params=JsonSchemaParams, scopes=REPLY_SCOPES,
+           default_scope="last_reply", fields={"errors": ValueType.LIST},
+           cost=Cost.CHEAP, value_type=ValueType.ANY)
+def json_schema(params: JsonSchemaParams) -> Any:
+    """The reply parses as JSON and validates against `schema`.
+
+    `.value` is the parsed JSON (none when it did not parse); `.errors` lists
+    the validation errors as `path: message`.
+
+        check 结构化 = json_schema(schema: {type: "object", required: ["订单号", "状态"]})
+    """
+    validator = validator_for(params.schema_)(params.schema_)
+
+    def judge(unit: Unit) -> CheckResult:
+        text = unfence(unit.text) if params.fenced else unit.text.strip()
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            return CheckResult(False, 0.0, None, {"errors": [f"not JSON: {exc}"]},
+                               f"the reply is not JSON: {exc}")
+        errors = [_describe(e) for e in validator.iter_errors(data)][: params.max_errors]
+        reason = "; ".join(errors)
+        return CheckResult(not errors, 0.0 if errors else 1.0, data, {"errors": errors}, reason)
+
+    def evaluate(case: Case, scope: Scope) -> CheckResult:
+        return over(case, scope, judge)
+
+    return evaluate
+
+
+def unfence(text: str) -> str:
+    """The body of a Markdown code fence, or the trimmed text when there is none.
+
+    >>> unfence('```json\\n{"a": 1}\\n```')
+    '{"a": 1}'
+    """
+    stripped = text.strip()
+    for fence in _FENCE:
+        if stripped.startswith(fence) and stripped.endswith("```") and len(stripped) > 6:
+            return stripped[len(fence): -3].strip()
+    return stripped
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+    path = "/".join(str(p) for p in error.absolute_path) or "(root)"
+    return f"{path}: {error.message}"

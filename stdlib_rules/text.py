@@ -1,0 +1,193 @@
+"""Text primitives: `keyword`, `regex` and `length`.
+
+They read the text of the units a scope selects; none needs a model, so all
+are FREE. `regex` runs under the `regex` module's timeout: a pattern that
+backtracks catastrophically on some reply gives an error value for that case
+(the reply could not be judged), never a silent fail.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import regex
+from evaldsl.cases import Case
+from evaldsl.registry import Cost, primitive
+from evaldsl.scopes import TEXT_SCOPES, Scope, Unit
+from evaldsl.stdlib._common import Params, Table, over, unit_range
+from evaldsl.tables import IDENTITY, NormalizationTable
+from evaldsl.values import CheckResult
+from evaldsl.valuetypes import ValueType
+from pydantic import Field, field_validator, model_validator
+
+
+class KeywordParams(Params):
+    all: list[str] = Field(default_factory=list)
+    """Words that must all appear; each counts once toward the score."""
+    any: list[str] = Field(default_factory=list)
+    """Words of which one is enough; together they count once."""
+    none: list[str] = Field(default_factory=list)
+    """Words that must not appear; one of them fails the check."""
+    min_ratio: float = Field(1.0, ge=0.0, le=1.0)
+    """Share of required words that must be present to pass."""
+    table: Table | None = None
+    """Normalization applied to the text and the words; its synonyms count as the word."""
+
+    @model_validator(mode="after")
+    def _something_to_look_for(self) -> KeywordParams:
+        if not (self.all or self.any or self.none):
+            raise ValueError("give at least one of `all`, `any` or `none`")
+        return self
+
+
+@primitive("keyword", params=KeywordParams, scopes=TEXT_SCOPES, default_scope="last_reply",
+           fields={"matched": ValueType.LIST, "missing": ValueType.LIST,
+                   "forbidden": ValueType.LIST},
+           cost=Cost.FREE, value_range=unit_range, dynamic={"all", "any", "none"})
+def keyword(params: KeywordParams) -> Any:
+    """Literal presence of words; score = matched / required.
+
+    `all` words count one each, the `any` group counts once; any `none` word
+    fails the check whatever the score. With `table:` both the text and the
+    words are normalized and every synonym the table maps to the same target
+    counts as the word.
+
+        check 致歉 = keyword(scope: replies, any: ["抱歉", "不好意思"], none: ["不知道"])
+    """
+    table = params.table or IDENTITY
+    words = {w: variants(table, w) for w in [*params.all, *params.any, *params.none]}
+
+    def present(word: str, text: str) -> bool:
+        return any(v and v in text for v in words[word])
+
+    def judge(unit: Unit) -> CheckResult:
+        text = table.clean(unit.text)
+        found = [w for w in params.all if present(w, text)]
+        missing = [w for w in params.all if w not in found]
+        any_hit = [w for w in params.any if present(w, text)]
+        forbidden = [w for w in params.none if present(w, text)]
+        required = len(params.all) + (1 if params.any else 0)
+        matched = len(found) + (1 if any_hit else 0)
+        score = matched / required if required else 1.0
+        if params.any and not any_hit:
+            missing.append(" / ".join(params.any))
+        passed = score >= params.min_ratio and not forbidden
+        reason = _keyword_reason(missing, forbidden)
+        return CheckResult.of(passed, score, score, reason, matched=found + any_hit,
+                              missing=missing, forbidden=forbidden)
+
+    def evaluate(case: Case, scope: Scope) -> CheckResult:
+        return over(case, scope, judge)
+
+    return evaluate
+
+
+def variants(table: NormalizationTable, word: str) -> tuple[str, ...]:
+    """The word, its normalized form and every table source mapping to that form."""
+    target = table.normalize(word)
+    sources = [src for src, dst in table.mapping.items() if dst == target]
+    return tuple(dict.fromkeys([table.clean(word), target, *sources]))
+
+
+def _keyword_reason(missing: list[str], forbidden: list[str]) -> str:
+    parts = []
+    if missing:
+        parts.append("missing " + ", ".join(f"`{w}`" for w in missing))
+    if forbidden:
+        parts.append("forbidden " + ", ".join(f"`{w}`" for w in forbidden))
+    return "; ".join(parts)
+
+
+class RegexParams(Params):
+    pattern: str
+    """A regular expression (the `regex` module's syntax, a superset of Python's `re`)."""
+    must_match: bool = True
+    """`false` turns the check around: the pattern must not occur."""
+    ignore_case: bool = False
+    timeout_ms: int = Field(200, ge=1, le=10_000)
+    """Longest time one search may take before the case's value becomes an error."""
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, pattern: str) -> str:
+        try:
+            compiled(pattern, False)
+        except regex.error as exc:
+            raise ValueError(f"invalid regular expression: {exc}") from None
+        return pattern
+
+
+@lru_cache(maxsize=1024)
+def compiled(pattern: str, ignore_case: bool) -> regex.Pattern[str]:
+    """A compiled pattern, shared by every case and check that uses it."""
+    return regex.compile(pattern, regex.IGNORECASE if ignore_case else 0)
+
+
+@primitive("regex", params=RegexParams, scopes=TEXT_SCOPES, default_scope="last_reply",
+           fields={"match": ValueType.TEXT}, cost=Cost.FREE, value_type=ValueType.TEXT)
+def regex_check(params: RegexParams) -> Any:
+    """A pattern must (or, with `must_match: false`, must not) occur in the text.
+
+    `.value` and `.match` hold the first match (empty when there is none). The
+    search runs under a timeout: catastrophic backtracking makes the case an
+    error, not a fail.
+
+        check 工单号 = regex(pattern: "工单号[:：]?\\s*[A-Z]{2}\\d{6}")
+    """
+    pattern = compiled(params.pattern, params.ignore_case)
+    timeout = params.timeout_ms / 1000
+
+    def judge(unit: Unit) -> CheckResult:
+        try:
+            found = pattern.search(unit.text, timeout=timeout)
+        except TimeoutError:
+            return CheckResult.error(f"the pattern took longer than {params.timeout_ms} ms")
+        text = found.group(0) if found else ""
+        passed = (found is not None) == params.must_match
+        reason = "" if passed else ("no match" if params.must_match else f"matched `{text}`")
+        return CheckResult.of(passed, None, text, reason, match=text)
+
+    def evaluate(case: Case, scope: Scope) -> CheckResult:
+        return over(case, scope, judge)
+
+    return evaluate
+
+
+class LengthParams(Params):
+    min_chars: int | None = Field(None, ge=0)
+    max_chars: int | None = Field(None, ge=1)
+
+    @model_validator(mode="after")
+    def _bounds(self) -> LengthParams:
+        if self.min_chars is None and self.max_chars is None:
+            raise ValueError("give `min_chars`, `max_chars` or both")
+        if self.min_chars is not None and self.max_chars is not None:
+            if self.min_chars > self.max_chars:
+                raise ValueError("`min_chars` is larger than `max_chars`")
+        return self
+
+
+@primitive("length", params=LengthParams, scopes=TEXT_SCOPES, default_scope="last_reply",
+           fields={"chars": ValueType.NUMBER}, cost=Cost.FREE)
+def length(params: LengthParams) -> Any:
+    """Reply size in characters (a Chinese character counts one), within bounds.
+
+    `.value` is the number of characters (the largest one over `each_reply`),
+    counted after trimming white space at both ends.
+
+        check 简洁 = length(scope: each_reply, max_chars: 200)
+    """
+    low = params.min_chars if params.min_chars is not None else 0
+    high = params.max_chars
+
+    def judge(unit: Unit) -> CheckResult:
+        chars = len(unit.text.strip())
+        passed = chars >= low and (high is None or chars <= high)
+        reason = "" if passed else f"{chars} characters, outside {low}..{high or '∞'}"
+        return CheckResult.of(passed, None, chars, reason, chars=chars)
+
+    def evaluate(case: Case, scope: Scope) -> CheckResult:
+        return over(case, scope, judge, worst=max)
+
+    return evaluate

@@ -1,0 +1,107 @@
+"""Timing and efficiency primitives: `latency` and `turns`.
+
+Latency comes from the transcript (`latency_ms` on assistant messages). A
+reply without it is an error value, never a pass: a missing measurement says
+nothing about speed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from evaldsl.cases import Case
+from evaldsl.registry import Cost, primitive
+from evaldsl.scopes import REPLY_SCOPES, Scope, Unit
+from evaldsl.stdlib._common import Params, over
+from evaldsl.values import CheckResult
+from evaldsl.valuetypes import ValueType
+from pydantic import Field, model_validator
+
+
+class LatencyParams(Params):
+    max_ms: float = Field(gt=0)
+    """The slowest acceptable reply, in milliseconds."""
+
+
+@primitive("latency", params=LatencyParams, scopes=REPLY_SCOPES | {"dialog"},
+           default_scope="each_reply", fields={"slowest_ms": ValueType.NUMBER},
+           cost=Cost.FREE)
+def latency(params: LatencyParams) -> Any:
+    """Per-reply latency from the transcript against `max_ms`.
+
+    `.value` is the slowest reply in the scope, in milliseconds. Over
+    `each_reply` the score is the share of replies fast enough. A reply with no
+    `latency_ms` makes the value an error.
+
+        check 快 = latency(scope: each_reply, max_ms: 3000)
+    """
+
+    def judge(unit: Unit) -> CheckResult:
+        replies = [m for m in unit.messages if m.role == "assistant"]
+        if not replies:
+            return CheckResult.error("no assistant reply to time")
+        times = [m.latency_ms for m in replies]
+        if any(t is None for t in times):
+            return CheckResult.error("an assistant reply has no `latency_ms`")
+        slowest = max(t for t in times if t is not None)
+        passed = slowest <= params.max_ms
+        reason = "" if passed else f"{slowest:g} ms > {params.max_ms:g} ms"
+        return CheckResult.of(passed, None, slowest, reason, slowest_ms=slowest)
+
+    def evaluate(case: Case, scope: Scope) -> CheckResult:
+        result = over(case, scope, judge, worst=max)
+        if not result.is_error:
+            result.fields["slowest_ms"] = result.value
+        return result
+
+    return evaluate
+
+
+TurnCount = Literal["user", "assistant", "messages"]
+
+
+class TurnsParams(Params):
+    max: int | None = Field(None, ge=1)
+    """Most turns an efficient dialog takes."""
+    min: int | None = Field(None, ge=0)
+    count: TurnCount = "user"
+    """What one turn is: a user message (default), an assistant message, or any message."""
+
+    @model_validator(mode="after")
+    def _bounds(self) -> TurnsParams:
+        if self.max is None and self.min is None:
+            raise ValueError("give `max`, `min` or both")
+        if self.max is not None and self.min is not None and self.min > self.max:
+            raise ValueError("`min` is larger than `max`")
+        return self
+
+
+@primitive("turns", params=TurnsParams, scopes={"dialog"}, default_scope="dialog",
+           fields={"turns": ValueType.NUMBER}, cost=Cost.FREE)
+def turns(params: TurnsParams) -> Any:
+    """Dialog efficiency: the number of turns against `max` (and `min`).
+
+    `.value` is the number of turns; the score is 1 within bounds and
+    `max / turns` beyond `max`, so a dialog twice too long scores 0.5.
+
+        check 高效 = turns(max: 8)
+    """
+
+    def judge(unit: Unit) -> CheckResult:
+        n = _count(unit, params.count)
+        too_long = params.max is not None and n > params.max
+        too_short = params.min is not None and n < params.min
+        score = 0.0 if too_short else (params.max / n if too_long and params.max else 1.0)
+        reason = f"{n} turns" if too_long or too_short else ""
+        return CheckResult.of(not (too_long or too_short), score, n, reason, turns=n)
+
+    def evaluate(case: Case, scope: Scope) -> CheckResult:
+        return over(case, scope, judge)
+
+    return evaluate
+
+
+def _count(unit: Unit, what: TurnCount) -> int:
+    if what == "messages":
+        return sum(1 for m in unit.messages if m.role in ("user", "assistant"))
+    return sum(1 for m in unit.messages if m.role == what)
