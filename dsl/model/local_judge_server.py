@@ -105,7 +105,7 @@ def _grammar_for(response_format: Any) -> Any:
         return None
     else:
         raise BadRequest(f"unsupported response_format type `{kind}`")
-    return _compiled_grammar(json.dumps(schema or {"type": "object"}, sort_keys=True))
+    return _compiled_grammar(json.dumps(schema or {"type": "object"}))
 
 
 @lru_cache(maxsize=64)
