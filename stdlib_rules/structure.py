@@ -9,6 +9,7 @@ verdict, not a missing value.
 from __future__ import annotations
 
 import json
+import warnings
 from typing import Any
 
 import jsonschema
@@ -24,22 +25,27 @@ from pydantic import Field, field_validator
 _FENCE = ("```json", "```JSON", "```")
 
 
-class JsonSchemaParams(Params):
-    schema_: dict[str, Any] = Field(alias="schema")
-    """The JSON Schema (any draft; `$schema` picks it, 2020-12 otherwise)."""
-    fenced: bool = True
-    """Accept a reply wrapped in a Markdown code fence (```json ... ```)."""
-    max_errors: int = Field(5, ge=1, le=100)
-    """How many validation errors `.errors` keeps."""
+with warnings.catch_warnings():
+    # The argument is called `schema` in specs; the field shadows pydantic's
+    # deprecated `BaseModel.schema()`, which nothing here uses.
+    warnings.filterwarnings("ignore", message='Field name "schema"', category=UserWarning)
 
-    @field_validator("schema_")
-    @classmethod
-    def _valid_schema(cls, schema: dict[str, Any]) -> dict[str, Any]:
-        try:
-            validator_for(schema).check_schema(schema)
-        except jsonschema.SchemaError as exc:
-            raise ValueError(f"invalid JSON Schema: {exc.message}") from None
-        return schema
+    class JsonSchemaParams(Params):
+        schema: dict[str, Any]  # type: ignore[assignment]
+        """The JSON Schema (any draft; `$schema` picks it, 2020-12 otherwise)."""
+        fenced: bool = True
+        """Accept a reply wrapped in a Markdown code fence (```json ... ```)."""
+        max_errors: int = Field(5, ge=1, le=100)
+        """How many validation errors `.errors` keeps."""
+
+        @field_validator("schema")
+        @classmethod
+        def _valid_schema(cls, schema: dict[str, Any]) -> dict[str, Any]:
+            try:
+                validator_for(schema).check_schema(schema)
+            except jsonschema.SchemaError as exc:
+                raise ValueError(f"invalid JSON Schema: {exc.message}") from None
+            return schema
 
 
 @primitive("json_schema", params=JsonSchemaParams, scopes=REPLY_SCOPES,
@@ -53,7 +59,7 @@ def json_schema(params: JsonSchemaParams) -> Any:
 
         check 结构化 = json_schema(schema: {type: "object", required: ["订单号", "状态"]})
     """
-    validator = validator_for(params.schema_)(params.schema_)
+    validator = validator_for(params.schema)(params.schema)
 
     def judge(unit: Unit) -> CheckResult:
         text = unfence(unit.text) if params.fenced else unit.text.strip()
