@@ -1,0 +1,207 @@
+"""The default `ModelRuntime`: fuse, cache, bound, retry, and turn failure into values.
+
+For one case's round of model checks, `resolve` selects each check's units,
+asks every check for its plan, fuses the chat questions (`fusion`), serves
+what it can from the cache, sends the rest under the endpoint's limiter with
+retries, validates each answer against its schema (one repair request when
+it does not fit) and reads each check's part back. Similarity checks go
+through the embedding batcher. Any failure after the last retry becomes the
+check's error result with the reason (and a malformed answer's raw text) in
+it: never a pass or a fail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+from evaldsl.cases import Case
+from evaldsl.errors import EvaldslError
+from evaldsl.model.batching import EmbedBatcher, cosine
+from evaldsl.model.cache import AnswerCache, cache_key
+from evaldsl.model.checks import AnswerError, ChatCheck, EmbedCheck
+from evaldsl.model.errors import MalformedAnswer, ModelError, excerpt
+from evaldsl.model.fusion import Group, Question, group
+from evaldsl.model.limits import Limiter, RetryPolicy, with_retries
+from evaldsl.model.prompts import build_request, property_key, repair_request
+from evaldsl.model.protocols import Judge, JudgeAnswer, JudgeRequest
+from evaldsl.model.runtime import ModelRequest, ModelStats
+from evaldsl.model.structured import Unparsed, read_answer
+from evaldsl.model.tally import Tally
+from evaldsl.scopes import Unit, combine, select
+from evaldsl.values import CheckResult
+
+
+class DefaultRuntime:
+    """A `ModelRuntime` over any `Judge` and `Embedder`; see the module docstring."""
+
+    def __init__(self, judge: Judge, batcher: EmbedBatcher, limiter: Limiter,
+                 policy: RetryPolicy, tally: Tally, cache: AnswerCache | None = None,
+                 temperature: float = 0.0, closers: Sequence[object] = ()) -> None:
+        self.judge = judge
+        self.batcher = batcher
+        self.limiter = limiter
+        self.policy = policy
+        self.tally = tally
+        self.cache = cache
+        self.temperature = temperature
+        self.identity: str | None = getattr(judge, "cache_identity", None)
+        """Answers are cached only for judges that say who they are."""
+        self._closers = list(closers)
+
+    def stats(self) -> ModelStats:
+        return self.tally.snapshot()
+
+    async def resolve(self, case: Case, requests: Sequence[ModelRequest]) -> list[CheckResult]:
+        """One result per request, in order; failures are error results."""
+        units = [select(case, r.scope) for r in requests]
+        per_unit: list[list[CheckResult | None]] = [[None] * len(u) for u in units]
+        questions: list[tuple[Question, Unit]] = []
+        embeds: list[tuple[int, int]] = []
+        for i, request in enumerate(requests):
+            for j, unit in enumerate(units[i]):
+                check = request.model_check
+                if isinstance(check, EmbedCheck):
+                    embeds.append((i, j))
+                elif isinstance(check, ChatCheck):
+                    per_unit[i][j] = self._plan(request, i, j, unit, questions)
+                else:
+                    per_unit[i][j] = CheckResult.error(
+                        f"`{request.primitive.name}` is not a model check", request.check)
+        await asyncio.gather(
+            *(self._ask(g, requests, per_unit) for g in group(questions)),
+            *(self._embed(requests[i], units[i][j], i, j, per_unit) for i, j in embeds))
+        return [self._finish(r, units[i], per_unit[i]) for i, r in enumerate(requests)]
+
+    def _plan(self, request: ModelRequest, i: int, j: int, unit: Unit,
+              questions: list[tuple[Question, Unit]]) -> CheckResult | None:
+        params = request.params
+        try:
+            plan = request.model_check.plan(params, unit)
+        except (AnswerError, ValueError) as exc:
+            return CheckResult.error(str(exc), request.check)
+        if plan.task is None:
+            return plan.result or CheckResult.error("the check made no plan", request.check)
+        question = Question(i, j, property_key(request.check), plan.task, plan,
+                            getattr(params, "model", None), getattr(params, "fuse", True))
+        questions.append((question, unit))
+        return None
+
+    def _finish(self, request: ModelRequest, units: list[Unit],
+                results: list[CheckResult | None]) -> CheckResult:
+        if not units:
+            return CheckResult.error(f"scope `{request.scope}` selects nothing in this dialog",
+                                     request.check)
+        done = [r or CheckResult.error("no answer", request.check) for r in results]
+        if len(done) == 1 and request.scope.combine == "single":
+            return done[0]
+        return combine(done, request.scope.combine)
+
+    async def _ask(self, fused: Group, requests: Sequence[ModelRequest],
+                   out: list[list[CheckResult | None]]) -> None:
+        names = [requests[qs[0].request].check for qs in fused.questions.values()]
+        request = build_request(fused.unit, fused.tasks(), self.temperature,
+                                {"checks": names, "fused": len(names) > 1})
+        try:
+            answer = await self._answer(request, fused.model)
+        except (ModelError, EvaldslError) as exc:
+            self.tally.add(errors=1)
+            for qs in fused.questions.values():
+                for q in qs:
+                    out[q.request][q.unit] = _failure(exc, requests[q.request].check)
+            return
+        for key, qs in fused.questions.items():
+            for q in qs:
+                out[q.request][q.unit] = self._read(requests[q.request], fused.unit, q,
+                                                    answer, key)
+
+    def _read(self, request: ModelRequest, unit: Unit, q: Question, answer: Any,
+              key: str) -> CheckResult:
+        try:
+            return request.model_check.read(request.params, unit, q.plan, answer.get(key))
+        except (AnswerError, ValueError, TypeError, KeyError) as exc:
+            self.tally.add(errors=1)
+            raw = excerpt(str(answer.get(key)))
+            return CheckResult.error(f"the judge's answer does not fit: {exc}; raw: {raw}",
+                                     request.check)
+
+    async def _answer(self, request: JudgeRequest, model: str | None) -> Any:
+        """The validated JSON answer: from the cache, or asked (with one repair)."""
+        key = self._key(request, model)
+        if key is not None and self.cache is not None:
+            stored = self.cache.get(key)
+            if stored is not None:
+                self.tally.add(cached=1)
+                return stored
+        answer = await self._call(request, model, "chat")
+        try:
+            value = read_answer(answer.text, answer.parsed, request.schema)
+        except Unparsed as problem:
+            repair = repair_request(request, answer.text, str(problem))
+            second = await self._call(repair, model, "repair")
+            try:
+                value = read_answer(second.text, second.parsed, request.schema)
+            except Unparsed as again:
+                raise MalformedAnswer(f"{again} (after one repair request)", second.text) from None
+        if key is not None and self.cache is not None:
+            self.cache.put(key, "chat", value)
+        return value
+
+    def _key(self, request: JudgeRequest, model: str | None) -> str | None:
+        if self.identity is None:
+            return None
+        identity = f"{self.identity}/{model}" if model else self.identity
+        payload = [request.messages, request.schema, request.temperature, request.max_tokens]
+        return cache_key("chat", identity, payload)
+
+    async def _call(self, request: JudgeRequest, model: str | None, kind: str) -> JudgeAnswer:
+        async def attempt() -> JudgeAnswer:
+            async with self.limiter.slot():
+                self.tally.add(calls=1, kind=kind)
+                if model is not None and hasattr(self.judge, "with_model"):
+                    return await self.judge.with_model(model).complete(request)
+                return await self.judge.complete(request)
+
+        answer = await with_retries(attempt, self.policy, lambda e: self.tally.add(retries=1))
+        self.tally.add(prompt_tokens=answer.prompt_tokens,
+                       completion_tokens=answer.completion_tokens)
+        return answer
+
+    async def _embed(self, request: ModelRequest, unit: Unit, i: int, j: int,
+                     out: list[list[CheckResult | None]]) -> None:
+        check: EmbedCheck = request.model_check
+        try:
+            a, b = check.texts(request.params, unit)
+            va, vb = await self.batcher.vectors([a, b])
+            out[i][j] = check.read(request.params, cosine(va, vb))
+        except Exception as exc:  # an embedder may raise anything; it is this check's error
+            self.tally.add(errors=1)
+            out[i][j] = _failure(exc, request.check)
+
+    async def aclose(self) -> None:
+        """Close the running loop's clients, then everything `close` closes."""
+        for part in (self.judge, self.batcher.embedder):
+            closer = getattr(part, "aclose", None)
+            if closer is not None:
+                await closer()
+        self.close()
+
+    def close(self) -> None:
+        """Close synchronous resources: sync clients, a local judge server, the cache."""
+        for part in (self.judge, *self._closers):
+            closer = getattr(part, "close", None) or getattr(part, "stop", None)
+            if closer is not None:
+                closer()
+        if self.cache is not None:
+            self.cache.close()
+
+
+def _failure(exc: BaseException, check: str) -> CheckResult:
+    reason = str(exc) or type(exc).__name__
+    attempts = getattr(exc, "attempts", 0)
+    if attempts > 1:
+        reason = f"{reason} (gave up after {attempts} attempts)"
+    if isinstance(exc, MalformedAnswer) and exc.raw:
+        reason = f"{reason}; raw answer: {excerpt(exc.raw)}"
+    return CheckResult.error(reason, check)

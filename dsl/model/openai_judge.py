@@ -1,0 +1,222 @@
+"""The default judge: any OpenAI-compatible chat endpoint, through the `openai` client.
+
+Structured answers use the standard `response_format` `json_schema` where
+the server supports it. Some servers do not: llama.cpp's Python server
+answers it with HTTP 500 but accepts `{"type": "json_object", "schema": ...}`,
+others only plain `json_object`. The first request that is refused walks
+down that list once, and the first form that works is remembered for the
+judge's lifetime. The prompt always carries the schema too, so even free
+text can be parsed and checked. Retries are the runtime's business: the
+client's own are off (`max_retries=0`) so every attempt is counted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import openai
+from evaldsl.errors import ConfigError
+from evaldsl.model.errors import ModelError, PermanentError, RateLimited, TransientError
+from evaldsl.model.loops import PerLoop
+from evaldsl.model.protocols import JudgeAnswer, JudgeRequest
+from evaldsl.model.settings import Endpoint
+from evaldsl.model.structured import Unparsed, parse_object
+
+FORMATS = ("json_schema", "json_object_schema", "json_object", "none")
+"""Ways to ask for structured output, most to least strict."""
+DOWNGRADE_STATUSES = frozenset({400, 404, 415, 422, 500, 501})
+
+
+class OpenAIJudge:
+    """A `Judge` over the official `openai` client (async, and sync via `complete_sync`)."""
+
+    def __init__(self, endpoint: Endpoint, base_url: Callable[[], str | None] | None = None,
+                 identity: str | None = None, prepare: Callable[[], object] | None = None
+                 ) -> None:
+        """`base_url` (default: the endpoint's) is asked when a client is made; `prepare`
+        runs once, in a worker thread, before the first request (starting a local server)."""
+        self.endpoint = endpoint
+        self.model = endpoint.model
+        self.cache_identity = identity or f"{endpoint.provider}:{endpoint.model}"
+        """What the cache keys answers by: provider and model, never the URL."""
+        self._base_url = base_url or (lambda: endpoint.base_url)
+        self._format = 0
+        self._confirmed = False
+        self._lock = threading.Lock()
+        self._clients: PerLoop[openai.AsyncOpenAI] = PerLoop(self._async_client, _aclose)
+        self._sync: openai.OpenAI | None = None
+        self._prepare = prepare
+        self._variants: dict[str, OpenAIJudge] = {}
+
+    @property
+    def response_format(self) -> str:
+        """The structured-output form this judge currently uses."""
+        return FORMATS[self._format]
+
+    def _options(self) -> dict[str, Any]:
+        return {"base_url": self._base_url(), "api_key": self.endpoint.api_key,
+                "timeout": self.endpoint.timeout, "max_retries": 0}
+
+    def _async_client(self) -> openai.AsyncOpenAI:
+        try:
+            return openai.AsyncOpenAI(**self._options())
+        except openai.OpenAIError as exc:
+            raise ConfigError(no_client_message("judge")) from exc
+
+    async def complete(self, request: JudgeRequest) -> JudgeAnswer:
+        """One chat completion; `TransientError`, `PermanentError` on failure."""
+        if self._prepare is not None:
+            await asyncio.to_thread(self._prepared)
+        client = await self._clients.get()
+        while True:
+            form = self._format
+            try:
+                response = await client.chat.completions.create(**self.arguments(request, form))
+            except openai.OpenAIError as exc:
+                if self._downgrade(exc, form, request):
+                    continue
+                raise translate(exc, "judge", self.endpoint.timeout) from exc
+            self._confirmed = True
+            return answer_of(response)
+
+    def _prepared(self) -> None:
+        with self._lock:
+            if self._prepare is not None:
+                self._prepare()
+                self._prepare = None
+
+    def with_model(self, model: str) -> OpenAIJudge:
+        """The same endpoint with another model (a check's `model:` override)."""
+        with self._lock:
+            if model not in self._variants:
+                self._variants[model] = OpenAIJudge(
+                    replace(self.endpoint, model=model), self._base_url,
+                    f"{self.endpoint.provider}:{model}", self._prepare)
+            return self._variants[model]
+
+    def complete_sync(self, request: JudgeRequest) -> JudgeAnswer:
+        """`complete` for callers without an event loop (the sync `openai` client)."""
+        if self._prepare is not None:
+            self._prepared()
+        with self._lock:
+            if self._sync is None:
+                try:
+                    self._sync = openai.OpenAI(**self._options())
+                except openai.OpenAIError as exc:
+                    raise ConfigError(no_client_message("judge")) from exc
+        while True:
+            form = self._format
+            try:
+                response = self._sync.chat.completions.create(**self.arguments(request, form))
+            except openai.OpenAIError as exc:
+                if self._downgrade(exc, form, request):
+                    continue
+                raise translate(exc, "judge", self.endpoint.timeout) from exc
+            self._confirmed = True
+            return answer_of(response)
+
+    def arguments(self, request: JudgeRequest, form: int) -> dict[str, Any]:
+        """The keyword arguments of `chat.completions.create` for `request`."""
+        args: dict[str, Any] = {"model": self.model, "messages": list(request.messages),
+                                "temperature": request.temperature}
+        if request.max_tokens is not None:
+            args["max_tokens"] = request.max_tokens
+        if request.schema is not None and FORMATS[form] != "none":
+            args["response_format"] = _response_format(request, FORMATS[form])
+        return args
+
+    def _downgrade(self, exc: Exception, form: int, request: JudgeRequest) -> bool:
+        """Step to the next structured-output form if the server refused this one."""
+        status = getattr(exc, "status_code", None)
+        if (self._confirmed or request.schema is None or status not in DOWNGRADE_STATUSES
+                or form >= len(FORMATS) - 1):
+            return False
+        with self._lock:
+            if self._format == form:
+                self._format = form + 1
+        return True
+
+    def close(self) -> None:
+        """Close the sync client (async clients close with their event loop)."""
+        if self._sync is not None:
+            self._sync.close()
+            self._sync = None
+        for variant in self._variants.values():
+            variant.close()
+
+    async def aclose(self) -> None:
+        """Close the running loop's client now."""
+        await self._clients.close_current()
+        for variant in self._variants.values():
+            await variant.aclose()
+
+
+def _response_format(request: JudgeRequest, form: str) -> dict[str, Any]:
+    if form == "json_schema":
+        return {"type": "json_schema", "json_schema": {
+            "name": request.schema_name, "schema": request.schema, "strict": True}}
+    if form == "json_object_schema":
+        return {"type": "json_object", "schema": request.schema}
+    return {"type": "json_object"}
+
+
+def answer_of(response: Any) -> JudgeAnswer:
+    """A `JudgeAnswer` from a chat completion; a cut-off answer is malformed."""
+    choice = response.choices[0] if response.choices else None
+    text = (choice.message.content or "") if choice is not None else ""
+    try:
+        parsed = parse_object(text) if choice is not None and choice.finish_reason != "length" \
+            else None
+    except Unparsed:
+        parsed = None
+    usage = getattr(response, "usage", None)
+    return JudgeAnswer(text, parsed, str(getattr(response, "model", "") or ""),
+                       getattr(usage, "prompt_tokens", 0) or 0,
+                       getattr(usage, "completion_tokens", 0) or 0)
+
+
+def translate(exc: Exception, what: str, timeout: float) -> ModelError:
+    """An `openai` exception as a model error whose message names no URL or key."""
+    if isinstance(exc, openai.APITimeoutError):
+        return TransientError(f"the {what} did not answer within {timeout:g} s")
+    if isinstance(exc, openai.APIConnectionError):
+        return TransientError(f"cannot connect to the {what} server")
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        detail = _detail(exc)
+        if status == 429:
+            return RateLimited(f"the {what} server is rate limiting (HTTP 429){detail}",
+                               _retry_after(exc))
+        if status in (408, 409) or status >= 500:
+            return TransientError(f"the {what} server failed (HTTP {status}){detail}")
+        return PermanentError(f"the {what} server refused the request (HTTP {status}){detail}")
+    return PermanentError(f"the {what} call failed: {type(exc).__name__}")
+
+
+def _detail(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    message = body.get("message") if isinstance(body, dict) else None
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        message = body["error"].get("message")
+    return f": {str(message)[:200]}" if message else ""
+
+
+def _retry_after(exc: openai.APIStatusError) -> float | None:
+    try:
+        return float(exc.response.headers.get("retry-after", ""))
+    except ValueError:
+        return None
+
+
+def no_client_message(what: str) -> str:
+    return (f"no {what} is configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for another "
+            f"OpenAI-compatible server), or use the local judge (`judge = \"local\"` in "
+            f"evaldsl.toml or EVALDSL_JUDGE=local)")
+
+
+async def _aclose(client: openai.AsyncOpenAI) -> None:
+    await client.close()

@@ -1,0 +1,91 @@
+"""Prompts: one request for one or several checks about the same text.
+
+The text under judgment is written once, between `<dialog>` tags, with
+numbered `role: text` lines (so `steps` can name the message a step
+happened in). Then one question per check, each under the key its answer
+must use, with the check's worked examples; then the answer's JSON Schema:
+an object with one property per check. A request for one check is the same
+prompt with one question, which is what makes fused and separate verdicts
+agree. Nothing here depends on the server, so cache keys do not either.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from evaldsl.model.checks import ChatTask
+from evaldsl.model.protocols import JudgeRequest
+from evaldsl.scopes import Unit
+
+SYSTEM = (
+    "You are a careful, strict evaluator of conversations between a user and an AI agent. "
+    "Judge only what each question asks, from the text given, and answer in the language "
+    "of your instructions. Reply with one JSON object with exactly the keys requested."
+)
+
+
+def render_unit(unit: Unit) -> str:
+    """The judged text: numbered `role: text` lines, tool calls written as calls."""
+    lines = []
+    for number, message in enumerate(unit.messages, start=1):
+        text = message.content
+        if message.tool_calls:
+            calls = ", ".join(f"{c.name}({c.raw_arguments})" for c in message.tool_calls)
+            text = f"{text} [calls {calls}]".strip()
+        lines.append(f"[{number}] {message.role}: {text}")
+    return "\n".join(lines) if lines else unit.text
+
+
+def answer_schema(tasks: Sequence[tuple[str, ChatTask]]) -> dict[str, Any]:
+    """An object with one property per check, each described by its question."""
+    properties = {key: {**task.schema, "description": task.instruction} for key, task in tasks}
+    return {"type": "object", "properties": properties, "required": [k for k, _ in tasks],
+            "additionalProperties": False}
+
+
+def question(key: str, task: ChatTask) -> str:
+    """One check's question with its worked examples."""
+    lines = [f'- "{key}": {task.instruction}']
+    for text, answer in task.examples:
+        shown = json.dumps(answer, ensure_ascii=False)
+        lines.append(f"  example: text {json.dumps(text, ensure_ascii=False)} -> {shown}")
+    return "\n".join(lines)
+
+
+def build_request(unit: Unit, tasks: Sequence[tuple[str, ChatTask]], temperature: float = 0.0,
+                  metadata: dict[str, Any] | None = None) -> JudgeRequest:
+    """The request asking every task in `tasks` about `unit` at once."""
+    schema = answer_schema(tasks)
+    questions = "\n".join(question(key, task) for key, task in tasks)
+    user = (f"<dialog>\n{render_unit(unit)}\n</dialog>\n\n"
+            f"Answer each question under its key:\n{questions}\n\n"
+            f"Reply with JSON only, matching this JSON Schema:\n"
+            f"{json.dumps(schema, ensure_ascii=False, sort_keys=True)}")
+    return JudgeRequest(
+        messages=({"role": "system", "content": SYSTEM}, {"role": "user", "content": user}),
+        schema=schema, schema_name="verdicts", temperature=temperature,
+        metadata=dict(metadata or {}))
+
+
+def repair_request(original: JudgeRequest, raw: str, problem: str) -> JudgeRequest:
+    """The one follow-up asking the model to fix an answer that did not fit."""
+    follow_up = (f"Your reply could not be used: {problem}. Reply again with only the JSON "
+                 "object, matching the schema exactly.")
+    messages = (*original.messages, {"role": "assistant", "content": raw},
+                {"role": "user", "content": follow_up})
+    return JudgeRequest(messages, original.schema, original.schema_name, original.temperature,
+                        original.max_tokens, {**original.metadata, "repair": True})
+
+
+def property_key(name: str) -> str:
+    """A check name usable as a JSON property by every server, stable per name.
+
+    >>> property_key("polite"), property_key("意图")
+    ('polite', 'check_8edf354c')
+    """
+    if name.isascii() and name.replace("_", "").isalnum() and len(name) <= 64:
+        return name
+    return "check_" + hashlib.sha256(name.encode("utf-8")).hexdigest()[:8]

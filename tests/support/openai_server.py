@@ -1,0 +1,301 @@
+"""An OpenAI-compatible test server: deterministic answers and injected faults.
+
+Run as a real process on 127.0.0.1 (`python openai_server.py --port 0` prints
+`READY <port>`), it serves:
+
+- `POST /v1/chat/completions`: for any `json_schema` response format (also
+  `{"type": "json_object", "schema": ...}`) a conforming object. Each
+  top-level property's value is derived from a hash of that property's
+  schema (its description holds the check's question) and of the text
+  between `<dialog>` tags, so a question gets the same answer whether it is
+  asked alone or fused with others. Without a schema it answers `{}`.
+- `POST /v1/embeddings`: unit vectors of character-bigram counts hashed into
+  64 dimensions, so texts sharing wording are close.
+- `POST /control`: `{"latency_ms": 50}`, `{"faults": [{"kind": "429"|"500"|"timeout"|
+  "malformed", "count": N, "path": "chat"|"embeddings", "retry_after": S}]}` (taken in
+  order, one per matching request), `{"script": [{"contains": TEXT, "key": K, "value": V}
+  | {"contains": TEXT, "raw": TEXT}]}` (answers for dialogs containing TEXT),
+  `{"reject_json_schema": true}` (answer the standard form with HTTP 500, as
+  llama.cpp's Python server does), `{"reset": true}`.
+- `GET /stats`: request counts, peak requests in flight, start times, formats seen,
+  whether an Authorization header came.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import re
+import select
+import subprocess
+import sys
+import time
+import urllib.request
+from typing import Any
+
+DIMENSIONS = 64
+DIALOG = re.compile(r"<dialog>\n?(.*?)\n?</dialog>", re.S)
+
+
+def digest(*parts: str) -> int:
+    return int.from_bytes(hashlib.sha256("\x1f".join(parts).encode()).digest()[:8], "big")
+
+
+def conforming(schema: dict[str, Any], seed: int) -> Any:
+    """A value that fits `schema`, chosen deterministically by `seed`."""
+    if "enum" in schema:
+        return schema["enum"][seed % len(schema["enum"])]
+    kind = schema.get("type", "object")
+    if kind == "object":
+        props = schema.get("properties", {})
+        return {k: conforming(v, digest(str(seed), k)) for k, v in props.items()}
+    if kind == "boolean":
+        return seed % 2 == 0
+    if kind == "integer":
+        low = int(schema.get("minimum", 0))
+        high = int(schema.get("maximum", low + 10))
+        return low + seed % (high - low + 1)
+    if kind == "number":
+        low, high = float(schema.get("minimum", 0)), float(schema.get("maximum", 1))
+        return low + (seed % 1000) / 999 * (high - low)
+    if kind == "array":
+        return [conforming(schema.get("items", {}), digest(str(seed), "0"))]
+    return f"auto-{seed % 100000:05d}"
+
+
+class State:
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.latency = 0.0
+        self.faults: list[dict[str, Any]] = []
+        self.script: list[dict[str, Any]] = []
+        self.reject_json_schema = False
+        self.counts = {"chat": 0, "embeddings": 0, "faults": 0}
+        self.in_flight = 0
+        self.peak = 0
+        self.starts: list[float] = []
+        self.formats: list[str] = []
+        self.authorized = 0
+        self.models: list[str] = []
+
+    def control(self, body: dict[str, Any]) -> None:
+        if body.get("reset"):
+            self.reset()
+        if "latency_ms" in body:
+            self.latency = float(body["latency_ms"]) / 1000
+        self.faults.extend(dict(f) for f in body.get("faults", []))
+        self.script.extend(body.get("script", []))
+        if "reject_json_schema" in body:
+            self.reject_json_schema = bool(body["reject_json_schema"])
+
+    def take_fault(self, path: str) -> dict[str, Any] | None:
+        for fault in self.faults:
+            if fault.get("path", path) == path and fault.get("count", 1) > 0:
+                fault["count"] = fault.get("count", 1) - 1
+                self.counts["faults"] += 1
+                return fault
+        return None
+
+    def stats(self) -> dict[str, Any]:
+        return {**self.counts, "peak_in_flight": self.peak, "starts": self.starts,
+                "formats": self.formats, "authorized": self.authorized, "models": self.models}
+
+
+def chat_answer(state: State, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    fmt = body.get("response_format") or {}
+    kind = fmt.get("type", "none")
+    schema = fmt.get("json_schema", {}).get("schema") if kind == "json_schema" else fmt.get(
+        "schema")
+    state.formats.append(kind + ("+schema" if kind == "json_object" and schema else ""))
+    state.models.append(str(body.get("model")))
+    if kind == "json_schema" and state.reject_json_schema:
+        return 500, {"error": {"message": "unsupported response_format", "type": "server_error"}}
+    prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
+    found = DIALOG.search(prompt)
+    dialog = found.group(1) if found else prompt
+    answer: Any = {}
+    if schema is not None:
+        props = schema.get("properties", {})
+        answer = {k: conforming(v, digest(json.dumps(v, sort_keys=True), dialog))
+                  for k, v in props.items()}
+    for rule in state.script:
+        if rule.get("contains", "") in dialog:
+            if "raw" in rule:
+                return 200, completion(body, rule["raw"])
+            if isinstance(answer, dict) and rule.get("key") in answer:
+                answer[rule["key"]] = rule["value"]
+    return 200, completion(body, json.dumps(answer, ensure_ascii=False))
+
+
+def completion(body: dict[str, Any], text: str) -> dict[str, Any]:
+    return {"id": "chatcmpl-test", "object": "chat.completion", "created": 0,
+            "model": body.get("model", "test"),
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": len(json.dumps(body)) // 4,
+                      "completion_tokens": len(text) // 4, "total_tokens": 0}}
+
+
+def embedding(text: str) -> list[float]:
+    vector = [0.0] * DIMENSIONS
+    padded = f" {text} "
+    for i in range(len(padded) - 1):
+        vector[digest(padded[i:i + 2]) % DIMENSIONS] += 1.0
+    norm = sum(v * v for v in vector) ** 0.5 or 1.0
+    return [v / norm for v in vector]
+
+
+def embeddings_answer(body: dict[str, Any]) -> dict[str, Any]:
+    items = body.get("input", [])
+    items = [items] if isinstance(items, str) else items
+    data = [{"object": "embedding", "index": i, "embedding": embedding(str(t))}
+            for i, t in enumerate(items)]
+    return {"object": "list", "data": data, "model": body.get("model", "test"),
+            "usage": {"prompt_tokens": 0, "total_tokens": 0}}
+
+
+async def serve_request(state: State, method: str, path: str,
+                        headers: dict[str, str], body: bytes) -> tuple[int, Any, dict[str, str]]:
+    """The status, JSON payload (or raw text) and extra headers for one request."""
+    if method == "GET" and path == "/stats":
+        return 200, state.stats(), {}
+    data = json.loads(body or b"{}")
+    if path == "/control":
+        state.control(data)
+        return 200, {"ok": True}, {}
+    route = {"/v1/chat/completions": "chat", "/v1/embeddings": "embeddings"}.get(path)
+    if route is None:
+        return 404, {"error": {"message": f"no route {path}"}}, {}
+    state.counts[route] += 1
+    state.starts.append(time.monotonic())
+    state.authorized += "authorization" in headers
+    state.in_flight += 1
+    state.peak = max(state.peak, state.in_flight)
+    try:
+        return await _answer(state, route, data)
+    finally:
+        state.in_flight -= 1
+
+
+async def _answer(state: State, route: str, data: dict[str, Any]
+                  ) -> tuple[int, Any, dict[str, str]]:
+    if state.latency:
+        await asyncio.sleep(state.latency)
+    fault = state.take_fault(route)
+    kind = fault.get("kind") if fault else None
+    if kind == "429":
+        extra = {"retry-after": str(fault.get("retry_after", 0))} if fault else {}
+        return 429, {"error": {"message": "slow down", "type": "rate_limit"}}, extra
+    if kind == "500":
+        return 500, {"error": {"message": "injected failure", "type": "server_error"}}, {}
+    if kind == "timeout":
+        await asyncio.sleep(float(fault.get("seconds", 30)) if fault else 30)
+    if kind == "malformed":
+        return 200, completion(data, "I think the answer is {not json"), {}
+    if route == "embeddings":
+        return 200, embeddings_answer(data), {}
+    status, payload = chat_answer(state, data)
+    return status, payload, {}
+
+
+async def handle(state: State, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+                 ) -> None:
+    try:
+        while True:
+            line = await reader.readline()
+            if not line:
+                break
+            method, path, _ = line.decode("latin-1").split(" ", 2)
+            headers: dict[str, str] = {}
+            while (header := await reader.readline()) not in (b"\r\n", b"\n", b""):
+                name, _, value = header.decode("latin-1").partition(":")
+                headers[name.strip().lower()] = value.strip()
+            body = await reader.readexactly(int(headers.get("content-length", 0)))
+            try:
+                status, payload, extra = await serve_request(state, method, path.split("?")[0],
+                                                             headers, body)
+            except Exception as exc:  # a bug here must show as a response, not a hang
+                status, payload, extra = 599, {"error": {"message": repr(exc)}}, {}
+            data = json.dumps(payload, ensure_ascii=False).encode()
+            head = [f"HTTP/1.1 {status} X", "content-type: application/json",
+                    f"content-length: {len(data)}", *(f"{k}: {v}" for k, v in extra.items())]
+            writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + data)
+            await writer.drain()
+    except (ConnectionError, asyncio.IncompleteReadError, ValueError):
+        pass
+    finally:
+        writer.close()
+
+
+class RunningServer:
+    """A started server process, as tests and benchmarks drive it."""
+
+    def __init__(self, process: subprocess.Popen[str], port: int) -> None:
+        self.process = process
+        self.port = port
+        self.base_url = f"http://127.0.0.1:{port}/v1"
+
+    def _call(self, path: str, body: dict[str, Any] | None = None) -> Any:
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data,
+                                         headers={"content-type": "application/json"})
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return json.loads(response.read())
+
+    def control(self, **body: Any) -> None:
+        self._call("/control", body)
+
+    def stats(self) -> dict[str, Any]:
+        result: dict[str, Any] = self._call("/stats")
+        return result
+
+    def reset(self) -> None:
+        self.control(reset=True)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=5)
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+
+def start(timeout: float = 20.0) -> RunningServer:
+    """Start the server in a new process on a free port and wait until it is ready."""
+    process = subprocess.Popen([sys.executable, __file__, "--port", "0"],
+                               stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    ready, _, _ = select.select([process.stdout], [], [], timeout)
+    line = process.stdout.readline() if ready else ""
+    if not line.startswith("READY "):
+        process.kill()
+        process.wait(timeout=5)
+        process.stdout.close()
+        raise RuntimeError("the test server did not start")
+    return RunningServer(process, int(line.split()[1]))
+
+
+async def main(port: int) -> None:
+    state = State()
+    server = await asyncio.start_server(lambda r, w: handle(state, r, w), "127.0.0.1", port,
+                                        backlog=1024)
+    print(f"READY {server.sockets[0].getsockname()[1]}", flush=True)
+    async with server:
+        await server.serve_forever()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, default=0)
+    try:
+        asyncio.run(main(parser.parse_args().port))
+    except KeyboardInterrupt:
+        sys.exit(0)
