@@ -39,7 +39,11 @@ _MAX_BODY = 4 << 20
 
 
 class BadRequest(ValueError):
-    """A request the server refuses with HTTP 400."""
+    """A request the server refuses with HTTP 400; `code` as OpenAI words it, if any."""
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class JudgeEngine:
@@ -64,7 +68,7 @@ class JudgeEngine:
                 answer = self._llama.create_chat_completion(
                     messages=plain, grammar=grammar, **options)
             except ValueError as exc:  # llama-cpp reports a prompt beyond n_ctx this way
-                raise BadRequest(str(exc)) from None
+                raise BadRequest(str(exc), "context_length_exceeded") from None
         result = dict(answer)  # type: ignore[arg-type]
         result["model"] = MODEL_ALIAS
         return result
@@ -145,7 +149,7 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             self._send(200, self.engine.complete(self._read_json()))
         except BadRequest as exc:
-            self._error(400, str(exc))
+            self._error(400, str(exc), code=exc.code)
         except Exception as exc:  # a crash in one request must not take the server down
             self._error(500, f"{type(exc).__name__}: {exc}", "server_error")
 
@@ -161,8 +165,9 @@ class _Handler(BaseHTTPRequestHandler):
             raise BadRequest("the request body must be a JSON object")
         return body
 
-    def _error(self, code: int, message: str, kind: str = "invalid_request_error") -> None:
-        self._send(code, {"error": {"message": message, "type": kind}})
+    def _error(self, status: int, message: str, kind: str = "invalid_request_error",
+               code: str | None = None) -> None:
+        self._send(status, {"error": {"message": message, "type": kind, "code": code}})
 
     def _send(self, code: int, payload: dict[str, Any]) -> None:
         data = json.dumps(payload, ensure_ascii=False).encode("utf-8")

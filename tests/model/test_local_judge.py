@@ -123,9 +123,10 @@ class TestRefusals:
     def test_a_prompt_beyond_the_context_window_is_a_bad_request(
         self, client: openai.OpenAI
     ) -> None:
-        with pytest.raises(openai.BadRequestError, match="context window"):
+        with pytest.raises(openai.BadRequestError, match="context window") as caught:
             client.chat.completions.create(
                 model="judge", messages=[{"role": "user", "content": "维修 " * 6000}])
+        assert caught.value.code == "context_length_exceeded"
 
     def test_the_model_list_names_the_judge(self, client: openai.OpenAI) -> None:
         assert [m.id for m in client.models.list()] == ["judge"]
