@@ -90,3 +90,12 @@ def number(value: object, digits: int = 3) -> str:
     if isinstance(value, float):
         return f"{value:.{digits}g}" if abs(value) >= 1000 else f"{round(value, digits)}"
     return str(value)
+
+
+def plural(count: int, noun: str) -> str:
+    """`1 error`, `2 errors`.
+
+    >>> plural(1, "bad row"), plural(3, "error")
+    ('1 bad row', '3 errors')
+    """
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"

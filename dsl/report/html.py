@@ -1,0 +1,277 @@
+"""The HTML report: one self-contained file that opens offline.
+
+Everything the page needs (styles, charts) is inline: charts are SVG drawn
+here, there is no script and no external resource, so the file can be mailed,
+archived or opened from a CI artifact years later. It is built from the
+report dict alone (`json_report`), so `report.json` and `report.html` never
+disagree. Every text that comes from a spec or a case (names, labels, reasons,
+dialog turns) goes through `esc`: a dialog may contain anything, `<script>`
+included.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from importlib import resources
+from pathlib import Path
+from string import Template
+from typing import Any
+
+from evaldsl.report.stats import number, percent, plural
+
+PALETTE = ("#2e7d4f", "#3b6fd8", "#b7791f", "#c05621", "#c0392b", "#805ad5", "#2c7a7b")
+ERROR_COLOUR = "#6b46c1"
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def esc(value: object) -> str:
+    """Text safe inside HTML elements and attribute values."""
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def render_html(report: Mapping[str, Any]) -> str:
+    """The whole page for a report dict."""
+    spec = report["spec"]
+    sections = "\n".join([
+        _metrics(report["metrics"]), _outcomes(report["outcomes"]), _checks(report["checks"]),
+        _slots(report["slots"]), _cost(report["cost"]), _worst(report["worst_cases"]),
+        _bad_rows(report["cases"]),
+    ])
+    return _template("report.html").substitute(
+        lang="zh" if _CJK.search(spec["name"]) else "en",
+        title=esc(spec["name"]), css=_template("report.css").template,
+        meta=_meta(report), sections=sections, generator=esc(report["generated_by"]),
+        hash=esc(spec["hash"]),
+    )
+
+
+def write_html(report: Mapping[str, Any], path: Path) -> None:
+    path.write_text(render_html(report), encoding="utf-8")
+
+
+def _template(name: str) -> Template:
+    return Template(resources.files("evaldsl.report").joinpath("templates", name)
+                    .read_text(encoding="utf-8"))
+
+
+def _meta(report: Mapping[str, Any]) -> str:
+    cases = report["cases"]
+    parts = [f'<span id="case-count">{cases["evaluated"]}</span> cases judged']
+    if cases["bad_rows_skipped"]:
+        parts.append(f'{plural(cases["bad_rows_skipped"], "bad row")} skipped')
+    if report["spec"].get("path"):
+        parts.append(f'spec <code>{esc(report["spec"]["path"])}</code>')
+    return " · ".join(parts)
+
+
+def _section(ident: str, title: str, body: str) -> str:
+    return f'<section id="{ident}">\n<h2>{esc(title)}</h2>\n{body}\n</section>'
+
+
+def _table(head: Sequence[tuple[str, str]], rows: Iterable[str], ident: str = "") -> str:
+    cells = "".join(f'<th class="{c}">{esc(t)}</th>' if c else f"<th>{esc(t)}</th>"
+                    for t, c in head)
+    ident_attr = f' id="{ident}"' if ident else ""
+    thead = f"<thead><tr>{cells}</tr></thead>" if any(t for t, _ in head) else ""
+    return f"<table{ident_attr}>{thead}<tbody>\n" + "\n".join(rows) + "\n</tbody></table>"
+
+
+# ---------------------------------------------------------------- metrics
+
+
+def _metrics(metrics: Sequence[Mapping[str, Any]]) -> str:
+    if not metrics:
+        return _section("metrics", "Metrics", '<p class="empty">The spec defines no metric.</p>')
+    head = [("metric", ""), ("value", "num"), ("numerator / denominator", "num"),
+            ("95% interval", "num"), ("errors left out", "num"), ("where", "")]
+    return _section("metrics", "Metrics", _table(head, map(_metric_row, metrics), "metric-table"))
+
+
+def _metric_row(m: Mapping[str, Any]) -> str:
+    value = percent(m["value"]) if m.get("is_rate") else number(m["value"])
+    interval = m.get("interval")
+    span = f'{percent(interval["low"])} – {percent(interval["high"])}' if interval else "–"
+    where = (f'<code>{esc(m["where"])}</code>' if m.get("where")
+             else '<span class="muted">all cases</span>')
+    return (f'<tr data-metric="{esc(m["name"])}"><td><code>{esc(m["name"])}</code></td>'
+            f'<td class="num value">{esc(value)}</td>'
+            f'<td class="num">{esc(number(m["numerator"]))} / {m["denominator"]}</td>'
+            f'<td class="num">{esc(span)}</td><td class="num">{m["errors"]}</td>'
+            f"<td>{where}</td></tr>")
+
+
+# ---------------------------------------------------------------- outcomes
+
+
+def _outcomes(outcomes: Sequence[Mapping[str, Any]]) -> str:
+    if not outcomes:
+        empty = '<p class="empty">The spec has no outcome block.</p>'
+        return _section("outcomes", "Outcomes", empty)
+    parts = []
+    for block in outcomes:
+        name = block["name"] or "verdict"
+        parts.append(f'<h3>{esc(name)}</h3>\n{outcome_chart(block)}')
+    return _section("outcomes", "Outcome distribution", "\n".join(parts))
+
+
+def outcome_chart(block: Mapping[str, Any]) -> str:
+    """Horizontal bars, one per label in branch order, `error` last (inline SVG)."""
+    counts: Mapping[str, int] = block["counts"]
+    labels = [*block["labels"]]
+    total = sum(counts.values()) or 1
+    row, label_w, bar_w = 26, 150, 420
+    height = row * len(labels) + 6
+    out = [f'<svg class="outcome-chart" data-outcome="{esc(block["name"] or "verdict")}" '
+           f'role="img" width="{label_w + bar_w + 130}" height="{height}" '
+           f'xmlns="http://www.w3.org/2000/svg">']
+    for i, label in enumerate(labels):
+        count = counts.get(label, 0)
+        width = round(bar_w * count / total, 1)
+        colour = ERROR_COLOUR if label == "error" else PALETTE[i % len(PALETTE)]
+        y = i * row + 4
+        out.append(
+            f'<g class="bar" data-label="{esc(label)}" data-count="{count}">'
+            f"<title>{esc(label)}: {count} of {total}</title>"
+            f'<text x="0" y="{y + 14}">{esc(label)}</text>'
+            f'<rect x="{label_w}" y="{y}" width="{width}" height="18" fill="{colour}"/>'
+            f'<text x="{label_w + width + 6}" y="{y + 14}">{count} '
+            f"({esc(percent(count / total))})</text></g>")
+    out.append("</svg>")
+    return "".join(out)
+
+
+# ---------------------------------------------------------------- checks and slots
+
+
+def _checks(checks: Sequence[Mapping[str, Any]]) -> str:
+    if not checks:
+        return ""
+    head = [("check", ""), ("primitive", ""), ("pass rate", "num"), ("passed / decided", "num"),
+            ("95% interval", "num"), ("errors", "num"), ("not needed", "num"),
+            ("mean score", "num"), ("score distribution", "")]
+    return _section("checks", "Checks", _table(head, map(_check_row, checks), "check-table"))
+
+
+def _check_row(c: Mapping[str, Any]) -> str:
+    interval = c.get("interval")
+    span = f'{percent(interval["low"])} – {percent(interval["high"])}' if interval else "–"
+    decided = c["passed"] + c["failed"]
+    return (f'<tr data-check="{esc(c["name"])}"><td><code>{esc(c["name"])}</code></td>'
+            f'<td>{esc(c["primitive"])}</td><td class="num value">{percent(c["pass_rate"])}</td>'
+            f'<td class="num">{c["passed"]} / {decided}</td><td class="num">{esc(span)}</td>'
+            f'<td class="num">{c["errors"]}</td><td class="num">{c["not_needed"]}</td>'
+            f'<td class="num">{esc(number(c["score"]["mean"]))}</td>'
+            f'<td>{histogram_svg(c["score"]["histogram"])}</td></tr>')
+
+
+def histogram_svg(counts: Sequence[int]) -> str:
+    """Ten small bars for scores in [0, 0.1), ..., [0.9, 1.0]."""
+    top = max(counts, default=0) or 1
+    bars = []
+    for i, count in enumerate(counts):
+        h = round(24 * count / top, 1)
+        lo, hi = i / len(counts), (i + 1) / len(counts)
+        bars.append(f'<rect x="{i * 12}" y="{26 - h}" width="10" height="{h}" fill="#3b6fd8">'
+                    f"<title>{lo:.1f}–{hi:.1f}: {count}</title></rect>")
+    return (f'<svg class="histogram" width="{12 * len(counts)}" height="28" '
+            f'xmlns="http://www.w3.org/2000/svg">{"".join(bars)}</svg>')
+
+
+def _slots(slots: Sequence[Mapping[str, Any]]) -> str:
+    if not slots:
+        return ""
+    parts = []
+    for group in slots:
+        head = [("slot", ""), ("filled", "num"), ("completion", "")]
+        rows = (f'<tr data-slot="{esc(s["name"])}"><td>{esc(s["name"])}</td>'
+                f'<td class="num">{s["filled"]} / {s["of"]} ({percent(s["rate"])})</td>'
+                f'<td><div class="bar"><span style="width:{_width(s["rate"])}%"></span></div>'
+                f"</td></tr>" for s in group["slots"])
+        parts.append(f'<h3><code>{esc(group["check"])}</code></h3>\n'
+                     + _table(head, rows, f'slots-{_ident(group["check"])}'))
+    return _section("slots", "Slot completion", "\n".join(parts))
+
+
+def _width(rate: float | None) -> str:
+    return f"{0.0 if rate is None else round(rate * 100, 1)}"
+
+
+def _ident(name: str) -> str:
+    return re.sub(r"[^\w-]", "_", name)
+
+
+def _cost(cost: Mapping[str, Any]) -> str:
+    rows = [f"<tr><td>{esc(k.replace('_', ' '))}</td><td class=\"num\">{v}</td></tr>"
+            for k, v in cost.items()]
+    return _section("cost", "Cost", _table([("", ""), ("", "num")], rows, "cost-table"))
+
+
+# ---------------------------------------------------------------- worst cases
+
+
+def _worst(cases: Sequence[Mapping[str, Any]]) -> str:
+    if not cases:
+        return _section("worst", "Worst cases", '<p class="empty">No case to show.</p>')
+    intro = ('<p class="muted">Errors first, then the latest branch of each outcome block, '
+             "then the lowest mean check score.</p>")
+    return _section("worst", "Worst cases", intro + "\n".join(map(_case, cases)))
+
+
+def _case(case: Mapping[str, Any]) -> str:
+    labels = "".join(f'<span class="label" data-block="{esc(b)}">{esc(b)}: {esc(lab)}</span>'
+                     for b, lab in case["labels"].items())
+    branches = case.get("branches") or {}
+    fired = "".join(f"<li>{esc(b)}: <code>{esc(text)}</code></li>"
+                    for b, text in branches.items() if text)
+    fired_html = f'<ul class="branches">{fired}</ul>' if fired else ""
+    head = [("check", ""), ("status", ""), ("score", "num"), ("value", ""), ("reason", "")]
+    checks = _table(head, map(_trace_row, case["checks"]))
+    return (f'<details class="case" data-case="{esc(case["id"])}" open>'
+            f'<summary><code>{esc(case["id"])}</code>{labels}</summary>'
+            f"{fired_html}{checks}{_dialog(case['dialog'])}</details>")
+
+
+def _trace_row(c: Mapping[str, Any]) -> str:
+    status = c["status"]
+    value = c.get("value")
+    if status in ("error", "not_needed"):
+        shown = "–"
+    elif isinstance(value, str):
+        shown = value
+    else:
+        shown = json.dumps(value, ensure_ascii=False, default=str)
+    return (f'<tr data-trace-check="{esc(c["name"])}"><td><code>{esc(c["name"])}</code></td>'
+            f'<td class="{esc(status)}">{esc(status.replace("_", " "))}</td>'
+            f'<td class="num">{esc(number(c.get("score")))}</td>'
+            f"<td><code>{esc(_clip(shown, 200))}</code></td><td>{esc(c.get('reason') or '')}</td>"
+            "</tr>")
+
+
+def _dialog(messages: Sequence[Mapping[str, Any]]) -> str:
+    if not messages:
+        return '<p class="empty">No dialog recorded.</p>'
+    turns = []
+    for m in messages:
+        calls = "".join(f"\n→ {esc(c)}" for c in m.get("tool_calls") or ())
+        latency = f' · {number(m["latency_ms"])} ms' if m.get("latency_ms") is not None else ""
+        turns.append(f'<div class="msg {esc(m["role"])}"><span class="role">{esc(m["role"])}'
+                     f"{esc(latency)}</span>{esc(m['content'])}{calls}</div>")
+    return f'<div class="dialog">{"".join(turns)}</div>'
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _bad_rows(cases: Mapping[str, Any]) -> str:
+    rows = cases["bad_rows"]
+    if not rows:
+        return ""
+    head = [("file:line", ""), ("field", ""), ("reason", "")]
+    body = (f'<tr><td><code>{esc(r["file"])}:{r["line"]}</code></td>'
+            f'<td>{esc(r.get("field") or "")}</td><td>{esc(r["reason"])}</td></tr>' for r in rows)
+    note = f'<p>{cases["bad_rows_skipped"]} rows were skipped; the first {len(rows)}:</p>'
+    return _section("bad-rows", "Skipped rows", note + _table(head, body, "bad-row-table"))

@@ -1,0 +1,301 @@
+"""report.json: what a run found, built from case results one at a time.
+
+`ReportBuilder` folds case records (`CaseResult.to_dict()`, the lines of
+results.jsonl) into counts that do not depend on the order in which cases
+arrive: a resumed run that reads half its results back from the journal and
+evaluates the rest ends with the same report as an uninterrupted one. Scores
+are summed as integers of 2**-52 units for that reason (float sums depend on
+order). Metrics come from the interpreter's own `Report` (it knows the
+aggregates); this module adds the rest: outcome counts, per-check pass rates
+and score distributions, per-slot fill rates, the worst cases with their
+trace and dialog, cost and skipped rows. docs/report.schema.json is the
+published form.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from evaldsl.cases import Case
+from evaldsl.report.layout import VERDICT, SpecLayout
+from evaldsl.report.stats import HISTOGRAM_BINS, bin_of, wilson
+
+FORMAT, VERSION = "evaldsl-report", 1
+WORST_CASES = 10
+"""How many worst cases a report shows with their trace and dialog."""
+_UNIT_BITS = 52
+_MAX_TURNS, _MAX_CHARS = 80, 4000
+
+
+@dataclass
+class _Tally:
+    """Per-check counters; every field merges by addition (or min/max)."""
+
+    primitive: str
+    passed: int = 0
+    failed: int = 0
+    errors: int = 0
+    not_needed: int = 0
+    scored: int = 0
+    score_units: int = 0
+    low: float | None = None
+    high: float | None = None
+    histogram: list[int] = field(default_factory=lambda: [0] * HISTOGRAM_BINS)
+    slots: dict[str, list[int]] = field(default_factory=dict)
+    """slot -> [filled, judged]"""
+
+    def add(self, result: Mapping[str, Any]) -> None:
+        status = result.get("status")
+        if status == "error":
+            self.errors += 1
+            return
+        if status == "passed":
+            self.passed += 1
+        else:
+            self.failed += 1
+        score = result.get("score")
+        if isinstance(score, (int, float)) and not isinstance(score, bool):
+            self._add_score(float(score))
+        filled = result.get("filled")
+        if isinstance(filled, Mapping):
+            for slot, value in filled.items():
+                counts = self.slots.setdefault(str(slot), [0, 0])
+                counts[0] += value is True
+                counts[1] += 1
+
+    def _add_score(self, score: float) -> None:
+        self.scored += 1
+        self.score_units += round(score * (1 << _UNIT_BITS))
+        self.low = score if self.low is None else min(self.low, score)
+        self.high = score if self.high is None else max(self.high, score)
+        self.histogram[bin_of(score)] += 1
+
+    def to_dict(self, name: str) -> dict[str, Any]:
+        decided = self.passed + self.failed
+        interval = wilson(self.passed, decided)
+        mean = self.score_units / (self.scored << _UNIT_BITS) if self.scored else None
+        return {
+            "name": name, "primitive": self.primitive,
+            "evaluated": decided + self.errors, "passed": self.passed, "failed": self.failed,
+            "errors": self.errors, "not_needed": self.not_needed,
+            "pass_rate": self.passed / decided if decided else None,
+            "interval": interval.to_dict() if interval else None,
+            "score": {"mean": mean, "min": self.low, "max": self.high,
+                      "histogram": list(self.histogram)},
+        }
+
+
+@dataclass(frozen=True)
+class BadRow:
+    file: str
+    line: int
+    reason: str
+    field: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "field": self.field, "reason": self.reason}
+
+
+class ReportBuilder:
+    """Folds case records into everything report.json holds besides the metrics."""
+
+    def __init__(self, layout: SpecLayout, worst: int = WORST_CASES) -> None:
+        self.layout = layout
+        self.evaluated = 0
+        self.review_selected = 0
+        self._tallies = {name: _Tally(prim) for name, prim in layout.checks.items()}
+        self._counts: dict[str, dict[str, int]] = {b.key: {} for b in layout.blocks}
+        self._worst_size = worst
+        self._worst: list[tuple[tuple[Any, ...], str]] = []
+        self._worst_records: dict[str, Mapping[str, Any]] = {}
+        self._dialogs: dict[str, list[dict[str, Any]]] = {}
+        self._origins: dict[str, str] = {}
+
+    def add(self, record: Mapping[str, Any], case: Case | None = None) -> None:
+        """Count one case record; with its `case`, keep the dialog if it is among the worst."""
+        self.evaluated += 1
+        for key, label in record.get("labels", {}).items():
+            counts = self._counts.setdefault(key, {})
+            counts[label] = counts.get(label, 0) + 1
+        checks: Mapping[str, Mapping[str, Any]] = record.get("checks", {})
+        for name, result in checks.items():
+            self._tally(name).add(result)
+        for name in record.get("skipped", ()):
+            self._tally(name).not_needed += 1
+        review = record.get("review")
+        if review and review.get("sampled"):
+            self.review_selected += 1
+        self._consider_worst(record)
+        if case is not None:
+            self.offer_dialog(case)
+
+    def _tally(self, name: str) -> _Tally:
+        tally = self._tallies.get(name)
+        if tally is None:
+            tally = self._tallies[name] = _Tally(self.layout.checks.get(name, "?"))
+        return tally
+
+    def offer_dialog(self, case: Case) -> None:
+        """Keep `case`'s dialog when it is one of the worst cases so far and lacks it."""
+        if case.id in self._worst_records and case.id not in self._dialogs:
+            self._dialogs[case.id] = dialog_of(case)
+            if case.origin:
+                self._origins[case.id] = case.origin
+
+    def _consider_worst(self, record: Mapping[str, Any]) -> None:
+        key = self.badness(record)
+        worst = self._worst
+        if len(worst) >= self._worst_size and key >= worst[-1][0]:
+            return
+        case_id = str(record.get("id", ""))
+        if case_id in self._worst_records:
+            return
+        bisect.insort(worst, (key, case_id))
+        self._worst_records[case_id] = record
+        if len(worst) > self._worst_size:
+            _, dropped = worst.pop()
+            del self._worst_records[dropped]
+            self._dialogs.pop(dropped, None)
+            self._origins.pop(dropped, None)
+
+    def badness(self, record: Mapping[str, Any]) -> tuple[Any, ...]:
+        """Sort key, worst first: error blocks, later branches, lower mean score, id."""
+        branches = record.get("branches", {})
+        ranks = []
+        for block in self.layout.blocks:
+            index = branches.get(block.key)
+            ranks.append(-(len(block.labels) if index is None else int(index)))
+        scores = [float(r["score"]) for r in record.get("checks", {}).values()
+                  if isinstance(r.get("score"), (int, float)) and not isinstance(r["score"], bool)]
+        mean = round(sum(scores) / len(scores), 9) if scores else 1.0
+        return (*ranks, mean, str(record.get("id", "")))
+
+    def build(self, metrics: Sequence[Mapping[str, Any]], cost: Mapping[str, int],
+              bad_rows: Sequence[BadRow], bad_row_count: int,
+              run: Mapping[str, Any] | None = None, generated_by: str = "evaldsl",
+              ) -> dict[str, Any]:
+        """The report dict (docs/report.schema.json)."""
+        layout = self.layout
+        return {
+            "format": FORMAT, "version": VERSION, "generated_by": generated_by,
+            "spec": {"name": layout.name, "title": layout.title, "path": layout.path,
+                     "hash": f"sha256:{layout.hash}"},
+            "cases": {"evaluated": self.evaluated, "bad_rows_skipped": bad_row_count,
+                      "bad_rows": [b.to_dict() for b in bad_rows]},
+            "outcomes": self._outcomes(),
+            "metrics": [dict(m) for m in metrics],
+            "checks": [t.to_dict(name) for name, t in self._tallies.items()],
+            "slots": self._slots(),
+            "cost": dict(cost),
+            "review": {"selected": self.review_selected} if self._has_review() else None,
+            "worst_cases": [self._worst_case(case_id) for _, case_id in self._worst],
+            "run": dict(run or {}),
+        }
+
+    def _has_review(self) -> bool:
+        return self.review_selected > 0 or any(
+            r.get("review") is not None for r in self._worst_records.values())
+
+    def _outcomes(self) -> list[dict[str, Any]]:
+        out = []
+        for block in self.layout.blocks:
+            seen = self._counts.get(block.key, {})
+            counts = {label: seen.get(label, 0) for label in block.labels}
+            counts["error"] = seen.get("error", 0)
+            out.append({"name": None if block.key == VERDICT else block.key,
+                        "labels": [*block.labels, "error"], "counts": counts})
+        return out
+
+    def _slots(self) -> list[dict[str, Any]]:
+        out = []
+        for name, tally in self._tallies.items():
+            if tally.slots:
+                slots = [{"name": s, "filled": f, "of": o, "rate": f / o if o else None}
+                         for s, (f, o) in tally.slots.items()]
+                out.append({"check": name, "slots": slots})
+        return out
+
+    def _worst_case(self, case_id: str) -> dict[str, Any]:
+        record = self._worst_records[case_id]
+        return {
+            "id": case_id, "origin": self._origins.get(case_id),
+            "labels": {_block_name(k): v for k, v in record.get("labels", {}).items()},
+            "branches": self._fired(record),
+            "checks": self._trace_checks(record),
+            "dialog": self._dialogs.get(case_id, []),
+        }
+
+    def _fired(self, record: Mapping[str, Any]) -> dict[str, str | None]:
+        fired: dict[str, str | None] = {}
+        for block in self.layout.blocks:
+            index = record.get("branches", {}).get(block.key)
+            if index is None:
+                reason = record.get("errors", {}).get(block.key)
+                fired[_block_name(block.key)] = str(reason) if reason else None
+            elif 0 <= int(index) < len(block.branches):
+                fired[_block_name(block.key)] = block.branches[int(index)]
+        return fired
+
+    def _trace_checks(self, record: Mapping[str, Any]) -> list[dict[str, Any]]:
+        checks: Mapping[str, Mapping[str, Any]] = record.get("checks", {})
+        out: list[dict[str, Any]] = []
+        for name in [*self.layout.checks, *(c for c in checks if c not in self.layout.checks)]:
+            result = checks.get(name)
+            if result is None:
+                if name in record.get("skipped", ()):
+                    out.append({"name": name, "status": "not_needed"})
+                continue
+            score = result.get("score")
+            extra = {k: v for k, v in result.items()
+                     if k not in ("status", "passed", "score", "value", "reason")}
+            out.append({"name": name, "status": result.get("status", "error"),
+                        "score": score if isinstance(score, (int, float)) else None,
+                        "value": result.get("value"), "reason": result.get("reason") or None,
+                        "fields": extra})
+        return out
+
+
+def _block_name(key: str) -> str:
+    return "verdict" if key == VERDICT else key
+
+
+def dialog_of(case: Case) -> list[dict[str, Any]]:
+    """A case's messages as the report shows them, clipped to a readable size."""
+    out = []
+    for m in case.messages[:_MAX_TURNS]:
+        content = m.content if len(m.content) <= _MAX_CHARS else m.content[:_MAX_CHARS] + "…"
+        item: dict[str, Any] = {"role": m.role, "content": content}
+        if m.tool_calls:
+            item["tool_calls"] = [f"{c.name}({c.raw_arguments})" for c in m.tool_calls]
+        if m.latency_ms is not None:
+            item["latency_ms"] = m.latency_ms
+        out.append(item)
+    return out
+
+
+def metric_entry(metric: Any, expression: str | None = None) -> dict[str, Any]:
+    """One metric (an `aggregate.MetricValue`) as report.json holds it.
+
+    Rates get a 95% Wilson interval over their denominator.
+    """
+    value, denominator = metric.value, int(metric.denominator)
+    is_rate = bool(metric.is_rate) and isinstance(value, (int, float))
+    interval = wilson(float(value) * denominator, denominator) if is_rate else None
+    return {"name": metric.name, "expression": expression, "value": value,
+            "numerator": metric.numerator, "denominator": denominator,
+            "errors": int(metric.errors), "where": metric.where, "is_rate": is_rate,
+            "interval": interval.to_dict() if interval else None,
+            "error_examples": list(getattr(metric, "error_examples", ()))}
+
+
+def cost_dict(stats: Any) -> dict[str, int]:
+    """`ModelStats` (or None) as the report's cost section."""
+    def get(name: str) -> int:
+        return int(getattr(stats, name, 0) or 0)
+
+    return {"model_calls": get("calls"), "cached": get("cached"), "retries": get("retries"),
+            "model_errors": get("errors"), "prompt_tokens": get("prompt_tokens"),
+            "completion_tokens": get("completion_tokens")}

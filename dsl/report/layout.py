@@ -1,0 +1,99 @@
+"""What a report needs to know about a spec besides its results.
+
+Results name blocks, branches and checks by key and index; people want the
+branch as it was written (`success if intent.passed and completion >= 0.8`),
+the primitive behind a check and the `where` of a metric. `SpecLayout` reads
+those from the spec's own syntax tree once, so every writer shows the spec in
+its author's words.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evaldsl import nodes as n
+from evaldsl.parser import parse
+from evaldsl.source import Source, Span
+
+VERDICT = "outcome"
+"""The key of the unnamed outcome block in results (`evaldsl.results.VERDICT`)."""
+
+
+@dataclass(frozen=True)
+class Block:
+    key: str
+    """`outcome` for the unnamed verdict block, else the block's name."""
+    labels: tuple[str, ...]
+    """Labels in branch order."""
+    branches: tuple[str, ...]
+    """Each branch as written."""
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    name: str
+    expression: str
+    where: str | None
+    rate_like: bool
+    """Every aggregate in the expression is `rate(...)`: the value is a proportion."""
+
+
+@dataclass(frozen=True)
+class SpecLayout:
+    name: str
+    title: str | None
+    path: str | None
+    hash: str
+    """sha256 hex digest of the spec text."""
+    blocks: tuple[Block, ...] = ()
+    checks: dict[str, str] = field(default_factory=dict)
+    """check name -> primitive name, in spec order."""
+    metrics: dict[str, MetricInfo] = field(default_factory=dict)
+
+    @property
+    def block_keys(self) -> tuple[str, ...]:
+        return tuple(b.key for b in self.blocks)
+
+
+def layout_of(source: Source, path: str | None = None) -> SpecLayout:
+    """The layout of a spec's text (which is assumed to parse: it was loaded)."""
+    digest = hashlib.sha256(source.text.encode("utf-8")).hexdigest()
+    module = parse(source.text, source.name).module
+    stem = Path(path).stem if path else source.name
+    if module is None:
+        return SpecLayout(stem, None, path, digest)
+    header = next(iter(module.of_type(n.SpecHeader)), None)
+    title = header.title if header else None
+    return SpecLayout(
+        name=title or stem, title=title, path=path, hash=digest,
+        blocks=tuple(_block(o, source) for o in module.of_type(n.Outcome)),
+        checks={c.name: c.primitive for c in module.of_type(n.Check)},
+        metrics={m.name: _metric(m, source) for m in module.of_type(n.Metric)},
+    )
+
+
+def text_of(span: Span, source: Source) -> str:
+    """The source text a span covers, with runs of white space folded."""
+    lines = [source.line_text(i) for i in range(span.line, span.end_line + 1)]
+    if not lines:
+        return ""
+    if len(lines) == 1:
+        lines[0] = lines[0][span.col - 1 : span.end_col - 1]
+    else:
+        lines[0] = lines[0][span.col - 1 :]
+        lines[-1] = lines[-1][: span.end_col - 1]
+    return " ".join(" ".join(lines).split())
+
+
+def _block(outcome: n.Outcome, source: Source) -> Block:
+    return Block(outcome.name or VERDICT, tuple(b.label for b in outcome.branches),
+                 tuple(text_of(b.span, source) for b in outcome.branches))
+
+
+def _metric(metric: n.Metric, source: Source) -> MetricInfo:
+    where = text_of(metric.where.span, source) if metric.where is not None else None
+    calls = [node.func for node in n.walk(metric.value) if isinstance(node, n.Call)]
+    rate_like = bool(calls) and all(c == "rate" for c in calls)
+    return MetricInfo(metric.name, text_of(metric.value.span, source), where, rate_like)

@@ -1,0 +1,99 @@
+"""A Markdown summary for CI comments (GitHub, GitLab): short, and every rate with its n.
+
+Built from the report dict. Markdown renderers accept raw HTML, so user text
+is HTML-escaped and table pipes are escaped; a spec name cannot inject markup
+into a pull-request comment.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from evaldsl.report.stats import number, percent, plural
+
+WORST_LISTED = 5
+
+
+def md(text: object) -> str:
+    """Text safe in a Markdown table cell."""
+    escaped = html.escape("" if text is None else str(text), quote=False)
+    return escaped.replace("|", "\\|").replace("\n", " ").replace("`", "'")
+
+
+def render_markdown(report: Mapping[str, Any]) -> str:
+    spec, cases = report["spec"], report["cases"]
+    lines = [f"### evaldsl: {md(spec['name'])}", ""]
+    facts = [f"**{cases['evaluated']}** cases judged"]
+    if cases["bad_rows_skipped"]:
+        facts.append(f"{plural(cases['bad_rows_skipped'], 'bad row')} skipped")
+    facts.append(f"spec `{spec['hash'][:19]}`")
+    lines += [" · ".join(facts), ""]
+    lines += _metrics(report["metrics"])
+    lines += _outcomes(report["outcomes"])
+    lines += _checks(report["checks"])
+    lines += _worst(report["worst_cases"])
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def write_markdown(report: Mapping[str, Any], path: Path) -> None:
+    path.write_text(render_markdown(report), encoding="utf-8")
+
+
+def metric_value(m: Mapping[str, Any]) -> str:
+    if m.get("is_rate"):
+        return percent(m["value"])
+    return number(m["value"])
+
+
+def _metrics(metrics: list[Mapping[str, Any]]) -> list[str]:
+    if not metrics:
+        return []
+    out = ["| metric | value | n | 95% interval | errors left out | where |",
+           "|---|---:|---:|:---:|---:|---|"]
+    for m in metrics:
+        interval = m.get("interval")
+        span = f"{percent(interval['low'])} – {percent(interval['high'])}" if interval else ""
+        where = f"`{md(m['where'])}`" if m.get("where") else "all cases"
+        out.append(f"| `{md(m['name'])}` | **{metric_value(m)}** | "
+                   f"{number(m['numerator'])}/{m['denominator']} | {span} | {m['errors']} | "
+                   f"{where} |")
+    return [*out, ""]
+
+
+def _outcomes(outcomes: list[Mapping[str, Any]]) -> list[str]:
+    out = []
+    for block in outcomes:
+        total = sum(block["counts"].values()) or 1
+        parts = [f"{md(label)} {count} ({percent(count / total, 0)})"
+                 for label, count in block["counts"].items() if count or label != "error"]
+        out.append(f"**{md(block['name'] or 'verdict')}**: " + " · ".join(parts))
+    return [*out, ""] if out else []
+
+
+def _checks(checks: list[Mapping[str, Any]]) -> list[str]:
+    weak = sorted((c for c in checks if c["pass_rate"] is not None),
+                  key=lambda c: (c["pass_rate"], c["name"]))
+    if not weak:
+        return []
+    parts = [f"`{md(c['name'])}` {percent(c['pass_rate'])} ({c['passed']}/"
+             f"{c['passed'] + c['failed']}{_errors(c['errors'])})" for c in weak]
+    return ["**checks** (pass rate, lowest first): " + " · ".join(parts), ""]
+
+
+def _errors(count: int) -> str:
+    return f"; {plural(count, 'error')}" if count else ""
+
+
+def _worst(cases: list[Mapping[str, Any]]) -> list[str]:
+    if not cases:
+        return []
+    out = ["<details><summary>worst cases</summary>", ""]
+    for case in cases[:WORST_LISTED]:
+        labels = ", ".join(f"{md(b)}: {md(lab)}" for b, lab in case["labels"].items())
+        failing = [c["name"] for c in case["checks"] if c["status"] in ("failed", "error")]
+        tail = f"; failing: {', '.join(md(n) for n in failing)}" if failing else ""
+        out.append(f"- `{md(case['id'])}` ({labels}{tail})")
+    return [*out, "", "</details>", ""]

@@ -1,0 +1,174 @@
+"""results.jsonl: one line per judged case, written as each case finishes.
+
+The file is the run's journal. Its first line is a header naming the spec and
+its hash, so a resumed run can refuse to mix results of two different specs;
+every other line is one case result (`CaseResult.to_dict()`), appended in the
+order cases finish.
+
+Durability policy: every line is handed to the operating system (`write` +
+`flush`) as soon as its case is done, so a killed process (even `kill -9`)
+loses at most the line being written. The file is `fsync`ed every
+`FSYNC_SECONDS` and when the run ends, so a machine crash loses at most the
+last few seconds. A kill can leave a truncated last line; `recover` finds the
+last complete line and cuts the rest off before a resumed run appends.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+from evaldsl.errors import CaseDataError
+
+FORMAT = "evaldsl-results"
+VERSION = 1
+FSYNC_SECONDS = 2.0
+
+
+@dataclass(frozen=True)
+class Header:
+    spec: str
+    spec_hash: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": FORMAT, "version": VERSION, "spec": self.spec,
+                "spec_hash": self.spec_hash}
+
+
+def is_header(record: dict[str, Any]) -> bool:
+    return record.get("format") == FORMAT
+
+
+@dataclass(frozen=True)
+class Recovered:
+    """What a results file held when a run resumed."""
+
+    header: Header | None
+    records: int
+    """Complete case lines."""
+    good_bytes: int
+    """Length of the complete part; anything after it is a torn last line."""
+    torn_bytes: int
+
+
+def recover(path: Path) -> Recovered:
+    """Scan a results file, find where its last complete line ends.
+
+    Raises `CaseDataError` when a line other than the last is not JSON: that
+    file was not written by a run (or was edited) and resuming on it would
+    silently lose results.
+    """
+    header: Header | None = None
+    records = good = 0
+    size = path.stat().st_size
+    with path.open("rb") as f:
+        for number, raw in enumerate(f, start=1):
+            record = _complete_record(raw)
+            if record is None:
+                if good + len(raw) < size:
+                    raise CaseDataError(str(path), number, "this line is not a JSON object")
+                break
+            good += len(raw)
+            if number == 1 and is_header(record):
+                header = Header(str(record.get("spec", "")), str(record.get("spec_hash", "")))
+            else:
+                records += 1
+    return Recovered(header, records, good, size - good)
+
+
+def _complete_record(raw: bytes) -> dict[str, Any] | None:
+    if not raw.endswith(b"\n"):
+        return None
+    try:
+        record = json.loads(raw)
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def read_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, case record) for every complete case line; the header is skipped.
+
+    A torn last line (a killed run) is ignored; any other bad line raises
+    `CaseDataError` naming it.
+    """
+    size = path.stat().st_size
+    offset = 0
+    with path.open("rb") as f:
+        for number, raw in enumerate(f, start=1):
+            offset += len(raw)
+            record = _complete_record(raw)
+            if record is None:
+                if offset >= size and not raw.endswith(b"\n"):
+                    return
+                raise CaseDataError(str(path), number, "this line is not a JSON object")
+            if not (number == 1 and is_header(record)):
+                yield number, record
+
+
+class ResultsWriter:
+    """Appends one line per case; see the module docstring for the durability policy."""
+
+    def __init__(self, path: Path, header: Header, resume_at: int | None = None) -> None:
+        """Start a new file, or with `resume_at` continue one after its good bytes.
+
+        A file torn before its header was complete (`resume_at == 0`) starts afresh.
+        """
+        self.path = path
+        if not resume_at:
+            self._file: IO[bytes] = path.open("wb")
+            self._file.write(_line(header.to_dict()))
+        else:
+            self._file = path.open("r+b")
+            self._file.truncate(resume_at)
+            self._file.seek(resume_at)
+        self._file.flush()
+        self._synced = time.monotonic()
+
+    def write(self, record: dict[str, Any]) -> None:
+        self.write_line(_line(record))
+
+    def write_line(self, line: bytes) -> None:
+        """Append an already encoded line (ending in a newline)."""
+        self._file.write(line)
+        self._file.flush()
+        now = time.monotonic()
+        if now - self._synced >= FSYNC_SECONDS:
+            os.fsync(self._file.fileno())
+            self._synced = now
+
+    def close(self) -> None:
+        if not self._file.closed:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._file.close()
+
+    def __enter__(self) -> ResultsWriter:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+
+def encode(record: dict[str, Any]) -> bytes:
+    """One results line: compact JSON, UTF-8 kept readable, ending in a newline."""
+    return _line(record)
+
+
+def _line(record: dict[str, Any]) -> bytes:
+    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=_fallback)
+    return text.encode("utf-8") + b"\n"
+
+
+def _fallback(value: object) -> object:
+    """Values JSON does not know (sets, tuples of odd things) become lists or text."""
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=str)
+    return str(value)

@@ -1,0 +1,77 @@
+"""The layered report printed after a run: metrics first, each with its denominator.
+
+    success_rate     62.5%  (25/40; 2 errors left out)    95% 47.0%–75.8%
+    fast_rate        90.0%  (27/30, where intent.passed)
+
+then the outcome counts, the checks and the cost: the order in which people
+read a result (did it work? how did cases end? which check is weak? what did
+it cost?). Column widths count East Asian characters as two cells.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Mapping
+from typing import Any
+
+from evaldsl.report.markdown import metric_value
+from evaldsl.report.stats import number, percent, plural
+
+
+def width(text: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def pad(text: str, cells: int) -> str:
+    return text + " " * max(0, cells - width(text))
+
+
+def denominator_note(m: Mapping[str, Any]) -> str:
+    """`(25/40, where case.solvable; 2 errors left out)`."""
+    note = f"{number(m['numerator'])}/{m['denominator']}"
+    if m.get("where"):
+        note += f", where {m['where']}"
+    if m["errors"]:
+        note += f"; {plural(m['errors'], 'error')} left out"
+    return f"({note})"
+
+
+def metric_line(m: Mapping[str, Any], name_cells: int = 0) -> str:
+    """One metric: name, value, denominator note and, for rates, the interval."""
+    line = f"{pad(m['name'], name_cells)}  {metric_value(m):>7}  {denominator_note(m)}"
+    interval = m.get("interval")
+    if interval:
+        line += f"  95% {percent(interval['low'])}–{percent(interval['high'])}"
+    return line
+
+
+def render_terminal(report: Mapping[str, Any]) -> str:
+    cases = report["cases"]
+    head = f"{report['spec']['name']} · {cases['evaluated']} cases"
+    if cases["bad_rows_skipped"]:
+        head += f" · {plural(cases['bad_rows_skipped'], 'bad row')} skipped"
+    lines = [head, ""]
+    metrics = report["metrics"]
+    if metrics:
+        cells = max(width(m["name"]) for m in metrics)
+        lines.append("metrics")
+        lines.extend("  " + metric_line(m, cells) for m in metrics)
+        lines.append("")
+    for block in report["outcomes"]:
+        total = sum(block["counts"].values()) or 1
+        parts = [f"{label} {count} ({percent(count / total)})"
+                 for label, count in block["counts"].items() if count or label != "error"]
+        lines.append(f"{block['name'] or 'outcome'}: " + " · ".join(parts))
+    checks = [c for c in report["checks"] if c["evaluated"]]
+    if checks:
+        parts = [f"{c['name']} {percent(c['pass_rate'])} ({c['passed']}/"
+                 f"{c['passed'] + c['failed']}{_err(c['errors'])})" for c in checks]
+        lines.append("checks: " + " · ".join(parts))
+    cost = report["cost"]
+    lines.append(f"cost: {cost['model_calls']} model calls · {cost['cached']} from cache · "
+                 f"{cost['prompt_tokens'] + cost['completion_tokens']} tokens")
+    return "\n".join(lines)
+
+
+def _err(count: int) -> str:
+    return f"; {plural(count, 'error')}" if count else ""

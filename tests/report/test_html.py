@@ -1,0 +1,115 @@
+"""The HTML report: escaped, self-contained, and rendered by a real headless chromium."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from typing import Any
+
+import pytest
+from evaldsl.report.html import esc, histogram_svg, outcome_chart, render_html, write_html
+
+
+class _Dom(HTMLParser):
+    """The elements of a page as (tag, attrs, text inside) for plain assertions."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.elements: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+        self.raw = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.elements.append((tag, dict(attrs)))
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+    def having(self, tag: str, **attrs: str) -> list[dict[str, str | None]]:
+        return [a for t, a in self.elements
+                if t == tag and all(a.get(k.replace("_", "-")) == v for k, v in attrs.items())]
+
+
+def parse(page: str) -> _Dom:
+    dom = _Dom()
+    dom.raw = page
+    dom.feed(page)
+    return dom
+
+
+class TestEscaping:
+    def test_esc_quotes_and_angles(self) -> None:
+        assert esc('<a href="x">&\'') == "&lt;a href=&quot;x&quot;&gt;&amp;&#x27;"
+
+    def test_user_text_never_becomes_markup(self, report: dict[str, Any]) -> None:
+        dom = parse(render_html(report))
+        assert not dom.having("script")
+        assert not dom.having("img")
+        assert not dom.having("b"), "the spec title's <b> must stay text"
+        assert "<script>document.title='pwned'</script>" in "".join(dom.text)
+
+
+class TestSelfContained:
+    def test_no_external_resource(self, report: dict[str, Any]) -> None:
+        page = render_html(report)
+        assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
+        assert "<link" not in page
+        assert "<style>" in page
+
+    def test_outcome_chart_has_one_bar_per_label(self, report: dict[str, Any]) -> None:
+        svg = parse(outcome_chart(report["outcomes"][0]))
+        bars = {a["data-label"]: a["data-count"] for a in svg.having("g", **{"class": "bar"})}
+        assert bars == {"success": "2", "partial": "1", "failure": "2", "error": "1"}
+
+    def test_histogram_is_scaled_to_its_tallest_bin(self) -> None:
+        rects = parse(histogram_svg([0, 4, 2])).having("rect")
+        assert [r["height"] for r in rects] == ["0.0", "24.0", "12.0"]
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory, sample: Any) -> _Dom:
+    """The report page as headless chromium rendered it (its DOM after load)."""
+    from evaldsl.report.layout import layout_of
+    from evaldsl.source import Source
+
+    folder = tmp_path_factory.mktemp("html")
+    layout = layout_of(Source(sample.SPEC, "specs/repair.eval"), "specs/repair.eval")
+    page = folder / "report.html"
+    write_html(sample.build(layout), page)
+    dom = sample.dump_dom(page, folder / "profile")
+    assert "</html>" in dom
+    return parse(dom)
+
+
+class TestInChromium:
+    def test_title_is_the_spec_name_and_no_script_ran(self, rendered: _Dom) -> None:
+        """The injected `document.title='pwned'` would show here had any user text run."""
+        title = re.search(r"<title>(.*?)</title>", rendered.raw)
+        assert title is not None
+        assert title.group(1) == "维修 &lt;b&gt;预约&lt;/b&gt; &amp; co"
+        assert not rendered.having("script")
+        assert not rendered.having("img")
+
+    def test_metric_table_shows_denominators_and_intervals(self, rendered: _Dom) -> None:
+        rows = rendered.having("tr", data_metric="success_rate")
+        assert rows, "the metric row is rendered"
+        text = " ".join(rendered.text)
+        assert "40.0%" in text and "2 / 5" in text and "11.8% – 76.9%" in text
+        assert rendered.having("tr", data_metric="polite_rate")
+
+    def test_outcome_chart_renders_as_svg(self, rendered: _Dom) -> None:
+        assert rendered.having("svg", **{"class": "outcome-chart", "data-outcome": "verdict"})
+        assert len(rendered.having("g", **{"class": "bar"})) == 4
+
+    def test_slot_bars(self, rendered: _Dom) -> None:
+        assert rendered.having("tr", data_slot="name")
+        widths = [a.get("style") for t, a in rendered.elements if t == "span" and a.get("style")]
+        assert "width:83.3%" in widths and "width:50.0%" in widths
+
+    def test_worst_cases_with_trace_and_dialog(self, rendered: _Dom) -> None:
+        cases = [a["data-case"] for a in rendered.having("details", **{"class": "case"})]
+        assert cases[0] == "c5"
+        assert rendered.having("tr", data_trace_check="polite")
+        text = "".join(rendered.text)
+        assert "failure otherwise" in text
+        assert "好的，请问您的姓名？" in text

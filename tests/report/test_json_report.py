@@ -1,0 +1,139 @@
+"""report.json: counts, tallies, worst cases, and the published schema."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from evaldsl.report.json_report import ReportBuilder, metric_entry
+from evaldsl.report.layout import SpecLayout, layout_of
+from evaldsl.source import Source
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs" / "report.schema.json")
+                    .read_text("utf-8"))
+
+
+def by_name(items: list[dict[str, Any]], name: str) -> dict[str, Any]:
+    return next(i for i in items if i["name"] == name)
+
+
+class TestReportBuilder:
+    def test_counts_every_label_and_error(self, report: dict[str, Any]) -> None:
+        """The verdict block lists its labels in branch order, `error` last, with counts."""
+        (block,) = report["outcomes"]
+        assert block["name"] is None
+        assert block["labels"] == ["success", "partial", "failure", "error"]
+        assert block["counts"] == {"success": 2, "partial": 1, "failure": 2, "error": 1}
+
+    def test_check_tally_separates_errors_and_unneeded(self, report: dict[str, Any]) -> None:
+        polite = by_name(report["checks"], "polite")
+        assert (polite["passed"], polite["failed"], polite["errors"], polite["not_needed"]) == \
+            (2, 1, 1, 2)
+        assert polite["evaluated"] == 4
+        assert polite["pass_rate"] == 2 / 3
+        assert polite["interval"]["low"] < 2 / 3 < polite["interval"]["high"]
+
+    def test_score_distribution(self, report: dict[str, Any]) -> None:
+        completion = by_name(report["checks"], "completion")
+        assert completion["score"]["histogram"] == [1, 0, 0, 0, 0, 2, 0, 0, 0, 3]
+        assert completion["score"]["mean"] == 4 / 6
+        assert (completion["score"]["min"], completion["score"]["max"]) == (0.0, 1.0)
+
+    def test_fill_rate_per_slot(self, report: dict[str, Any]) -> None:
+        (group,) = report["slots"]
+        assert group["check"] == "completion"
+        assert group["slots"] == [
+            {"name": "name", "filled": 5, "of": 6, "rate": 5 / 6},
+            {"name": "phone", "filled": 3, "of": 6, "rate": 3 / 6},
+        ]
+
+    def test_worst_cases_errors_first_then_later_branches(self, report: dict[str, Any],
+                                                          sample: Any) -> None:
+        ids = [c["id"] for c in report["worst_cases"]]
+        assert ids[0] == "c5"
+        assert set(ids[1:3]) == {"c3", sample.RECORDS[3]["id"]}
+        assert ids[3] == "c2"
+
+    def test_worst_case_carries_trace_and_dialog(self, report: dict[str, Any]) -> None:
+        c3 = next(c for c in report["worst_cases"] if c["id"] == "c3")
+        assert c3["labels"] == {"verdict": "failure"}
+        assert c3["branches"] == {"verdict": "failure otherwise"}
+        statuses = {c["name"]: c["status"] for c in c3["checks"]}
+        assert statuses == {"intent": "failed", "completion": "failed", "polite": "not_needed"}
+        assert c3["dialog"][0]["role"] == "user"
+        assert c3["dialog"][1]["latency_ms"] == 900
+
+    def test_error_case_shows_why(self, report: dict[str, Any]) -> None:
+        c5 = report["worst_cases"][0]
+        assert c5["branches"] == {"verdict": "error(polite: judge timed out)"}
+
+    def test_dialog_offered_after_the_record_is_kept(self, layout: SpecLayout,
+                                                     sample: Any) -> None:
+        """A resumed run offers dialogs of journaled cases when the input stream reaches them."""
+        builder = ReportBuilder(layout, worst=2)
+        for r in sample.RECORDS:
+            builder.add(r)
+        for r in sample.RECORDS:
+            builder.offer_dialog(sample.case_for(r["id"]))
+        report = builder.build([], {}, [], 0)
+        assert [len(c["dialog"]) for c in report["worst_cases"]] == [2, 2]
+
+    def test_review_selected(self, report: dict[str, Any]) -> None:
+        assert report["review"] == {"selected": 2}
+
+    def test_bad_rows_counted_and_listed(self, report: dict[str, Any]) -> None:
+        assert report["cases"]["bad_rows_skipped"] == 1
+        assert report["cases"]["bad_rows"][0]["line"] == 7
+
+
+class TestMetricEntry:
+    def test_rate_gets_a_wilson_interval(self, sample: Any) -> None:
+        entry = metric_entry(sample.METRICS[0], "rate(success)")
+        assert entry["interval"]["method"] == "wilson"
+        assert entry["interval"]["low"] < 0.4 < entry["interval"]["high"]
+        assert (entry["numerator"], entry["denominator"], entry["errors"]) == (2, 5, 1)
+
+    def test_mean_gets_no_interval(self, sample: Any) -> None:
+        assert metric_entry(sample.METRICS[1])["interval"] is None
+
+    def test_where_is_kept(self, sample: Any) -> None:
+        assert metric_entry(sample.METRICS[2])["where"] == "intent.passed"
+
+
+class TestSchema:
+    def test_report_validates(self, report: dict[str, Any]) -> None:
+        jsonschema.validate(report, SCHEMA)
+
+    def test_schema_rejects_a_metric_without_denominator(self, report: dict[str, Any]) -> None:
+        del report["metrics"][0]["denominator"]
+        validator = jsonschema.Draft202012Validator(SCHEMA)
+        assert any("denominator" in e.message for e in validator.iter_errors(report))
+
+    def test_empty_run_validates(self, layout: SpecLayout) -> None:
+        jsonschema.validate(ReportBuilder(layout).build(
+            [], {"model_calls": 0, "cached": 0, "retries": 0, "model_errors": 0,
+                 "prompt_tokens": 0, "completion_tokens": 0}, [], 0), SCHEMA)
+
+
+rows = st.lists(
+    st.tuples(st.integers(0, 30), st.sampled_from([0, 1, 2, None]), st.booleans(),
+              st.booleans(), st.booleans(),
+              st.one_of(st.none(), st.just(-1.0), st.floats(0, 1))),
+    max_size=25, unique_by=lambda r: r[0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=rows, rnd=st.randoms(use_true_random=False))
+def test_law_report_is_independent_of_arrival_order(
+        sample: Any, rows: list[tuple[Any, ...]], rnd: Any) -> None:
+    """Law: any permutation of the same case records gives the same report."""
+    layout = layout_of(Source(sample.SPEC, "specs/repair.eval"), "specs/repair.eval")
+    cases = [sample.record(f"r{i}", b, intent, {"name": name, "phone": phone}, polite)
+             for i, b, intent, name, phone, polite in rows]
+    shuffled = list(cases)
+    rnd.shuffle(shuffled)
+    assert sample.build(layout, cases) == sample.build(layout, shuffled)

@@ -1,0 +1,27 @@
+"""The layered report printed after a run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evaldsl.report.terminal import metric_line, pad, render_terminal
+
+
+def test_metric_line_reads_like_the_language_reference() -> None:
+    metric = {"name": "solvable_completion", "value": 0.825, "numerator": 33, "denominator": 40,
+              "errors": 2, "where": "case.solvable", "is_rate": True, "interval": None}
+    assert metric_line(metric) == \
+        "solvable_completion    82.5%  (33/40, where case.solvable; 2 errors left out)"
+
+
+def test_layers_in_reading_order(report: dict[str, Any]) -> None:
+    lines = render_terminal(report).splitlines()
+    assert lines[0] == "维修 <b>预约</b> & co · 6 cases · 1 bad row skipped"
+    assert lines[3].split() == ["success_rate", "40.0%", "(2/5;", "1", "error", "left", "out)",
+                                "95%", "11.8%–76.9%"]
+    assert lines[-3].startswith("outcome: success 2 (33.3%)")
+    assert lines[-1] == "cost: 4 model calls · 1 from cache · 1280 tokens"
+
+
+def test_pad_counts_wide_characters_twice() -> None:
+    assert pad("意图", 6) == "意图  "
