@@ -30,6 +30,7 @@ CODES: dict[str, str] = {
     "E109": "a cycle among lets",
     "E110": "unknown function",
     "E111": "unknown case field type",
+    "E112": "a reserved name used for a definition",
     # primitive parameters
     "E201": "unknown parameter",
     "E202": "missing required parameter",
@@ -41,6 +42,7 @@ CODES: dict[str, str] = {
     "E208": "unknown table option",
     "E209": "invalid JSON schema",
     "E210": "unknown scope",
+    "E211": "an argument given twice",
     # types
     "E301": "values of different types compared",
     "E302": "a logical operator on something that is not a condition",
@@ -64,6 +66,7 @@ CODES: dict[str, str] = {
     "E502": "an example pins an unknown check or field",
     "E503": "an example without `expect`",
     "E504": "a review rule outside 0..100%",
+    "E505": "unknown review option",
     # warnings
     "W101": "a check that nothing uses",
     "W102": "a let that nothing uses",

@@ -1,0 +1,221 @@
+"""What every checker rule reads: the module, its symbols and shared analyses.
+
+Rules are plain functions `rule(ctx) -> Iterable[Diagnostic]`. Analyses that
+several rules need (folded check arguments, the types of lets, which
+expressions sit where) are computed once here, lazily, so adding a rule never
+makes the checker walk the spec again for the same facts.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Literal
+
+from evaldsl import nodes as n
+from evaldsl.diagnostics import Diagnostic
+from evaldsl.registry import Primitive, Registry
+from evaldsl.source import Source
+from evaldsl.symbols import SymbolTable, build_symbols
+from evaldsl.valuetypes import CASE_FIELD_TYPES, ValueType
+
+Role = Literal[
+    "let", "arg", "condition", "metric", "where", "sample", "priority", "expect", "given",
+    "example_case", "option",
+]
+"""Where an expression sits; it decides which types and aggregates it may have."""
+
+SCOPE_ARG = "scope"
+"""The argument every check accepts; the framework, not the primitive, reads it."""
+
+CONDITION_ROLES = frozenset({"condition", "where", "expect"})
+"""Roles whose expression must be true or false."""
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """One top-level expression of the spec and the statement that holds it."""
+
+    expr: n.Expr
+    role: Role
+    owner: object
+    """The statement (or branch, rule, example item) the expression belongs to."""
+    key: str = ""
+    """The argument or option name when the expression is one's value."""
+
+
+class Context:
+    """The facts about one module that rules share; each computed at most once."""
+
+    def __init__(self, module: n.Module, source: Source, registry: Registry) -> None:
+        self.module = module
+        self.source = source
+        self.registry = registry
+        self.symbols: SymbolTable = build_symbols(module)
+
+    @cached_property
+    def case_types(self) -> Mapping[str, ValueType] | None:
+        """Declared case field types, or None when the spec has no `case` block."""
+        if self.symbols.case_block is None:
+            return None
+        return {
+            name: CASE_FIELD_TYPES.get(f.type, ValueType.ANY)
+            for name, f in self.symbols.case_fields.items()
+        }
+
+    @cached_property
+    def checks(self) -> list[n.Check]:
+        return self.module.of_type(n.Check)
+
+    @cached_property
+    def sites(self) -> list[Site]:
+        """Every top-level expression in source order, with its role."""
+        return list(_sites(self.module))
+
+    def primitive_of(self, check: n.Check) -> Primitive | None:
+        return self.registry.get(check.primitive)
+
+    def primitive_named(self, check_name: str) -> Primitive | None:
+        check = self.symbols.checks.get(check_name)
+        return self.registry.get(check.primitive) if check is not None else None
+
+    @cached_property
+    def analyses(self) -> dict[str, Any]:
+        """A scratch space where rule modules memoise their own per-module analyses."""
+        return {}
+
+    def memo(self, key: str, build: Callable[[], Any]) -> Any:
+        """The analysis `key`, built by `build` the first time it is asked for."""
+        cache = self.analyses
+        if key not in cache:
+            cache[key] = build()
+        return cache[key]
+
+
+Rule = Callable[[Context], Iterable[Diagnostic]]
+
+
+def similar(name: str, candidates: Iterable[str]) -> str | None:
+    """The candidate closest to `name`, if any is close enough to suggest."""
+    pool = [c for c in candidates if c != name]
+    found = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
+    if not found:
+        lowered = {c.lower(): c for c in pool}
+        found = [lowered[m] for m in difflib.get_close_matches(name.lower(), lowered, n=1)]
+    return found[0] if found else None
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str:
+    """`did you mean `x`?`, or an empty string when nothing is close."""
+    close = similar(name, candidates)
+    return f"did you mean `{close}`?" if close else ""
+
+
+def listing(items: Iterable[str], limit: int = 8) -> str:
+    """`a`, `b` and `c`: names in backticks for a message or a hint."""
+    quoted = [f"`{i}`" for i in items]
+    if len(quoted) > limit:
+        quoted = quoted[:limit] + ["…"]
+    if len(quoted) <= 1:
+        return quoted[0] if quoted else "nothing"
+    return ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def _sites(module: n.Module) -> Iterator[Site]:
+    for statement in module.statements:
+        yield from _statement_sites(statement)
+
+
+def _statement_sites(s: n.Statement) -> Iterator[Site]:
+    if isinstance(s, n.Let):
+        yield Site(s.value, "let", s)
+    elif isinstance(s, n.Check):
+        yield from (Site(a.value, "arg", s, a.name) for a in s.args if a.name != SCOPE_ARG)
+    elif isinstance(s, n.Outcome):
+        yield from (Site(b.condition, "condition", b) for b in s.branches if b.condition)
+    elif isinstance(s, n.Metric):
+        yield Site(s.value, "metric", s)
+        if s.where is not None:
+            yield Site(s.where, "where", s)
+    elif isinstance(s, n.Review):
+        yield from _review_sites(s)
+    elif isinstance(s, n.Example):
+        yield from _example_sites(s)
+    elif isinstance(s, n.Table):
+        yield from (Site(o.value, "option", s, o.name) for o in s.options if o.value is not None)
+
+
+def _review_sites(review: n.Review) -> Iterator[Site]:
+    for o in review.options:
+        if o.value is not None:
+            yield Site(o.value, "option", review, o.name)
+    for rule in review.rules:
+        yield Site(rule.rate, "sample", rule)
+        if rule.where is not None:
+            yield Site(rule.where, "where", rule)
+        if rule.priority is not None:
+            yield Site(rule.priority, "priority", rule)
+
+
+def _example_sites(example: n.Example) -> Iterator[Site]:
+    for item in example.items:
+        if isinstance(item, n.ExampleExpect):
+            yield Site(item.condition, "expect", item)
+        elif isinstance(item, n.ExampleGiven):
+            yield Site(item.value, "given", item)
+        elif isinstance(item, n.ExampleCase):
+            yield Site(item.fields, "example_case", item)
+        elif isinstance(item, n.ExampleMessage) and item.extra is not None:
+            yield Site(item.extra, "example_case", item)
+
+
+def sub_exprs(expr: n.Expr) -> Iterator[n.Expr]:
+    """Every expression under `expr` (itself included), without recursion."""
+    stack: list[n.Expr] = [expr]
+    while stack:
+        e = stack.pop()
+        yield e
+        stack.extend(expr_children(e))
+
+
+def expr_children(e: n.Expr) -> list[n.Expr]:
+    """The direct sub-expressions of `e`, last first (ready to push on a stack)."""
+    if isinstance(e, n.Binary):
+        return [e.right, e.left]
+    if isinstance(e, (n.Unary,)):
+        return [e.operand]
+    if isinstance(e, n.Group):
+        return [e.expr]
+    if isinstance(e, n.Attribute):
+        return [e.obj]
+    if isinstance(e, n.Index):
+        return [e.index, e.obj]
+    if isinstance(e, n.Call):
+        return [*reversed([k.value for k in e.kwargs]), *reversed(e.args)]
+    if isinstance(e, n.ListLit):
+        return list(reversed(e.items))
+    if isinstance(e, n.MapLit):
+        return [entry.value for entry in reversed(e.entries)]
+    return []
+
+
+def unwrap(expr: n.Expr) -> n.Expr:
+    """`expr` without enclosing parentheses."""
+    while isinstance(expr, n.Group):
+        expr = expr.expr
+    return expr
+
+
+def names_in(expr: n.Expr) -> Iterator[tuple[n.Name, bool]]:
+    """Every name `expr` refers to, and whether it is the `case` of a `case.x` read."""
+    stack: list[n.Expr] = [expr]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, n.Name):
+            yield e, False
+        elif isinstance(e, n.Attribute) and isinstance(e.obj, n.Name) and e.obj.name == "case":
+            yield e.obj, True
+        else:
+            stack.extend(expr_children(e))

@@ -1,0 +1,220 @@
+"""Primitive arguments, driven by each primitive's pydantic params model.
+
+E106 unknown primitive, E014 an argument without a name, E211 an argument
+given twice, E201 unknown, E202 missing, E203 mistyped or not constant,
+E204 out of range. A new primitive gets all of these from its params model
+alone; the framework-level `scope:` argument is in `scopes.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from evaldsl import nodes as n
+from evaldsl.checker.annotations import accepted_types, accepts, describe, param_fields
+from evaldsl.checker.arguments import Arguments, arguments
+from evaldsl.checker.context import SCOPE_ARG, Context, did_you_mean, listing, unwrap
+from evaldsl.checker.patterns import bad_fields
+from evaldsl.checker.typer import infer_type, type_env
+from evaldsl.diagnostics import Diagnostic, error
+from evaldsl.registry import Primitive
+from evaldsl.source import Span
+from evaldsl.valuetypes import ValueType
+
+_RANGE_ERRORS = frozenset({
+    "greater_than", "greater_than_equal", "less_than", "less_than_equal", "too_short",
+    "too_long", "multiple_of", "finite_number", "literal_error", "enum", "value_error",
+    "assertion_error",
+})
+
+
+def unknown_primitives(ctx: Context) -> Iterator[Diagnostic]:
+    """E106: `check x = judgee(...)`."""
+    for check in ctx.checks:
+        if check.primitive not in ctx.registry:
+            hint = did_you_mean(check.primitive, ctx.registry.names())
+            known = f"the primitives are {listing(ctx.registry.names(), limit=30)}"
+            yield error("E106", f"unknown primitive `{check.primitive}`", check.primitive_span,
+                        f"{hint} {known}" if hint else known)
+
+
+def positional_arguments(ctx: Context) -> Iterator[Diagnostic]:
+    """E014: every primitive argument is written `name: value`."""
+    for check in ctx.checks:
+        if check.positional:
+            yield error("E014", f"the arguments of `{check.primitive}` need names",
+                        check.positional[0].span, _positional_hint(ctx.primitive_of(check)))
+
+
+def _positional_hint(primitive: Primitive | None) -> str:
+    if primitive is None:
+        return "write each argument as `name: value`"
+    required = [k for k, f in param_fields(primitive).items() if f.is_required()]
+    names = required or list(param_fields(primitive))
+    if not names:
+        return f"`{primitive.name}` takes no arguments besides `scope`"
+    return f"write it as `{names[0]}: ...`; `{primitive.name}` takes {listing(names)}"
+
+
+def repeated_arguments(ctx: Context) -> Iterator[Diagnostic]:
+    """E211: the same argument twice in one call."""
+    for check in ctx.checks:
+        seen: dict[str, n.KeywordArg] = {}
+        for arg in check.args:
+            if arg.name in seen:
+                yield error("E211", f"the argument `{arg.name}` is given twice", arg.name_span,
+                            f"the first is on line {seen[arg.name].span.line}; keep one")
+            seen.setdefault(arg.name, arg)
+
+
+def unknown_parameters(ctx: Context) -> Iterator[Diagnostic]:
+    """E201: an argument the params model does not declare."""
+    for check in ctx.checks:
+        primitive = ctx.primitive_of(check)
+        if primitive is None:
+            continue
+        fields = param_fields(primitive)
+        for arg in check.args:
+            if arg.name != SCOPE_ARG and arg.name not in fields:
+                yield error("E201", f"`{primitive.name}` has no parameter `{arg.name}`",
+                            arg.name_span, _parameter_hint(primitive, arg.name))
+
+
+def _parameter_hint(primitive: Primitive, name: str) -> str:
+    names = list(param_fields(primitive))
+    if primitive.scopes:
+        names.append(SCOPE_ARG)
+    close = did_you_mean(name, names)
+    known = f"its parameters are {listing(names, limit=12)}" if names else "it takes none"
+    return f"{close} {known}" if close else known
+
+
+def parameter_values(ctx: Context) -> Iterator[Diagnostic]:
+    """E202, E203 and E204 from pydantic's verdict on the constant arguments."""
+    env = type_env(ctx)
+    for check in ctx.checks:
+        args = arguments(ctx, check)
+        if args is None:
+            continue
+        yield from _not_constant(args, check)
+        yield from _dynamic_types(args, env)
+        skip = bad_fields(ctx, check)
+        for err in args.errors:
+            problem = _from_pydantic(args, check, err, skip)
+            if problem is not None:
+                yield problem
+
+
+def _not_constant(args: Arguments, check: n.Check) -> Iterator[Diagnostic]:
+    primitive = args.primitive
+    for name in sorted(args.dynamic - primitive.dynamic, key=lambda k: args.given[k].span.col):
+        allowed = sorted(primitive.dynamic)
+        may = (f"only {listing(allowed)} of `{primitive.name}` may depend on the case"
+               if allowed else f"`{primitive.name}` takes only constant arguments")
+        yield error("E203", f"`{name}` must be a constant, but it depends on the case",
+                    args.given[name].value.span,
+                    f"{may}; use a literal or a `let` made of literals")
+
+
+def _dynamic_types(args: Arguments, env: Any) -> Iterator[Diagnostic]:
+    fields = param_fields(args.primitive)
+    for name in sorted(args.dynamic & args.primitive.dynamic):
+        wanted = accepted_types(fields[name].annotation)
+        found = infer_type(args.given[name].value, env)
+        if wanted is not None and not accepts(wanted, found):
+            yield error("E203", f"`{name}` needs {describe(wanted)}, found {found}",
+                        args.given[name].value.span, _field_hint(args.primitive, name))
+
+
+def _from_pydantic(args: Arguments, check: n.Check, err: dict[str, Any],
+                   skip: set[str]) -> Diagnostic | None:
+    loc = tuple(err.get("loc") or ())
+    name = str(loc[0]) if loc else None
+    kind = str(err.get("type", ""))
+    if name is not None and name in (args.dynamic | args.unresolved | skip):
+        return None
+    if name is None:
+        if args.dynamic or args.unresolved:
+            return None
+        return error("E204", f"invalid arguments for `{args.primitive.name}`: "
+                     f"{_reason(str(err.get('msg', '')))}", check.primitive_span)
+    if kind == "missing":
+        if check.positional or name not in param_fields(args.primitive):
+            return None
+        return error("E202", f"`{args.primitive.name}` needs the argument `{name}`",
+                     check.primitive_span, f"add `{name}: ...`" + _described(args.primitive, name))
+    if kind == "extra_forbidden" or name not in args.given:
+        return None
+    span = _locate(args.given[name].value, loc[1:])
+    if kind in _RANGE_ERRORS:
+        return error("E204", f"`{_path(loc)}` {_reason(str(err.get('msg', '')))}, found "
+                     f"{_shown(err.get('input'))}", span, _field_hint(args.primitive, name))
+    return error("E203", f"`{_path(loc)}` {_type_reason(args.primitive, name, kind, loc)}, "
+                 f"found {_shown(err.get('input'))}", span, _field_hint(args.primitive, name))
+
+
+def _reason(msg: str) -> str:
+    for prefix, replacement in (("Input should be ", "must be "), ("Value error, ", ""),
+                                ("Assertion failed, ", "")):
+        if msg.startswith(prefix):
+            msg = replacement + msg[len(prefix):]
+    return (msg[:1].lower() + msg[1:]).rstrip(".")
+
+
+def _type_reason(primitive: Primitive, name: str, kind: str, loc: tuple[Any, ...]) -> str:
+    if len(loc) == 1:
+        wanted = accepted_types(param_fields(primitive)[name].annotation)
+        if wanted is not None and wanted != {ValueType.ANY}:
+            whole = kind.startswith("int")
+            return "must be a whole number" if whole else f"must be {describe(wanted)}"
+    words = {"int": "a whole number", "float": "a number", "string": "a text",
+             "bool": "true or false", "list": "a list", "dict": "a map"}
+    word = next((w for k, w in words.items() if kind.startswith(k)), "of another type")
+    return f"must be {word}"
+
+
+def _path(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(p) for p in loc)
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"
+    if isinstance(value, (int, float)):
+        return f"`{value:g}`" if isinstance(value, float) else f"`{value}`"
+    if isinstance(value, str):
+        text = value if len(value) <= 40 else value[:37] + "…"
+        return f'the text `"{text}"`'
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a map"
+    return "a table" if value is not None and hasattr(value, "normalize") else "nothing"
+
+
+def _field_hint(primitive: Primitive, name: str) -> str:
+    info = param_fields(primitive).get(name)
+    description = (info.description or "").strip() if info is not None else ""
+    return f"`{name}`: {description}" if description else ""
+
+
+def _described(primitive: Primitive, name: str) -> str:
+    info = param_fields(primitive).get(name)
+    description = (info.description or "").strip() if info is not None else ""
+    return f" ({description})" if description else ""
+
+
+def _locate(expr: n.Expr, path: tuple[Any, ...]) -> Span:
+    current = unwrap(expr)
+    for key in path:
+        if isinstance(current, n.MapLit):
+            entry = next((e for e in current.entries if e.key == str(key)), None)
+            if entry is None:
+                break
+            current = unwrap(entry.value)
+        elif isinstance(current, n.ListLit) and isinstance(key, int) and key < len(current.items):
+            current = unwrap(current.items[key])
+        else:
+            break
+    return current.span

@@ -1,0 +1,79 @@
+"""Warnings: definitions nothing uses (W101-W103) and `where`s that never hold (W104).
+
+"Used" means reachable from what a run reports: outcome blocks, metrics,
+review rules and example expectations. A spec with no outcome and no metric
+reports its checks directly, so there every check counts as used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from evaldsl import nodes as n
+from evaldsl.checker.conditions import never_holds
+from evaldsl.checker.context import Context, names_in
+from evaldsl.diagnostics import Diagnostic, warning
+
+
+def _reachable(ctx: Context) -> set[str]:
+    """Names of the checks, lets and tables that something reported reads."""
+    symbols = ctx.symbols
+    roots = [site.expr for site in ctx.sites if site.role in
+             ("condition", "metric", "where", "sample", "priority", "expect")]
+    if not symbols.outcomes and not symbols.metrics:
+        roots.extend(a.value for c in symbols.checks.values() for a in c.args)
+    seen: set[str] = set()
+    stack = roots
+    while stack:
+        for name, is_case in names_in(stack.pop()):
+            word = name.name
+            if is_case or word in seen:
+                continue
+            seen.add(word)
+            if word in symbols.lets:
+                stack.append(symbols.lets[word].value)
+            elif word in symbols.checks:
+                stack.extend(a.value for a in symbols.checks[word].args)
+    return seen
+
+
+def reachable(ctx: Context) -> set[str]:
+    found: set[str] = ctx.memo("usage.reachable", lambda: _reachable(ctx))
+    return found
+
+
+def unused_checks(ctx: Context) -> Iterator[Diagnostic]:
+    """W101: a check no outcome, metric, review rule or expectation reads."""
+    used = reachable(ctx)
+    for name, check in ctx.symbols.checks.items():
+        if name not in used:
+            yield warning("W101", f"the check `{name}` is never used", check.name_span,
+                          "use it in an outcome or a metric, or remove it to save its cost")
+
+
+def unused_lets(ctx: Context) -> Iterator[Diagnostic]:
+    """W102: a let nothing reported reads."""
+    used = reachable(ctx)
+    for name, let in ctx.symbols.lets.items():
+        if name not in used:
+            yield warning("W102", f"the let `{name}` is never used", let.name_span,
+                          "use it, or remove it")
+
+
+def unused_tables(ctx: Context) -> Iterator[Diagnostic]:
+    """W103: a normalization table no check reads."""
+    used = reachable(ctx)
+    for name, table in ctx.symbols.tables.items():
+        if name not in used:
+            yield warning("W103", f"the table `{name}` is never used", table.name_span,
+                          "pass it to a check, e.g. `table: " + name + "`, or remove it")
+
+
+def impossible_wheres(ctx: Context) -> Iterator[Diagnostic]:
+    """W104: a metric or review `where` that no case can satisfy."""
+    for site in ctx.sites:
+        if site.role == "where" and never_holds(site.expr, ctx):
+            what = "metric" if isinstance(site.owner, n.Metric) else "review rule"
+            yield warning("W104", "this `where` can never hold", site.expr.span,
+                          f"the {what} would always have an empty denominator; its conditions "
+                          "contradict each other")
