@@ -158,7 +158,7 @@ class Comparer:
 
     def diff_field(self, path: str, spec: Any, actual: Any, alt_maps: bool) -> list[str]:
         if alt_maps:
-            choices = [c for c in (spec if isinstance(spec, list) else [spec]) if c != OMITTED]
+            choices = list(spec) if isinstance(spec, list) else [spec]
         else:
             choices = self.accepted(path, spec)
         if not alt_maps and isinstance(spec, dict) and isinstance(actual, dict) \
@@ -166,7 +166,8 @@ class Comparer:
             return self.diff_map(path, spec, actual, False)
         if any(self.equal(path, c, actual, alt_maps) for c in choices):
             return []
-        shown = " | ".join(show(c) for c in choices) or "(left out)"
+        shown = " | ".join("(left out)" if alt_maps and c == OMITTED else show(c)
+                           for c in choices)
         return [f"{path}: {show(actual)} ≠ {shown}"]
 
 
@@ -179,8 +180,9 @@ def compare_args(expected: Mapping[str, Any], actual: Mapping[str, Any] | ErrorV
         return [f"arguments: {actual.reason}"]
     assert isinstance(actual, Mapping)
     problems = docs.problems(name, expected, actual) if docs and name else []
-    alt = comparer.options.alternatives
-    return problems + comparer.diff_map("", expected, dict(actual), alt)
+    named = {p.split(":", 1)[0] for p in problems}
+    diffs = comparer.diff_map("", expected, dict(actual), comparer.options.alternatives)
+    return problems + [d for d in diffs if d.split(":", 1)[0].split(".", 1)[0] not in named]
 
 
 def strict_scalar(expected: Any, actual: Any) -> bool:

@@ -34,13 +34,11 @@ def match_calls(expected: Sequence[Call], actual: Sequence[Call], options: Optio
     strict = pair_calls(expected, actual, Comparer(options, exact=True), docs)
     messages = _messages(expected, actual, norm, options)
     strict_messages = _messages(expected, actual, strict, options)
-    fields = sum(max(1, _field_count(c)) for c in expected)
-    matched = sum(max(1, _field_count(expected[i])) for i, _ in norm.pairs
-                  if not norm.mismatches[i])
-    if not expected:
-        fields, matched = 1, (0 if messages else 1)
-    else:
+    if expected:
+        fields = sum(max(1, _field_count(c)) for c in expected)
         matched = _matched_fields(expected, norm)
+    else:
+        fields, matched = 1, (0 if messages else 1)
     return Verdict(not messages, not strict_messages, messages, strict_messages,
                    norm.pairs, fields, matched)
 
@@ -142,17 +140,23 @@ def _field_count(call: Call) -> int:
 
 
 def _matched_fields(expected: Sequence[Call], outcome: PairOutcome) -> int:
+    """Expected arguments that matched, over the paired calls."""
     paired = dict(outcome.pairs)
     total = 0
     for i, call in enumerate(expected):
         if i not in paired:
             continue
-        bad = {p.split(":", 1)[0].split(".", 1)[0].split("[", 1)[0]
-               for p in outcome.mismatches[i]}
-        total += max(1, _field_count(call)) - len(bad & set(_keys(call))) \
-            if _field_count(call) else (0 if outcome.mismatches[i] else 1)
-    return max(0, total)
+        problems = outcome.mismatches[i]
+        keys = set(call.args) if isinstance(call.args, dict) else set()
+        if not keys:
+            total += 0 if problems else 1
+            continue
+        bad = {_field_of(p) for p in problems}
+        total += len(keys) - len(bad & keys) if "arguments" not in bad else 0
+    return total
 
 
-def _keys(call: Call) -> list[str]:
-    return list(call.args) if isinstance(call.args, dict) else []
+def _field_of(problem: str) -> str:
+    """`address.city: missing` -> `address`: the top-level argument a message is about."""
+    head = problem.split(":", 1)[0]
+    return head.split(".", 1)[0].split("[", 1)[0]

@@ -77,15 +77,20 @@ def signals(params: SignalsParams) -> Any:
 
 
 def hits(lexicon: Lexicon, text: str) -> tuple[list[str], list[str]]:
-    """The positive and negative terms found in `text`, negation applied."""
+    """The positive and negative terms found in `text`, negation applied.
+
+    A negated term is reported with its negator (`不是很满意`, `not happy`).
+    """
     folded = fold(text)
     pos: list[str] = []
     neg: list[str] = []
     for found in lexicon.pattern.finditer(folded):
         term = found.group(0)
         polarity = lexicon.polarity[term]
-        if _negated(folded[: found.start()], lexicon.negators):
+        negator = _negator(folded[: found.start()], lexicon.negators)
+        if negator is not None:
             polarity = -polarity
+            term = f"{negator} {term}" if negator.isascii() else negator + term
         (pos if polarity > 0 else neg).append(term)
     return pos, neg
 
@@ -94,17 +99,21 @@ def fold(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
-def _negated(before: str, negators: tuple[str, ...]) -> bool:
-    tail = before.rstrip()
-    words = tail.split()
-    last = words[-1] if words else ""
+def _negator(before: str, negators: tuple[str, ...]) -> str | None:
+    """The negator right before a term (`不是很满意`, `not happy`, `not very helpful`)."""
+    words = before.split()[-2:]
+    if len(words) == 2 and words[1] not in _INTENSIFIERS:
+        words = words[1:]
     for neg in negators:
         if neg.isascii():
-            if last == neg or (len(words) > 1 and words[-2] == neg):
-                return True
+            if neg in words:
+                return neg
         elif before.endswith(neg):
-            return True
-    return False
+            return neg
+    return None
+
+
+_INTENSIFIERS = frozenset({"very", "so", "really", "too", "that", "particularly", "overly"})
 
 
 @lru_cache(maxsize=64)
