@@ -20,7 +20,7 @@ from evaldsl.scopes import REPLY_SCOPES, Scope, Unit
 from evaldsl.stdlib._common import Params, Table, over, unit_calls, unit_range
 from evaldsl.values import CheckResult
 from evaldsl.valuetypes import ValueType
-from pydantic import Field
+from pydantic import Field, model_validator
 
 CALL_SCOPES = REPLY_SCOPES | {"dialog"}
 
@@ -196,10 +196,24 @@ def _trajectory_reason(expected: list[str], actual: list[str], missing: list[str
 class ToolCalledParams(Params):
     name: str
     """The tool's name."""
-    min_times: int = Field(1, ge=0)
+    min_times: int | None = Field(None, ge=0)
+    """Fewest calls; 1 unless `max_times` is 0."""
     max_times: int | None = Field(None, ge=0)
     """`max_times: 0` asserts the tool was never called."""
     dotted_names: bool = True
+
+    @model_validator(mode="after")
+    def _bounds(self) -> ToolCalledParams:
+        if self.min_times is not None and self.max_times is not None \
+                and self.min_times > self.max_times:
+            raise ValueError("`min_times` is larger than `max_times`")
+        return self
+
+    @property
+    def fewest(self) -> int:
+        if self.min_times is not None:
+            return self.min_times
+        return 0 if self.max_times == 0 else 1
 
 
 @primitive("tool_called", params=ToolCalledParams, scopes=CALL_SCOPES, default_scope="dialog",
@@ -216,7 +230,7 @@ def tool_called(params: ToolCalledParams) -> Any:
         count = sum(1 for c in unit_calls(unit)
                     if same_name(params.name, c.name, params.dotted_names))
         high = params.max_times
-        passed = count >= params.min_times and (high is None or count <= high)
+        passed = count >= params.fewest and (high is None or count <= high)
         reason = "" if passed else f"`{params.name}` called {count} times"
         return CheckResult.of(passed, None, count, reason, count=count)
 

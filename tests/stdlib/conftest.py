@@ -35,8 +35,12 @@ def call(name: str, arguments: Any, id: str = "c") -> dict[str, Any]:
     return {"id": id, "type": "function", "function": {"name": name, "arguments": text}}
 
 
-def run_primitive(name: str, case: Case, scope: str | None = None, **params: Any) -> CheckResult:
-    """Validate `params` with the primitive's model and evaluate it on `case`."""
+def run_primitive(name: str, case: Case, scope: str | None = None, /,
+                  **params: Any) -> CheckResult:
+    """Validate `params` with the primitive's model and evaluate it on `case`.
+
+    `scope` is a scope word, or `turn:N` for `turn(N)`.
+    """
     primitive = default_registry().get(name)
     assert primitive is not None, name
     model = primitive.params.model_validate(params)
