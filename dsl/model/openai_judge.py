@@ -46,6 +46,7 @@ class OpenAIJudge:
         self._base_url = base_url or (lambda: endpoint.base_url)
         self._format = 0
         self._confirmed = False
+        self._strikes = 0
         self._lock = threading.Lock()
         self._clients: PerLoop[openai.AsyncOpenAI] = PerLoop(self._async_client, _aclose)
         self._sync: openai.OpenAI | None = None
@@ -72,16 +73,18 @@ class OpenAIJudge:
         if self._prepare is not None:
             await asyncio.to_thread(self._prepared)
         client = await self._clients.get()
-        while True:
-            form = self._format
+        form: int | None = self._format
+        while form is not None:
             try:
                 response = await client.chat.completions.create(**self.arguments(request, form))
             except openai.OpenAIError as exc:
-                if self._downgrade(exc, form, request):
-                    continue
-                raise translate(exc, "judge", self.endpoint.timeout) from exc
-            self._confirmed = True
+                form = self._fallback(exc, form, request)
+                if form is None:
+                    raise translate(exc, "judge", self.endpoint.timeout) from exc
+                continue
+            self._settle(form)
             return answer_of(response)
+        raise AssertionError("unreachable")
 
     def _prepared(self) -> None:
         with self._lock:
@@ -108,16 +111,18 @@ class OpenAIJudge:
                     self._sync = openai.OpenAI(**self._options())
                 except openai.OpenAIError as exc:
                     raise ConfigError(no_client_message("judge")) from exc
-        while True:
-            form = self._format
+        form: int | None = self._format
+        while form is not None:
             try:
                 response = self._sync.chat.completions.create(**self.arguments(request, form))
             except openai.OpenAIError as exc:
-                if self._downgrade(exc, form, request):
-                    continue
-                raise translate(exc, "judge", self.endpoint.timeout) from exc
-            self._confirmed = True
+                form = self._fallback(exc, form, request)
+                if form is None:
+                    raise translate(exc, "judge", self.endpoint.timeout) from exc
+                continue
+            self._settle(form)
             return answer_of(response)
+        raise AssertionError("unreachable")
 
     def arguments(self, request: JudgeRequest, form: int) -> dict[str, Any]:
         """The keyword arguments of `chat.completions.create` for `request`."""
@@ -129,16 +134,27 @@ class OpenAIJudge:
             args["response_format"] = _response_format(request, FORMATS[form])
         return args
 
-    def _downgrade(self, exc: Exception, form: int, request: JudgeRequest) -> bool:
-        """Step to the next structured-output form if the server refused this one."""
+    def _fallback(self, exc: Exception, form: int, request: JudgeRequest) -> int | None:
+        """The form to try next when the server refused `form`, or None to give up.
+
+        Until one form has worked, a clear rejection (400, 404, 415, 422) moves
+        on at once; a server error must repeat before it counts as a rejection,
+        so one transient 500 does not cost the strict form.
+        """
         status = getattr(exc, "status_code", None)
-        if (self._confirmed or request.schema is None or status not in DOWNGRADE_STATUSES
-                or form >= len(FORMATS) - 1):
-            return False
+        if self._confirmed or request.schema is None or status not in DOWNGRADE_STATUSES:
+            return None
         with self._lock:
-            if self._format == form:
-                self._format = form + 1
-        return True
+            self._strikes += 1
+            if status >= 500 and self._strikes < 2:
+                return None
+        last = len(FORMATS) - 1 if status < 500 else len(FORMATS) - 2
+        return form + 1 if form < last else None
+
+    def _settle(self, form: int) -> None:
+        with self._lock:
+            self._format = form
+            self._confirmed = True
 
     def close(self) -> None:
         """Close the sync client (async clients close with their event loop)."""
