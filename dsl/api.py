@@ -49,6 +49,7 @@ class Spec:
         self._runtime = runtime
         self._runtime_lock = threading.Lock()
         self._runtime_built = runtime is not None
+        self._owns_runtime = runtime is None
         self._interpreter = Interpreter(graph, self._get_runtime)
 
     # -------------------------------------------------------------- facts
@@ -130,6 +131,29 @@ class Spec:
         runtime = self._runtime
         return runtime.stats() if runtime is not None else None
 
+    def close(self) -> None:
+        """Close the model runtime this spec built itself (never one the caller passed in)."""
+        runtime = self._owned_runtime()
+        closer = getattr(runtime, "close", None)
+        if closer is not None:
+            closer()
+
+    async def aclose(self) -> None:
+        """`close` from inside an event loop."""
+        runtime = self._owned_runtime()
+        closer = getattr(runtime, "aclose", None)
+        if closer is not None:
+            await closer()
+        else:
+            self.close()
+
+    def _owned_runtime(self) -> Any:
+        with self._runtime_lock:
+            if not self._owns_runtime or self._runtime is None:
+                return None
+            runtime, self._runtime, self._runtime_built = self._runtime, None, False
+            return runtime
+
     def explain(self, format: str = "text") -> str:
         """The evaluation graph as a text tree, or as `dot` or `mermaid` source."""
         from evaldsl.explain import render
@@ -204,7 +228,7 @@ def as_case(case: CaseLike) -> Case:
 
 def _checker_diagnostics(module: Any, source: Source, registry: Registry) -> list[Any]:
     try:
-        from evaldsl.checker import check_module  # type: ignore[attr-defined]
+        from evaldsl.checker import check_module
     except ImportError:
         return []
     return list(check_module(module, source, registry))
@@ -230,7 +254,7 @@ def _default_runtime(settings: Any, judge: Judge | None,
                      embedder: Embedder | None) -> ModelRuntime | None:
     """`evaldsl.model.default_runtime` when the model layer provides one, else None."""
     try:
-        from evaldsl.model import default_runtime  # type: ignore[attr-defined]
+        from evaldsl.model import default_runtime
     except ImportError:
         return None
     runtime: ModelRuntime | None = default_runtime(settings, judge=judge, embedder=embedder)
