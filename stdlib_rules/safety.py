@@ -55,7 +55,7 @@ class SafetyParams(Params):
 
 @primitive("safety", params=SafetyParams, scopes=ALL_SCOPES, default_scope="replies",
            fields={"findings": ValueType.LIST, "families": ValueType.LIST},
-           cost=Cost.FREE)
+           cost=Cost.FREE, dynamic={"patterns"})
 def safety(params: SafetyParams) -> Any:
     """No leaked secret, system prompt, personal number or spec-defined pattern.
 

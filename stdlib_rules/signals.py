@@ -48,7 +48,8 @@ class Lexicon(NamedTuple):
 
 @primitive("signals", params=SignalsParams, scopes=SIGNAL_SCOPES, default_scope="user_turns",
            fields={"positive": ValueType.LIST, "negative": ValueType.LIST},
-           cost=Cost.FREE, value_range=lambda p: (-1.0, 1.0))
+           cost=Cost.FREE, value_range=lambda p: (-1.0, 1.0),
+           dynamic={"positive", "negative", "min"})
 def signals(params: SignalsParams) -> Any:
     """User-emotion score from positive and negative lexicon hits.
 

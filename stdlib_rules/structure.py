@@ -50,7 +50,7 @@ with warnings.catch_warnings():
 
 @primitive("json_schema", params=JsonSchemaParams, scopes=REPLY_SCOPES,
            default_scope="last_reply", fields={"errors": ValueType.LIST},
-           cost=Cost.CHEAP, value_type=ValueType.ANY)
+           cost=Cost.CHEAP, value_type=ValueType.ANY, dynamic={"schema"})
 def json_schema(params: JsonSchemaParams) -> Any:
     """The reply parses as JSON and validates against `schema`.
 

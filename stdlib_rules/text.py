@@ -36,7 +36,9 @@ class KeywordParams(Params):
 
     @model_validator(mode="after")
     def _something_to_look_for(self) -> KeywordParams:
-        if not (self.all or self.any or self.none):
+        # Per-case lists may be empty (nothing forbidden for this case); only a call
+        # that names none of the three is a mistake.
+        if not self.model_fields_set & {"all", "any", "none"}:
             raise ValueError("give at least one of `all`, `any` or `none`")
         return self
 
@@ -44,7 +46,8 @@ class KeywordParams(Params):
 @primitive("keyword", params=KeywordParams, scopes=TEXT_SCOPES, default_scope="last_reply",
            fields={"matched": ValueType.LIST, "missing": ValueType.LIST,
                    "forbidden": ValueType.LIST},
-           cost=Cost.FREE, value_range=unit_range, dynamic={"all", "any", "none"})
+           cost=Cost.FREE, value_range=unit_range,
+           dynamic={"all", "any", "none", "min_ratio"})
 def keyword(params: KeywordParams) -> Any:
     """Literal presence of words; score = matched / required.
 
@@ -125,7 +128,8 @@ def compiled(pattern: str, ignore_case: bool) -> regex.Pattern[str]:
 
 
 @primitive("regex", params=RegexParams, scopes=TEXT_SCOPES, default_scope="last_reply",
-           fields={"match": ValueType.TEXT}, cost=Cost.FREE, value_type=ValueType.TEXT)
+           fields={"match": ValueType.TEXT}, cost=Cost.FREE, value_type=ValueType.TEXT,
+           dynamic={"pattern", "must_match"})
 def regex_check(params: RegexParams) -> Any:
     """A pattern must (or, with `must_match: false`, must not) occur in the text.
 
@@ -169,7 +173,8 @@ class LengthParams(Params):
 
 
 @primitive("length", params=LengthParams, scopes=TEXT_SCOPES, default_scope="last_reply",
-           fields={"chars": ValueType.NUMBER}, cost=Cost.FREE)
+           fields={"chars": ValueType.NUMBER}, cost=Cost.FREE,
+           dynamic={"min_chars", "max_chars"})
 def length(params: LengthParams) -> Any:
     """Reply size in characters (a Chinese character counts one), within bounds.
 

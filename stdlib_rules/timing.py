@@ -25,7 +25,7 @@ class LatencyParams(Params):
 
 @primitive("latency", params=LatencyParams, scopes=REPLY_SCOPES | {"dialog"},
            default_scope="each_reply", fields={"slowest_ms": ValueType.NUMBER},
-           cost=Cost.FREE)
+           cost=Cost.FREE, dynamic={"max_ms"})
 def latency(params: LatencyParams) -> Any:
     """Per-reply latency from the transcript against `max_ms`.
 
@@ -77,7 +77,7 @@ class TurnsParams(Params):
 
 
 @primitive("turns", params=TurnsParams, scopes={"dialog"}, default_scope="dialog",
-           fields={"turns": ValueType.NUMBER}, cost=Cost.FREE)
+           fields={"turns": ValueType.NUMBER}, cost=Cost.FREE, dynamic={"max", "min"})
 def turns(params: TurnsParams) -> Any:
     """Dialog efficiency: the number of turns against `max` (and `min`).
 

@@ -129,7 +129,7 @@ class TrajectoryParams(Params):
            fields={"missing": ValueType.LIST, "extra": ValueType.LIST,
                    "calls": ValueType.LIST},
            cost=Cost.FREE, value_type=ValueType.LIST, value_range=None,
-           dynamic={"expected"})
+           dynamic={"expected", "mode"})
 def trajectory(params: TrajectoryParams) -> Any:
     """The sequence of tool calls against the expected one, by `mode`.
 
@@ -217,7 +217,8 @@ class ToolCalledParams(Params):
 
 
 @primitive("tool_called", params=ToolCalledParams, scopes=CALL_SCOPES, default_scope="dialog",
-           fields={"count": ValueType.NUMBER}, cost=Cost.FREE, dynamic={"name"})
+           fields={"count": ValueType.NUMBER}, cost=Cost.FREE,
+           dynamic={"name", "min_times", "max_times"})
 def tool_called(params: ToolCalledParams) -> Any:
     """Whether a tool was called, and how often (`min_times` .. `max_times`).
 
