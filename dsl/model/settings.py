@@ -99,7 +99,7 @@ class Settings:
         table = _read_toml(config)
         flat = {**_from_toml(table), **_from_env(env),
                 **{k: v for k, v in overrides.items() if v is not None}}
-        return _build(flat)
+        return _build(_resolve_keys(flat, env))
 
 
 ENDPOINT_FIELDS = {f.name for f in fields(Endpoint)} - {"configured"}
@@ -163,14 +163,19 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
                     flat[prefix + name] = env[key]
         if env.get(env_prefix + "API_KEY_ENV"):
             flat[prefix + "api_key_env"] = env[env_prefix + "API_KEY_ENV"]
-    for prefix in ("judge_", "embed_"):
-        key_var = flat.pop(prefix + "api_key_env", None)
-        if key_var and env.get(key_var):
-            flat.setdefault(prefix + "api_key", env[key_var])
     if env.get("EVALDSL_CACHE_DIR"):
         flat["cache_dir"] = env["EVALDSL_CACHE_DIR"]
     if env.get("EVALDSL_NO_CACHE", "") not in ("", "0", "false"):
         flat["cache_enabled"] = False
+    return flat
+
+
+def _resolve_keys(flat: dict[str, Any], env: Mapping[str, str]) -> dict[str, Any]:
+    """Replace `api_key_env` (a variable's name) by that variable's value."""
+    for prefix in ("judge_", "embed_"):
+        key_var = flat.pop(prefix + "api_key_env", None)
+        if key_var and env.get(str(key_var)):
+            flat.setdefault(prefix + "api_key", env[str(key_var)])
     return flat
 
 

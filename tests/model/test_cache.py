@@ -1,0 +1,95 @@
+"""The on-disk answer cache: re-runs cost nothing, errors are never stored."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from pathlib import Path
+from typing import Any
+
+from evaldsl.model.cache import AnswerCache, cache_key
+
+
+def run(runtime: Any, case: Any, requests: list[Any]) -> list[Any]:
+    return asyncio.run(runtime.resolve(case, requests))
+
+
+def requests(requests_of: Any) -> list[Any]:
+    return [requests_of("polite", "judge", criteria="礼貌"),
+            requests_of("intent", "classify", "first_user", labels=["a", "b"]),
+            requests_of("same", "similarity", reference="明天上门")]
+
+
+class TestRuntimeCache:
+    def test_a_rerun_makes_zero_calls(self, runtime_for: Any, requests_of: Any,
+                                      make_dialog: Any, openai_server: Any) -> None:
+        """A new runtime over the same cache directory answers everything from disk."""
+        case = make_dialog("我想约维修", "师傅明天上门")
+        first = run(runtime_for(), case, requests(requests_of))
+        before = openai_server.stats()
+        again = runtime_for()
+        second = run(again, case, requests(requests_of))
+        after = openai_server.stats()
+        assert (after["chat"], after["embeddings"]) == (before["chat"], before["embeddings"])
+        assert again.stats().calls == 0
+        assert again.stats().cached == 4
+        assert [r.to_dict() for r in first] == [r.to_dict() for r in second]
+
+    def test_no_cache_asks_again(self, runtime_for: Any, requests_of: Any,
+                                 make_dialog: Any, openai_server: Any) -> None:
+        """`--no-cache` (EVALDSL_NO_CACHE) neither reads nor writes the cache."""
+        case = make_dialog("我想约维修", "师傅明天上门")
+        run(runtime_for(cache=False), case, requests(requests_of))
+        run(runtime_for(cache=False), case, requests(requests_of))
+        assert openai_server.stats()["chat"] == 4
+
+    def test_a_changed_criterion_misses(self, runtime_for: Any, requests_of: Any,
+                                        make_dialog: Any, openai_server: Any) -> None:
+        """The key covers the prompt: another criterion is another question."""
+        case = make_dialog("hi", "hello")
+        run(runtime_for(), case, [requests_of("p", "judge", criteria="polite")])
+        run(runtime_for(), case, [requests_of("p", "judge", criteria="friendly")])
+        assert openai_server.stats()["chat"] == 2
+
+    def test_errors_are_never_cached(self, runtime_for: Any, requests_of: Any,
+                                     make_dialog: Any, openai_server: Any) -> None:
+        """A failed check is asked again on the next run."""
+        case = make_dialog("hi", "hello")
+        openai_server.control(faults=[{"kind": "malformed", "count": 2}])
+        failed, = run(runtime_for(), case, [requests_of("p", "judge", criteria="x")])
+        assert failed.is_error
+        good, = run(runtime_for(), case, [requests_of("p", "judge", criteria="x")])
+        assert not good.is_error
+        assert openai_server.stats()["chat"] == 3
+
+
+class TestAnswerCache:
+    def test_values_round_trip(self, tmp_path: Path) -> None:
+        """What is put is got back, under a key of kind, identity and payload."""
+        cache = AnswerCache(tmp_path)
+        key = cache_key("chat", "openai:m", ["hello"])
+        assert cache.get(key) is None
+        cache.put(key, "chat", {"a": [1, "二"]})
+        assert cache.get(key) == {"a": [1, "二"]}
+        assert cache_key("chat", "openai:other", ["hello"]) != key
+        cache.close()
+
+    def test_threads_share_one_file_safely(self, tmp_path: Path) -> None:
+        """Eight threads writing and reading at once lose nothing."""
+        cache = AnswerCache(tmp_path)
+
+        def work(n: int) -> None:
+            for i in range(50):
+                cache.put(cache_key("chat", "t", [n, i]), "chat", [n, i])
+                assert cache.get(cache_key("chat", "t", [n, i])) == [n, i]
+
+        threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(cache) == 400
+        cache.close()
+        reopened = AnswerCache(tmp_path)
+        assert reopened.get(cache_key("chat", "t", [7, 49])) == [7, 49]
+        reopened.close()

@@ -1,0 +1,52 @@
+"""No key or endpoint URL ever reaches a result, a reason, the cache or the stats."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from evaldsl.model import Settings, default_runtime
+
+KEY = "sk-test-secret-123"
+
+
+def outputs(runtime: Any, results: list[Any]) -> str:
+    return json.dumps([r.to_dict() for r in results], ensure_ascii=False) + repr(runtime.stats())
+
+
+def test_results_and_cache_hold_no_key_or_url(runtime_for: Any, requests_of: Any,
+                                              make_dialog: Any, openai_server: Any,
+                                              tmp_path: Path) -> None:
+    """After good answers, faults and malformed output, neither secret appears anywhere."""
+    runtime = runtime_for(judge_max_retries="1", embed_max_retries="1")
+    openai_server.control(faults=[{"kind": "malformed", "count": 2, "path": "chat"},
+                                  {"kind": "500", "count": 2, "path": "embeddings"}])
+    requests = [requests_of("p", "judge", criteria="x"),
+                requests_of("s", "similarity", reference="y"),
+                requests_of("c", "classify", "dialog", labels=["a", "b"])]
+    results = asyncio.run(runtime.resolve(make_dialog("q", "a"), requests))
+    runtime.close()
+    assert [r.is_error for r in results] == [False, True, False]
+    assert openai_server.stats()["authorized"] > 0
+    text = outputs(runtime, results)
+    files = b"".join(p.read_bytes() for p in (tmp_path / "cache").rglob("*") if p.is_file())
+    for secret in (KEY, openai_server.base_url, f"127.0.0.1:{openai_server.port}"):
+        assert secret not in text
+        assert secret.encode() not in files
+
+
+def test_an_unreachable_endpoint_is_not_named(requests_of: Any, make_dialog: Any,
+                                              tmp_path: Path) -> None:
+    """Connection failures say what failed, not where."""
+    url = "http://127.0.0.1:9/v1/secret-path"
+    settings = Settings.load(env={"EVALDSL_JUDGE_BASE_URL": url, "EVALDSL_JUDGE_API_KEY": KEY,
+                                  "EVALDSL_JUDGE_MAX_RETRIES": "0",
+                                  "EVALDSL_CACHE_DIR": str(tmp_path)})
+    runtime = default_runtime(settings)
+    results = asyncio.run(runtime.resolve(make_dialog("q", "a"),
+                                          [requests_of("p", "judge", criteria="x")]))
+    runtime.close()
+    assert results[0].reason == "cannot connect to the judge server"
+    assert "secret-path" not in outputs(runtime, results) and KEY not in repr(settings)
