@@ -13,6 +13,7 @@ it: never a pass or a fail.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -143,7 +144,8 @@ class DefaultRuntime:
             try:
                 value = read_answer(second.text, second.parsed, request.schema)
             except Unparsed as again:
-                raise MalformedAnswer(f"{again} (after one repair request)", second.text) from None
+                raw = second.text or json.dumps(second.parsed, ensure_ascii=False)
+                raise MalformedAnswer(f"{again} (after one repair request)", raw) from None
         if key is not None and self.cache is not None:
             self.cache.put(key, "chat", value)
         return value
