@@ -1,71 +1,257 @@
-"""`evaldsl run SPEC CASES...`: evaluate cases and write the report and the results.
+"""`evaldsl run SPEC CASES...`: judge case files, write the reports, print the layered summary.
 
-Cases are OpenAI-format transcripts (`id`, `messages`, other fields read as
-`case.X`) in JSONL, YAML or JSON files, streamed. `-o report.json` writes the
-counts per label of each outcome block and every metric with value,
-numerator, denominator and errors left out; `--results results.jsonl` writes
-one line per case (its id, label per block and check results) as soon as it
-is done. The summary goes to stdout. Exit 0; 2 for usage or spec errors; 3
-for data errors (a bad row under `--on-bad-row fail`, an unreadable file).
+    evaldsl run specs/repair_booking.eval cases.jsonl -o report.json --html report.html \\
+        --md summary.md --junit junit.xml --results results.jsonl --fail-under success_rate=80%
+
+Cases stream from JSONL, YAML or JSON files; each finished case is one line
+of `--results` at once, so `--resume` continues a killed run (even `kill -9`)
+where it stopped and ends with the same report. A progress bar with rate and
+ETA shows on stderr when it is a terminal.
+
+Exit codes: 0 ok; 1 a `--fail-under` threshold was missed; 2 usage or spec
+errors (including resuming a journal of another spec); 3 data errors (a bad
+row with `--on-bad-row fail`, an unreadable case file, a damaged journal).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from evaldsl.api import Spec, load
-from evaldsl.cli.main import EXIT_DATA, EXIT_OK, EXIT_USAGE
-from evaldsl.errors import CaseDataError, SpecError
-from evaldsl.run_files import FileRun, run_files
+from evaldsl.cli.main import EXIT_DATA, EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from evaldsl.errors import CaseDataError, ConfigError, EvaldslError, SpecError
+
+BAD_ROWS_SHOWN = 10
+"""Skipped rows listed on stderr; the report lists up to 100 and counts all."""
 
 
 def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser(
-        "run", help="evaluate cases and write a report",
-        description=__doc__.split("\n\n")[0] if __doc__ else None)
-    p.add_argument("spec", metavar="SPEC", help="a .eval file")
-    p.add_argument("cases", nargs="+", metavar="CASES", help="case files (.jsonl, .yaml, .json)")
-    p.add_argument("-o", "--output", metavar="REPORT", help="write report.json here")
-    p.add_argument("--results", metavar="RESULTS", help="write one JSON line per case here")
-    p.add_argument("--on-bad-row", choices=("skip", "fail"), default="fail",
-                   help="what a malformed row does: stop the run (default) or be skipped")
-    p.add_argument("--concurrency", type=int, default=8, metavar="N",
-                   help="cases in flight at once when model checks are needed (default 8)")
+    p = subparsers.add_parser("run", help="judge case files and write reports",
+                              description="Judge case files against a spec and write reports.")
+    p.add_argument("spec", type=Path, metavar="SPEC")
+    p.add_argument("cases", type=Path, nargs="+", metavar="CASES",
+                   help="case files: .jsonl, .yaml/.yml or .json")
+    out = p.add_argument_group("outputs")
+    out.add_argument("-o", "--output", type=Path, help="report.json")
+    out.add_argument("--html", type=Path, help="a self-contained HTML report")
+    out.add_argument("--md", type=Path, help="a Markdown summary for CI comments")
+    out.add_argument("--junit", type=Path, help="JUnit XML, one test per case")
+    out.add_argument("--junit-pass", default=None, metavar="LABELS",
+                     help="verdict labels that pass in JUnit (default: the first branch's)")
+    out.add_argument("--results", type=Path, help="results.jsonl, one line per case")
+    out.add_argument("-q", "--quiet", action="store_true", help="do not print the summary")
+    flow = p.add_argument_group("how to run")
+    flow.add_argument("--concurrency", type=_positive, default=8, metavar="N")
+    flow.add_argument("--limit", type=_positive, default=None, metavar="N",
+                      help="judge only the first N cases")
+    flow.add_argument("--resume", action="store_true",
+                      help="continue the run recorded in --results")
+    flow.add_argument("--on-bad-row", choices=("skip", "fail"), default="fail",
+                      help="skip malformed rows (counted in the report) or stop (default)")
+    flow.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
+                      type=_threshold, help="exit 1 when METRIC is below VALUE (e.g. 80%%)")
+    flow.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                      help="show a progress bar (default: when stderr is a terminal)")
+    model = p.add_argument_group("models")
+    model.add_argument("--judge", default=None, metavar="local|URL",
+                       help="`local` starts the bundled judge; a URL names an OpenAI-compatible "
+                            "server")
+    model.add_argument("--judge-model", default=None, help="the judge's model name")
+    model.add_argument("--config", type=Path, default=None, help="settings (evaldsl.toml)")
+    model.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    model.add_argument("--cache-dir", type=Path, default=None)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got `{text}`") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _threshold(text: str) -> tuple[str, float]:
+    """`success_rate=80%` -> ("success_rate", 0.8); `avg=72.5` -> ("avg", 72.5)."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"expected METRIC=VALUE, got `{text}`")
+    value = value.strip()
+    try:
+        number = float(value[:-1]) / 100 if value.endswith("%") else float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"`{value}` is not a number or a percentage") from None
+    return name.strip(), number
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.resume and args.results is None:
+        return _usage("--resume needs --results: the journal to resume from")
     try:
-        spec = load(args.spec)
+        return _run(args)
     except SpecError as exc:
         print(str(exc), file=sys.stderr)
         return EXIT_USAGE
-    missing = [c for c in args.cases if not Path(c).is_file()]
-    if missing:
-        print(f"evaldsl run: error: no such case file `{missing[0]}`", file=sys.stderr)
-        return EXIT_DATA
-    try:
-        outcome = run_files(spec, args.cases, results=args.results,
-                            on_bad_row=args.on_bad_row, concurrency=args.concurrency)
     except CaseDataError as exc:
-        print(f"evaldsl run: error: {exc}", file=sys.stderr)
+        print(f"error: {exc}", file=sys.stderr)
         return EXIT_DATA
-    _write_report(spec, outcome, args.output)
-    print(outcome.report.summary())
-    for bad in outcome.bad_rows[:10]:
+    except (ConfigError, EvaldslError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:
+        print(f"error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_DATA
+
+
+def _usage(message: str) -> int:
+    print(f"evaldsl run: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _run(args: argparse.Namespace) -> int:
+    from evaldsl.api import Spec, load
+    from evaldsl.caserows import CaseSchema
+    from evaldsl.loading import read_cases
+    from evaldsl.report.layout import layout_of
+    from evaldsl.runner import RunOptions
+    from evaldsl.runner import run as run_cases
+
+    spec = load(args.spec)
+    runtime = None
+    if spec.has_model_checks:
+        runtime = _runtime(args)
+        spec = Spec(spec.graph, runtime=runtime)
+    layout = layout_of(spec.source, str(args.spec))
+    unknown = [name for name, _ in args.fail_under if name not in layout.metrics]
+    if unknown:
+        known = ", ".join(f"`{m}`" for m in layout.metrics) or "none"
+        return _usage(f"--fail-under names no metric of the spec: `{unknown[0]}` "
+                      f"(metrics: {known})")
+    if args.results is not None:
+        _parent(args.results)
+    missing = [c for c in args.cases if not c.is_file()]
+    if missing:
+        print(f"error: cannot read `{missing[0]}`: no such file", file=sys.stderr)
+        return EXIT_DATA
+    options = RunOptions(results=args.results, concurrency=args.concurrency, limit=args.limit,
+                         resume=args.resume, on_bad_row=args.on_bad_row, progress=args.progress,
+                         total=_count_rows(args), generated_by=_version())
+    cases = read_cases(args.cases, CaseSchema.of(spec), "skip")
+    junit = _junit(args, layout)
+    try:
+        result = run_cases(spec, layout, cases, options, runtime, [junit] if junit else [])
+    except BaseException:
+        if junit is not None:
+            junit.discard()
+        raise
+    if junit is not None:
+        junit.finish(result.elapsed)
+    _write_outputs(args, result.report)
+    for bad in result.bad_rows[:BAD_ROWS_SHOWN]:
         print(f"skipped: {bad}", file=sys.stderr)
-    return EXIT_OK
+    skipped = result.report["cases"]["bad_rows_skipped"]
+    if skipped > BAD_ROWS_SHOWN:
+        print(f"skipped: ... and {skipped - BAD_ROWS_SHOWN} more rows", file=sys.stderr)
+    if not args.quiet:
+        from evaldsl.report.terminal import render_terminal
+
+        print(render_terminal(result.report))
+    return _thresholds(args.fail_under, result.report)
 
 
-def _write_report(spec: Spec, outcome: FileRun, path: str | None) -> None:
-    if not path:
-        return
-    data = outcome.report.to_dict()
-    data["bad_rows"] = [b.to_dict() for b in outcome.bad_rows]
-    stats = spec.model_stats()
-    if stats is not None:
-        data["model_calls"] = stats.calls
-    Path(path).write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", "utf-8")
+def _runtime(args: argparse.Namespace) -> Any:
+    """The model runtime the flags ask for; built lazily by the model layer on first use."""
+    from evaldsl.model.factory import default_runtime
+    from evaldsl.model.settings import Settings
+
+    overrides: dict[str, Any] = {"judge_model": args.judge_model}
+    if args.judge == "local":
+        overrides["judge_provider"] = "local"
+    elif args.judge:
+        overrides.update(judge_provider="openai", judge_base_url=args.judge)
+    if args.no_cache:
+        overrides["cache_enabled"] = False
+    if args.cache_dir is not None:
+        overrides["cache_dir"] = str(args.cache_dir)
+    return default_runtime(Settings.load(args.config, **overrides))
+
+
+def _count_rows(args: argparse.Namespace) -> int | None:
+    """Lines in JSONL inputs, for the progress bar's ETA (only when a bar will show)."""
+    shows = args.progress if args.progress is not None else sys.stderr.isatty()
+    if not shows or any(c.suffix.lower() not in (".jsonl", ".ndjson") for c in args.cases):
+        return None
+    total = 0
+    for path in args.cases:
+        with path.open("rb") as f:
+            total += sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
+    return total
+
+
+def _junit(args: argparse.Namespace, layout: Any) -> Any:
+    """A streaming JUnit writer, or None without --junit."""
+    if args.junit is None:
+        return None
+    from evaldsl.report.junit import JUnitWriter
+
+    if args.junit_pass:
+        passing = frozenset(s.strip() for s in args.junit_pass.split(",") if s.strip())
+    else:
+        verdict = next((b for b in layout.blocks if b.key == "outcome"), None)
+        passing = frozenset(verdict.labels[:1]) if verdict else frozenset()
+    _parent(args.junit)
+    return JUnitWriter(args.junit, layout.name, passing)
+
+
+def _write_outputs(args: argparse.Namespace, report: dict[str, Any]) -> None:
+    from evaldsl.report.html import render_html
+    from evaldsl.report.markdown import render_markdown
+
+    if args.output is not None:
+        _atomic(args.output, json.dumps(report, ensure_ascii=False, indent=2) + "\n")
+    if args.html is not None:
+        _atomic(args.html, render_html(report))
+    if args.md is not None:
+        _atomic(args.md, render_markdown(report))
+
+
+def _parent(path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+
+
+def _atomic(path: Path, text: str) -> None:
+    """Write via a temporary file and rename: a reader never sees half a report."""
+    _parent(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _thresholds(thresholds: list[tuple[str, float]], report: dict[str, Any]) -> int:
+    from evaldsl.report.markdown import metric_value
+
+    metrics = {m["name"]: m for m in report["metrics"]}
+    missed = 0
+    for name, floor in thresholds:
+        metric = metrics[name]
+        value = metric["value"]
+        if value is None or value < floor:
+            missed += 1
+            shown = f"{floor:.1%}" if metric.get("is_rate") else f"{floor:g}"
+            print(f"fail-under: `{name}` is {metric_value(metric)}, below {shown}",
+                  file=sys.stderr)
+    return EXIT_FAILED if missed else EXIT_OK
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"evaldsl {version('evaldsl')}"
+    except PackageNotFoundError:
+        return "evaldsl"

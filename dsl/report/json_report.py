@@ -17,7 +17,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from evaldsl.cases import Case
 from evaldsl.report.layout import VERDICT, SpecLayout
@@ -88,15 +88,10 @@ class _Tally:
         }
 
 
-@dataclass(frozen=True)
-class BadRow:
-    file: str
-    line: int
-    reason: str
-    field: str | None = None
+class Row(Protocol):
+    """A skipped input row (`evaldsl.loading.BadRow`)."""
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "field": self.field, "reason": self.reason}
+    def to_dict(self) -> dict[str, Any]: ...
 
 
 class ReportBuilder:
@@ -174,7 +169,7 @@ class ReportBuilder:
         return (*ranks, mean, str(record.get("id", "")))
 
     def build(self, metrics: Sequence[Mapping[str, Any]], cost: Mapping[str, int],
-              bad_rows: Sequence[BadRow], bad_row_count: int,
+              bad_rows: Sequence[Row], bad_row_count: int,
               run: Mapping[str, Any] | None = None, generated_by: str = "evaldsl",
               ) -> dict[str, Any]:
         """The report dict (docs/report.schema.json)."""

@@ -6,14 +6,16 @@ first because it is the goal (`success`). Other labels are failures, `error`
 is a JUnit error. A spec without an unnamed block passes a case when every
 check computed for it passed. `--junit-pass success,partial` widens the set.
 
-The writer streams: the `<testsuite>` totals are counted in a first pass
-over the records, so a 100,000-case run never holds its cases in memory.
+The writer streams (`JUnitWriter`): test cases go to a scratch file as they
+come and the suite is assembled at the end, so a 100,000-case run never holds
+its cases in memory and the journal is never read back.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+import shutil
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
@@ -21,10 +23,6 @@ from xml.sax.saxutils import escape, quoteattr
 from evaldsl.report.layout import VERDICT
 
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
-
-Records = Callable[[], Iterable[Mapping[str, Any]]]
-"""Returns a fresh iterator over the case records each time it is called."""
-
 
 def text(value: object) -> str:
     """Element text: escaped, and without characters XML 1.0 cannot hold."""
@@ -69,27 +67,58 @@ def _score(value: Any) -> str:
     return "error" if isinstance(value, dict) else str(value)
 
 
-def write_junit(path: Path, suite: str, records: Records, passing: frozenset[str],
-                seconds: float = 0.0) -> None:
-    """Write the suite: count statuses in a first pass, stream test cases in a second."""
-    totals = {"passed": 0, "failure": 0, "error": 0}
-    for record in records():
-        totals[case_status(record, passing)[0]] += 1
-    tests = sum(totals.values())
-    with path.open("w", encoding="utf-8") as out:
-        out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
-        out.write(f"<testsuites name={attr('evaldsl')} tests=\"{tests}\" "
-                  f"failures=\"{totals['failure']}\" errors=\"{totals['error']}\">\n")
-        out.write(f"<testsuite name={attr(suite)} tests=\"{tests}\" "
-                  f"failures=\"{totals['failure']}\" errors=\"{totals['error']}\" "
-                  f"skipped=\"0\" time=\"{seconds:.3f}\">\n")
-        for record in records():
-            out.write(_testcase(record, suite, passing))
-        out.write("</testsuite>\n</testsuites>\n")
+class JUnitWriter:
+    """Streams test cases to a scratch file while counting, then writes the suite around them.
+
+    The `<testsuite>` element carries totals before its children, so the
+    body goes to `<path>.part` first; `finish` writes the head, copies the
+    body and removes the scratch file. Memory stays flat however many cases.
+    """
+
+    def __init__(self, path: Path, suite: str, passing: frozenset[str]) -> None:
+        self.path = path
+        self.suite = suite
+        self.passing = passing
+        self.totals = {"passed": 0, "failure": 0, "error": 0}
+        self._part = path.with_name(path.name + ".part")
+        self._body = self._part.open("w", encoding="utf-8")
+
+    def add(self, record: Mapping[str, Any]) -> None:
+        status, message = case_status(record, self.passing)
+        self.totals[status] += 1
+        self._body.write(_testcase(record, self.suite, status, message))
+
+    def finish(self, seconds: float = 0.0) -> None:
+        self._body.close()
+        totals, tests = self.totals, sum(self.totals.values())
+        with self.path.open("w", encoding="utf-8") as out:
+            out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
+            out.write(f"<testsuites name={attr('evaldsl')} tests=\"{tests}\" "
+                      f"failures=\"{totals['failure']}\" errors=\"{totals['error']}\">\n")
+            out.write(f"<testsuite name={attr(self.suite)} tests=\"{tests}\" "
+                      f"failures=\"{totals['failure']}\" errors=\"{totals['error']}\" "
+                      f"skipped=\"0\" time=\"{seconds:.3f}\">\n")
+            with self._part.open(encoding="utf-8") as body:
+                shutil.copyfileobj(body, out)
+            out.write("</testsuite>\n</testsuites>\n")
+        self._part.unlink()
+
+    def discard(self) -> None:
+        """Drop the scratch file (the run failed before the suite was complete)."""
+        self._body.close()
+        self._part.unlink(missing_ok=True)
 
 
-def _testcase(record: Mapping[str, Any], suite: str, passing: frozenset[str]) -> str:
-    status, message = case_status(record, passing)
+def write_junit(path: Path, suite: str, records: Iterable[Mapping[str, Any]],
+                passing: frozenset[str], seconds: float = 0.0) -> None:
+    """The whole suite from an iterable of case records."""
+    writer = JUnitWriter(path, suite, passing)
+    for record in records:
+        writer.add(record)
+    writer.finish(seconds)
+
+
+def _testcase(record: Mapping[str, Any], suite: str, status: str, message: str) -> str:
     head = f"<testcase classname={attr(suite)} name={attr(record.get('id', ''))}"
     if status == "passed":
         return head + "/>\n"

@@ -36,8 +36,6 @@ class MetricInfo:
     name: str
     expression: str
     where: str | None
-    rate_like: bool
-    """Every aggregate in the expression is `rate(...)`: the value is a proportion."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +49,8 @@ class SpecLayout:
     checks: dict[str, str] = field(default_factory=dict)
     """check name -> primitive name, in spec order."""
     metrics: dict[str, MetricInfo] = field(default_factory=dict)
+    review_rules: tuple[str, ...] = ()
+    """Each `sample` rule of the review block as written."""
 
     @property
     def block_keys(self) -> tuple[str, ...]:
@@ -71,6 +71,8 @@ def layout_of(source: Source, path: str | None = None) -> SpecLayout:
         blocks=tuple(_block(o, source) for o in module.of_type(n.Outcome)),
         checks={c.name: c.primitive for c in module.of_type(n.Check)},
         metrics={m.name: _metric(m, source) for m in module.of_type(n.Metric)},
+        review_rules=tuple(text_of(r.span, source) for review in module.of_type(n.Review)
+                           for r in review.rules),
     )
 
 
@@ -94,6 +96,4 @@ def _block(outcome: n.Outcome, source: Source) -> Block:
 
 def _metric(metric: n.Metric, source: Source) -> MetricInfo:
     where = text_of(metric.where.span, source) if metric.where is not None else None
-    calls = [node.func for node in n.walk(metric.value) if isinstance(node, n.Call)]
-    rate_like = bool(calls) and all(c == "rate" for c in calls)
-    return MetricInfo(metric.name, text_of(metric.value.span, source), where, rate_like)
+    return MetricInfo(metric.name, text_of(metric.value.span, source), where)

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 from evaldsl.cases import Case
-from evaldsl.report.json_report import BadRow, ReportBuilder, metric_entry
+from evaldsl.loading import BadRow
+from evaldsl.report.json_report import ReportBuilder, metric_entry
 from evaldsl.report.layout import SpecLayout, layout_of
 from evaldsl.source import Source
 

@@ -11,7 +11,7 @@ from evaldsl.report.junit import case_status, write_junit
 
 def test_one_testcase_per_case_with_failures_and_errors(tmp_path: Path, sample: Any) -> None:
     path = tmp_path / "junit.xml"
-    write_junit(path, "repair", lambda: iter(sample.RECORDS), frozenset({"success"}))
+    write_junit(path, "repair", sample.RECORDS, frozenset({"success"}))
     suite = ET.parse(path).getroot().find("testsuite")
     assert suite is not None
     assert (suite.get("tests"), suite.get("failures"), suite.get("errors")) == ("6", "3", "1")
@@ -38,5 +38,10 @@ def test_control_characters_do_not_break_the_xml(tmp_path: Path) -> None:
     record = {"id": "bad\x01id", "labels": {"outcome": "failure"}, "checks": {},
               "trace": ["\x1b[31m"]}
     path = tmp_path / "junit.xml"
-    write_junit(path, "s", lambda: iter([record]), frozenset({"success"}))
+    write_junit(path, "s", [record], frozenset({"success"}))
     assert ET.parse(path).getroot().find("testsuite/testcase").get("name") == "bad\ufffdid"
+
+
+def test_scratch_file_is_removed(tmp_path: Path, sample: Any) -> None:
+    write_junit(tmp_path / "junit.xml", "repair", sample.RECORDS, frozenset({"success"}))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["junit.xml"]

@@ -1,0 +1,113 @@
+"""What `evaldsl run` costs on top of the API: the same spec, the same 100,000 cases.
+
+    python benchmarks/run_overhead.py [--cases 100000] [--keep DIR]
+
+Generates deterministic 6-turn dialogs into a JSONL file, then judges them
+with an 8-check deterministic spec twice: through the API
+(`spec.run(load_cases(path))`, cases streamed from the same file) and through
+`evaldsl run` in a subprocess with every output enabled (report.json, HTML,
+Markdown, JUnit and results.jsonl). Prints cases per second for both and
+their ratio; the target is the CLI at no less than half the API's rate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SPEC = """\
+spec "run overhead"
+case { intent: text }
+check greets = keyword(scope: first_user, any: ["hello", "hi", "你好"])
+check asks_name = keyword(scope: replies, any: ["name", "姓名"])
+check asks_phone = regex(scope: replies, pattern: "phone|电话")
+check no_secret = safety(scope: replies)
+check short = length(scope: each_reply, max_chars: 200)
+check fast = latency(scope: each_reply, max_ms: 3000)
+check brief = turns(max: 8)
+check thanks = keyword(scope: last_user, any: ["thanks", "谢谢"])
+outcome {
+  success if greets and asks_name and asks_phone and no_secret and fast
+  partial if asks_name or asks_phone
+  failure otherwise
+}
+metric success_rate = rate(success) + 0.5 * rate(partial)
+metric fast_rate = rate(fast) where greets
+metric avg_short = mean(short)
+metric thanked = count(thanks)
+"""
+
+USER = ["hello, I need a repair", "hi, my AC is broken", "你好，我想预约维修", "the fridge leaks",
+        "my phone is 13800138000", "thanks a lot", "谢谢", "tomorrow morning please"]
+REPLY = ["Sure, what is your name?", "May I have your phone number?", "请问您的姓名和电话？",
+         "We will send a technician.", "Your booking is confirmed.", "Anything else?"]
+
+
+def generate(path: Path, count: int, seed: int = 7) -> None:
+    rnd = random.Random(seed)
+    with path.open("w", encoding="utf-8") as out:
+        for i in range(count):
+            messages = []
+            for _ in range(3):
+                messages.append({"role": "user", "content": rnd.choice(USER)})
+                messages.append({"role": "assistant", "content": rnd.choice(REPLY),
+                                 "latency_ms": rnd.randint(200, 4000)})
+            out.write(json.dumps({"id": f"case-{i:06d}", "messages": messages,
+                                  "intent": rnd.choice(["booking", "inquiry"])},
+                                 ensure_ascii=False) + "\n")
+
+
+def through_api(spec_path: Path, cases: Path) -> tuple[float, int]:
+    import evaldsl.api as api
+    from evaldsl.caserows import CaseSchema
+    from evaldsl.loading import load_cases
+
+    spec = api.load(spec_path)
+    started = time.perf_counter()
+    report = spec.run(load_cases(cases, CaseSchema.of(spec)))
+    return time.perf_counter() - started, report.cases
+
+
+def through_cli(spec_path: Path, cases: Path, out: Path) -> float:
+    args = [sys.executable, "-m", "evaldsl", "run", str(spec_path), str(cases),
+            "-o", str(out / "report.json"), "--html", str(out / "report.html"),
+            "--md", str(out / "summary.md"), "--junit", str(out / "junit.xml"),
+            "--results", str(out / "results.jsonl"), "--no-progress", "--quiet"]
+    started = time.perf_counter()
+    done = subprocess.run(args, capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"evaldsl run failed ({done.returncode}):\n{done.stderr}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cases", type=int, default=100_000)
+    parser.add_argument("--keep", type=Path, default=None, help="keep the files in this folder")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = args.keep or Path(scratch)
+        folder.mkdir(parents=True, exist_ok=True)
+        spec_path, cases = folder / "overhead.eval", folder / "cases.jsonl"
+        spec_path.write_text(SPEC, encoding="utf-8")
+        generate(cases, args.cases)
+        api_seconds, judged = through_api(spec_path, cases)
+        cli_seconds = through_cli(spec_path, cases, folder)
+        report = json.loads((folder / "report.json").read_text("utf-8"))
+    assert report["cases"]["evaluated"] == judged == args.cases
+    api_rate, cli_rate = judged / api_seconds, judged / cli_seconds
+    print(f"cases: {judged:,} (8 deterministic checks, 6-turn dialogs)")
+    print(f"API  spec.run(load_cases(...)):        {api_seconds:6.2f} s  {api_rate:9,.0f} cases/s")
+    print(f"CLI  evaldsl run, every output enabled: {cli_seconds:6.2f} s  {cli_rate:9,.0f} cases/s")
+    print(f"CLI / API rate: {cli_rate / api_rate:.2f} (target >= 0.50)")
+
+
+if __name__ == "__main__":
+    main()

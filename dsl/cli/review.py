@@ -1,0 +1,171 @@
+"""`evaldsl review RESULTS --spec SPEC -o sample.jsonl`: the review sample, ready to label.
+
+The spec's `review` block decides, per case, whether it is drawn and with
+which priority (deterministic in seed and case id; the decision is in every
+results line). This verb collects the drawn cases, highest priority first
+(ties by id), and writes a file people fill in: JSONL or CSV (by the output's
+extension) with the automatic verdicts for reference and empty `label`,
+`score` and `note` columns. `evaldsl calibrate RESULTS sample.jsonl` reads it
+back. With `--cases` the dialogs are copied in, so reviewers need nothing else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from evaldsl.cli.main import EXIT_DATA, EXIT_OK, EXIT_USAGE
+from evaldsl.errors import CaseDataError, EvaldslError, SpecError
+from evaldsl.report.layout import SpecLayout, layout_of
+from evaldsl.report.results import read_records, recover
+from evaldsl.source import Source
+
+HUMAN_COLUMNS = ("label", "score", "note")
+"""Left empty for reviewers: a label of the verdict block, a 0-100 score, free text."""
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "review", help="write the cases the spec's review block draws, ready to label",
+        description=__doc__.split("\n\n")[0] if __doc__ else None)
+    p.add_argument("results", type=Path, metavar="RESULTS", help="results.jsonl of a run")
+    p.add_argument("--spec", type=Path, required=True, help="the spec that produced RESULTS")
+    p.add_argument("-o", "--output", type=Path, required=True,
+                   help="the sample file: .jsonl or .csv")
+    p.add_argument("--cases", type=Path, nargs="+", default=[],
+                   help="case files to copy each drawn case's dialog from")
+    p.add_argument("--limit", type=int, default=None, help="keep only the first N by priority")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        layout = _layout(args.spec)
+        rows = sample_rows(args.results, layout)
+    except SpecError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except (CaseDataError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_DATA
+    except EvaldslError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.limit is not None:
+        rows = rows[: args.limit]
+    if args.cases:
+        _attach_dialogs(rows, args.cases)
+    write_sample(rows, args.output)
+    print(f"{len(rows)} cases drawn for review -> {args.output}")
+    return EXIT_OK
+
+
+def _layout(path: Path) -> SpecLayout:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError([], f"cannot read spec `{path}`: {exc}") from exc
+    layout = layout_of(Source(text, str(path)), str(path))
+    if layout.title is None and not layout.blocks and not layout.checks:
+        raise SpecError([], f"`{path}` does not look like a spec")
+    return layout
+
+
+def sample_rows(results: Path, layout: SpecLayout) -> list[dict[str, Any]]:
+    """The drawn cases of a results file, highest priority first, then by id."""
+    header = recover(results).header
+    if header is not None and header.spec_hash != layout.hash:
+        raise EvaldslError(f"`{results}` was written by another spec (hash "
+                           f"{header.spec_hash[:12]}, `{layout.path}` is {layout.hash[:12]})")
+    rows = [_row(record, layout) for _, record in read_records(results)
+            if (record.get("review") or {}).get("sampled")]
+    if not rows and not _has_decisions(results):
+        raise EvaldslError(f"`{results}` holds no review decisions: does the spec have a "
+                           "`review` block?")
+    rows.sort(key=lambda r: (-(r["priority"] if r["priority"] is not None else -1e300), r["id"]))
+    return rows
+
+
+def _has_decisions(results: Path) -> bool:
+    return any(record.get("review") is not None for _, record in read_records(results))
+
+
+def _row(record: Mapping[str, Any], layout: SpecLayout) -> dict[str, Any]:
+    review = record["review"]
+    checks = {name: r.get("score") for name, r in record.get("checks", {}).items()
+              if isinstance(r.get("score"), (int, float))}
+    return {
+        "id": record["id"], "priority": review.get("priority"),
+        "rule": _rule_text(layout, review.get("rule")), "labels": dict(record.get("labels", {})),
+        "scores": checks, "dialog": None, **dict.fromkeys(HUMAN_COLUMNS, ""),
+    }
+
+
+def _rule_text(layout: SpecLayout, index: Any) -> str | None:
+    if isinstance(index, int) and 0 <= index < len(layout.review_rules):
+        return layout.review_rules[index]
+    return None
+
+
+def _attach_dialogs(rows: list[dict[str, Any]], files: Iterable[Path]) -> None:
+    from evaldsl.loading import BadRow, read_cases
+
+    wanted = {r["id"]: r for r in rows}
+    for item in read_cases(list(files), on_bad_row="skip"):
+        if not isinstance(item, BadRow) and item.id in wanted:
+            wanted[item.id]["dialog"] = [{"role": m.role, "content": m.content}
+                                         for m in item.messages]
+
+
+def write_sample(rows: list[dict[str, Any]], path: Path) -> None:
+    """JSONL (one object per case) or CSV (one column per outcome block and check)."""
+    if path.suffix.lower() == ".csv":
+        _write_csv(rows, path)
+        return
+    with path.open("w", encoding="utf-8") as out:
+        for row in rows:
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def _write_csv(rows: list[dict[str, Any]], path: Path) -> None:
+    blocks = sorted({k for r in rows for k in r["labels"]})
+    checks = sorted({k for r in rows for k in r["scores"]})
+    head = ["id", "priority", "rule", *blocks, *(f"{c}.score" for c in checks), "dialog",
+            *HUMAN_COLUMNS]
+    with path.open("w", encoding="utf-8", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(head)
+        for r in rows:
+            writer.writerow([r["id"], r["priority"], r["rule"],
+                             *(r["labels"].get(b, "") for b in blocks),
+                             *(r["scores"].get(c, "") for c in checks),
+                             _transcript(r["dialog"]), *(r[c] for c in HUMAN_COLUMNS)])
+
+
+def _transcript(dialog: list[dict[str, str]] | None) -> str:
+    return "\n".join(f"{m['role']}: {m['content']}" for m in dialog or ())
+
+
+def read_labels(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line, row) of a filled-in sample file (JSONL or CSV); raises `CaseDataError`."""
+    if path.suffix.lower() == ".csv":
+        with path.open(encoding="utf-8", newline="") as f:
+            reader = csv.DictReader(f)
+            for row in reader:
+                yield reader.line_num, dict(row)
+        return
+    with path.open(encoding="utf-8") as f:
+        for number, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError as exc:
+                raise CaseDataError(str(path), number, f"not valid JSON: {exc}") from exc
+            if not isinstance(row, dict):
+                raise CaseDataError(str(path), number, "a row must be a JSON object")
+            yield number, row
