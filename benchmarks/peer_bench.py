@@ -57,9 +57,9 @@ EVALDSL_CMD = (
     "EVALDSL_JUDGE_BASE_URL={mock_url} EVALDSL_JUDGE_MODEL=mock-judge "
     "EVALDSL_JUDGE_CONCURRENCY={concurrency} "
     "EVALDSL_EMBED_BASE_URL={mock_url} EVALDSL_EMBED_MODEL=mock-embed "
-    "EVALDSL_EMBED_CONCURRENCY={concurrency} "
+    "EVALDSL_EMBED_CONCURRENCY={concurrency} EVALDSL_NO_CACHE=1 "
     "{python} -m evaldsl run {spec} {transcripts} --results results.jsonl -o report.json "
-    "--concurrency {concurrency} --no-cache"
+    "--concurrency {concurrency}"
 )
 """What the harness runs, in the run folder; `{python}` is filled here, the rest by it."""
 
