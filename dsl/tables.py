@@ -10,6 +10,8 @@ first applies the options to both sides, then maps whole values. Options:
 - `nospace`: remove all white space
 - `punct`: remove punctuation (Unicode categories P*)
 - `remove: ",./-_*^"`: remove exactly these characters (BFCL's checker)
+- `clock`: a value that is wholly a time of day becomes `HH:MM` (`4:30 pm`,
+  `half past 4 in the evening`, `下午四点半` -> `16:30`; see `evaldsl.clock`)
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-FLAG_OPTIONS = ("nfkc", "casefold", "strip", "collapse", "nospace", "punct")
+from evaldsl.clock import normalize_clock
+
+FLAG_OPTIONS = ("nfkc", "casefold", "strip", "collapse", "nospace", "punct", "clock")
 VALUE_OPTIONS = ("remove",)
 _SPACES = re.compile(r"\s+")
 
@@ -46,6 +50,8 @@ class NormalizationTable:
             text = unicodedata.normalize("NFKC", text)
         if "casefold" in flags:
             text = text.casefold()
+        if "clock" in flags:
+            text = normalize_clock(text)
         if self.remove:
             text = text.translate({ord(c): None for c in self.remove})
         if "punct" in flags:
