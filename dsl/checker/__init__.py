@@ -31,13 +31,14 @@ from evaldsl.parser import ParseResult, parse
 from evaldsl.registry import Registry, default_registry
 from evaldsl.source import Source, Span
 
-__all__ = ["RULES", "Context", "Rule", "TypeEnv", "check_module", "check_source", "infer_type"]
+__all__ = ["Context", "RULES", "Rule", "TypeEnv", "check_module", "check_source", "infer_type"]
 
 RULES: tuple[Rule, ...] = (
     names.duplicate_definitions,
     names.duplicate_singletons,
     names.label_clashes,
     names.unknown_names,
+    names.unknown_label_texts,
     names.unknown_case_fields,
     names.unknown_case_types,
     names.unknown_functions,
@@ -61,6 +62,7 @@ RULES: tuple[Rule, ...] = (
     outcomes.repeated_labels,
     outcomes.duplicate_blocks,
     outcomes.dead_branches,
+    outcomes.unreachable_otherwise,
     outcomes.thresholds_out_of_range,
     examples.unknown_roles,
     examples.unknown_pins,

@@ -70,19 +70,16 @@ def bare_values_in_metrics(ctx: Context) -> Iterator[Diagnostic]:
 
 def is_per_case(ctx: Context, e: n.Expr) -> bool:
     """Whether `e` reads something that differs from case to case (outside aggregates)."""
-    memo: dict[str, bool] = ctx.memo("aggregates.per_case_lets", dict)
+    lets = ctx.let_facts("aggregates.per_case",
+                         lambda let: is_per_case(ctx, ctx.symbols.lets[let].value))
     for sub in _outside_aggregates(e):
         if not isinstance(sub, n.Name):
             continue
         kind = ctx.symbols.kind_of(sub.name)
         if kind in _PER_CASE_KINDS or (sub.name == CASE and kind is None):
             return True
-        if kind == "let":
-            if sub.name not in memo:
-                memo[sub.name] = False
-                memo[sub.name] = is_per_case(ctx, ctx.symbols.lets[sub.name].value)
-            if memo[sub.name]:
-                return True
+        if kind == "let" and lets.get(sub.name, False):
+            return True
     return False
 
 

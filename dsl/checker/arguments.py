@@ -100,17 +100,15 @@ def _field_of(err: dict[str, Any]) -> str | None:
 
 def mentions_unknown(ctx: Context, expr: n.Expr) -> bool:
     """Whether `expr` (or a let it reads) uses a name that refers to nothing."""
-    cache: dict[str, bool] = ctx.memo("arguments.unknown_lets", dict)
     symbols = ctx.symbols
+    lets = ctx.let_facts("arguments.unknown",
+                         lambda let: mentions_unknown(ctx, symbols.lets[let].value))
     for name, is_case in names_in(expr):
         word = name.name
         if is_case:
             continue
         if word in symbols.lets:
-            if word not in cache:
-                cache[word] = False
-                cache[word] = mentions_unknown(ctx, symbols.lets[word].value)
-            if cache[word]:
+            if lets.get(word, False):
                 return True
         elif symbols.kind_of(word) is None or word == CASE:
             return True

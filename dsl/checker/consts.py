@@ -33,7 +33,6 @@ class _NotConstant:
 
 
 NOT_CONSTANT: Any = _NotConstant()
-_IN_PROGRESS = object()
 
 _ARITH: dict[str, Callable[[Any, Any], Any]] = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,
@@ -63,17 +62,9 @@ def number_of(expr: n.Expr, ctx: Context) -> float | None:
 
 
 def let_value(name: str, ctx: Context) -> Any:
-    """The folded value of the let `name` (memoised; a let in a cycle is not constant)."""
-    cache: dict[str, Any] = ctx.memo("consts.lets", dict)
-    cached = cache.get(name)
-    if cached is _IN_PROGRESS:
-        return NOT_CONSTANT
-    if name in cache:
-        return cached
-    cache[name] = _IN_PROGRESS
-    value = fold(ctx.symbols.lets[name].value, ctx)
-    cache[name] = value
-    return value
+    """The folded value of the let `name` (a let in a cycle is not constant)."""
+    facts = ctx.let_facts("consts.lets", lambda let: fold(ctx.symbols.lets[let].value, ctx))
+    return facts.get(name, NOT_CONSTANT)
 
 
 def table_value(table: n.Table, ctx: Context) -> NormalizationTable:

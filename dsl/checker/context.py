@@ -86,6 +86,47 @@ class Context:
         """A scratch space where rule modules memoise their own per-module analyses."""
         return {}
 
+    @cached_property
+    def let_order(self) -> list[str]:
+        """Lets with the lets they read first (cycles broken anywhere).
+
+        Facts about lets are computed in this order, so reading a let's fact
+        never recurses: a chain of a thousand lets costs no stack depth.
+        """
+        lets = self.symbols.lets
+        done: set[str] = set()
+        order: list[str] = []
+        for root in lets:
+            stack: list[tuple[str, bool]] = [(root, False)]
+            while stack:
+                name, expanded = stack.pop()
+                if expanded:
+                    order.append(name)
+                    continue
+                if name in done:
+                    continue
+                done.add(name)
+                stack.append((name, True))
+                for ref, is_case in names_in(lets[name].value):
+                    if not is_case and ref.name in lets and ref.name not in done:
+                        stack.append((ref.name, False))
+        return order
+
+    def let_facts(self, key: str, compute: Callable[[str], Any]) -> dict[str, Any]:
+        """`compute(let)` for every let, memoised under `key`, filled in `let_order`.
+
+        While it is being filled the dict is already visible, so `compute` can
+        read the facts of the lets it depends on; a let in a cycle finds none.
+        """
+        cache = self.analyses
+        if key not in cache:
+            facts: dict[str, Any] = {}
+            cache[key] = facts
+            for name in self.let_order:
+                facts[name] = compute(name)
+        found: dict[str, Any] = cache[key]
+        return found
+
     def memo(self, key: str, build: Callable[[], Any]) -> Any:
         """The analysis `key`, built by `build` the first time it is asked for."""
         cache = self.analyses

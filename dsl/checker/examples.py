@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 from evaldsl import nodes as n
 from evaldsl.checker.consts import fold
-from evaldsl.checker.context import Context, did_you_mean, listing
+from evaldsl.checker.context import Context, did_you_mean, listing, unwrap
 from evaldsl.diagnostics import Diagnostic, error
 
 ROLES = ("system", "user", "assistant", "tool")
@@ -73,7 +73,8 @@ def sample_rates(ctx: Context) -> Iterator[Diagnostic]:
                 yield error("E504", "a sample rate must be a constant percentage",
                             rule.rate.span, "write e.g. `sample 5% where ...`")
             elif not 0 <= value <= 1:
-                hint = (f"write `{value:g}%` for {value:g} percent" if 1 < value <= 100
+                plain = isinstance(unwrap(rule.rate), n.Number)
+                hint = (f"write `{value:g}%` for {value:g} percent" if plain and 1 < value <= 100
                         else "sample between 0% and 100% of the cases")
                 yield error("E504", "a sample rate must lie between 0% and 100%",
                             rule.rate.span, hint)

@@ -71,10 +71,18 @@ def _resolve(ctx: Context, name: n.Name, wants_table: bool) -> Diagnostic | None
     if word in symbols.metrics:
         return error("E101", f"`{word}` is a metric and cannot be used in an expression",
                      name.span, "repeat its expression, or name the shared part with `let`")
-    if wants_table:
+    close = similar(word, symbols.value_names())
+    if wants_table or (close is not None and close in symbols.tables):
         hint = did_you_mean(word, symbols.tables) or "define it with `table " + word + " { ... }`"
         return error("E104", f"unknown table `{word}`", name.span, hint)
+    if close is not None and symbols.kind_of(close) == "label":
+        return error("E105", f"unknown outcome label `{word}`", name.span,
+                     f"did you mean `{close}`? {_labels(ctx)}")
     return error("E101", f"unknown name `{word}`", name.span, _unknown_hint(ctx, word))
+
+
+def _labels(ctx: Context) -> str:
+    return f"the labels are {listing(ctx.symbols.labels)}"
 
 
 def _unknown_hint(ctx: Context, word: str) -> str:
@@ -84,6 +92,31 @@ def _unknown_hint(ctx: Context, word: str) -> str:
         return f"define it first, e.g. `let {word} = ...` or `check {word} = ...`"
     kind = symbols.kind_of(close) or "name"
     return f"{_KIND_WORDS.get(kind, 'a name')} with a similar name exists: `{close}`"
+
+
+def unknown_label_texts(ctx: Context) -> Iterator[Diagnostic]:
+    """E105: `level == "excelent"` where the outcome `level` has no such label."""
+    for site in ctx.sites:
+        for e in sub_exprs(site.expr):
+            if isinstance(e, n.Binary) and e.op in ("==", "!=", "in", "not in"):
+                yield from _label_texts(ctx, e)
+
+
+def _label_texts(ctx: Context, e: n.Binary) -> Iterator[Diagnostic]:
+    outcomes = ctx.symbols.outcomes
+    for side, other in ((e.left, e.right), (e.right, e.left)):
+        if not (isinstance(side, n.Name) and side.name in outcomes and side.name is not None):
+            continue
+        if ctx.symbols.kind_of(side.name) != "outcome":
+            continue
+        labels = [b.label for b in outcomes[side.name].branches]
+        texts = other.items if isinstance(other, n.ListLit) else (other,)
+        for text in texts:
+            if isinstance(text, n.String) and text.value not in labels and text.value != "error":
+                close = did_you_mean(text.value, labels)
+                known = f"`{side.name}` gives {listing(labels)} (or `error`)"
+                yield error("E105", f"the outcome `{side.name}` has no label `{text.value}`",
+                            text.span, f"{close} {known}" if close else known)
 
 
 def unknown_case_fields(ctx: Context) -> Iterator[Diagnostic]:
@@ -149,7 +182,8 @@ def duplicate_definitions(ctx: Context) -> Iterator[Diagnostic]:
     for s in ctx.module.statements:
         if not isinstance(s, (n.Check, n.Let, n.Table, n.Metric)):
             if isinstance(s, n.Outcome) and s.name is not None and s.name in seen:
-                yield _twice(s.name, s.name_span or s.span, seen[s.name])
+                if not isinstance(seen[s.name], n.Outcome):
+                    yield _twice(s.name, s.name_span or s.span, seen[s.name])
             elif isinstance(s, n.Outcome) and s.name is not None:
                 seen[s.name] = s
             continue

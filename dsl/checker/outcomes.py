@@ -7,14 +7,15 @@ earlier one already covers is dead (E405): the classic mistake is putting
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 from evaldsl import nodes as n
-from evaldsl.checker.conditions import Conjunction, covered_by, dnf
+from evaldsl.checker.conditions import Conjunction, Interval, covered_by, dnf
 from evaldsl.checker.consts import number_of
 from evaldsl.checker.context import Context, sub_exprs
 from evaldsl.checker.ranges import UNIT, Range, value_range
-from evaldsl.diagnostics import Diagnostic, error
+from evaldsl.diagnostics import Diagnostic, error, warning
 
 
 def missing_otherwise(ctx: Context) -> Iterator[Diagnostic]:
@@ -102,11 +103,54 @@ def _dead(branch: n.Branch, mine: list[Conjunction],
                          f"every case it takes is already taken by `{before.label}` on line "
                          f"{before.span.line}; put the stricter branch first")
     every = [c for _, conj in earlier for c in conj]
-    if len(earlier) > 1 and covered_by(mine, every):
+    if len(earlier) > 1 and (covered_by(mine, every) or _exhaustive(every)):
         labels = ", ".join(f"`{b.label}`" for b, _ in earlier)
         return error("E405", f"the branch `{branch.label}` can never fire", branch.label_span,
                      f"the earlier branches {labels} already take every case it would")
     return None
+
+
+def unreachable_otherwise(ctx: Context) -> Iterator[Diagnostic]:
+    """W105: an `otherwise` label that earlier branches leave no case for."""
+    for outcome in ctx.module.of_type(n.Outcome):
+        last = outcome.branches[-1] if outcome.branches else None
+        if last is None or last.condition is not None:
+            continue
+        earlier = [dnf(b.condition, ctx) for b in outcome.branches[:-1] if b.condition]
+        if _exhaustive([c for found in earlier if found is not None for c in found]):
+            yield warning("W105", f"the label `{last.label}` can never be given",
+                          last.label_span, "the branches before `otherwise` already take every "
+                          "case; turn the last of them into `otherwise`")
+
+
+def _exhaustive(conjunctions: list[Conjunction]) -> bool:
+    """Whether single facts among `conjunctions` cover every case."""
+    intervals: dict[object, list[Interval]] = {}
+    truths: dict[object, set[bool]] = {}
+    for c in conjunctions:
+        facts = len(c.numbers) + len(c.truths) + len(c.excluded) + len(c.equal)
+        if facts == 0:
+            return True
+        if facts == 1 and c.numbers:
+            key, interval = next(iter(c.numbers.items()))
+            intervals.setdefault(key, []).append(interval)
+        elif facts == 1 and c.truths:
+            key, truth = next(iter(c.truths.items()))
+            truths.setdefault(key, set()).add(truth)
+    if any(len(values) == 2 for values in truths.values()):
+        return True
+    return any(_covers_all(found) for found in intervals.values())
+
+
+def _covers_all(intervals: list[Interval]) -> bool:
+    reach, reach_open = -math.inf, False
+    for i in sorted(intervals, key=lambda i: (i.lo, i.lo_open)):
+        gap = i.lo > reach or (i.lo == reach and i.lo_open and reach_open)
+        if gap and not (reach == -math.inf and i.lo == -math.inf):
+            return False
+        if i.hi > reach or (i.hi == reach and not i.hi_open):
+            reach, reach_open = i.hi, i.hi_open
+    return reach == math.inf
 
 
 def thresholds_out_of_range(ctx: Context) -> Iterator[Diagnostic]:

@@ -50,8 +50,8 @@ def positional_arguments(ctx: Context) -> Iterator[Diagnostic]:
 def _positional_hint(primitive: Primitive | None) -> str:
     if primitive is None:
         return "write each argument as `name: value`"
-    required = [k for k, f in param_fields(primitive).items() if f.is_required()]
-    names = required or list(param_fields(primitive))
+    fields = param_fields(primitive)
+    names = sorted(fields, key=lambda k: not fields[k].is_required())
     if not names:
         return f"`{primitive.name}` takes no arguments besides `scope`"
     return f"write it as `{names[0]}: ...`; `{primitive.name}` takes {listing(names)}"
@@ -63,8 +63,9 @@ def repeated_arguments(ctx: Context) -> Iterator[Diagnostic]:
         seen: dict[str, n.KeywordArg] = {}
         for arg in check.args:
             if arg.name in seen:
+                first = seen[arg.name].span
                 yield error("E211", f"the argument `{arg.name}` is given twice", arg.name_span,
-                            f"the first is on line {seen[arg.name].span.line}; keep one")
+                            f"the first is at {first.line}:{first.col}; keep one")
             seen.setdefault(arg.name, arg)
 
 
@@ -147,11 +148,24 @@ def _from_pydantic(args: Arguments, check: n.Check, err: dict[str, Any],
     if kind == "extra_forbidden" or name not in args.given:
         return None
     span = _locate(args.given[name].value, loc[1:])
+    if kind == "literal_error":
+        return _choice(args.primitive, name, loc, err, span)
     if kind in _RANGE_ERRORS:
         return error("E204", f"`{_path(loc)}` {_reason(str(err.get('msg', '')))}, found "
                      f"{_shown(err.get('input'))}", span, _field_hint(args.primitive, name))
     return error("E203", f"`{_path(loc)}` {_type_reason(args.primitive, name, kind, loc)}, "
                  f"found {_shown(err.get('input'))}", span, _field_hint(args.primitive, name))
+
+
+def _choice(primitive: Primitive, name: str, loc: tuple[Any, ...], err: dict[str, Any],
+            span: Span) -> Diagnostic:
+    expected = str(err.get("ctx", {}).get("expected", ""))
+    choices = [c.strip(" '\"") for c in expected.replace(" or ", ", ").split(",") if c.strip()]
+    given = err.get("input")
+    close = did_you_mean(str(given), choices) if isinstance(given, str) else ""
+    known = f"the choices are {listing(choices)}" if choices else _field_hint(primitive, name)
+    return error("E204", f"`{_path(loc)}` cannot be {_shown(given)}", span,
+                 f"{close} {known}" if close else known)
 
 
 def _reason(msg: str) -> str:

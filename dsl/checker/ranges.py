@@ -39,11 +39,9 @@ def _name(e: n.Name, ctx: Context) -> Range | None:
     if e.name in symbols.checks:
         return UNIT
     if e.name in symbols.lets:
-        memo: dict[str, Range | None] = ctx.memo("ranges.lets", dict)
-        if e.name not in memo:
-            memo[e.name] = None
-            memo[e.name] = value_range(symbols.lets[e.name].value, ctx)
-        return memo[e.name]
+        facts = ctx.let_facts("ranges.lets", lambda let: value_range(symbols.lets[let].value, ctx))
+        found: Range | None = facts.get(e.name)
+        return found
     return None
 
 

@@ -58,14 +58,11 @@ class TypeEnv:
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        self._lets: dict[str, T | None] = {}
 
     def let_type(self, name: str) -> T:
-        if name in self._lets:
-            return self._lets[name] or T.ANY
-        self._lets[name] = None
-        found = _Typer(self, None).infer(self.ctx.symbols.lets[name].value)
-        self._lets[name] = found
+        facts = self.ctx.let_facts(
+            "typer.lets", lambda let: _Typer(self, None).infer(self.ctx.symbols.lets[let].value))
+        found: T = facts.get(name, T.ANY)
         return found
 
 
@@ -103,7 +100,9 @@ def _role_problem(site: Site, found: T) -> Diagnostic | None:
                      _condition_hint(found))
     if site.role in ("metric", "priority") and not is_number(found):
         what = "a metric" if site.role == "metric" else "a review priority"
-        hint = ("count the cases where it holds with `rate(...)`" if found is T.BOOL
+        hint = ("count the cases where it holds with `rate(...)`"
+                if found is T.BOOL and site.role == "metric"
+                else "give a number, e.g. `100 - overall`" if site.role == "priority"
                 else "give a number")
         return error("E309", f"{what} must be a number, found {found}", span, hint)
     return None
@@ -238,12 +237,28 @@ class _Typer:
         if ordering and not (_both(left, right, _NUMBERS) or _both(left, right, {T.TEXT, T.ANY})):
             odd = left if not is_number(left) else right
             self.report("E301", f"`{e.op}` orders numbers, but one side is {odd}",
-                        e.span, _compare_hint(e, left, right))
+                        e.span, self.compare_hint(e, left, right))
             return
         a, b = _CLASSES.get(left), _CLASSES.get(right)
         if a is not None and b is not None and not a & b:
             self.report("E301", f"cannot compare {left} with {right}", e.span,
-                        _compare_hint(e, left, right))
+                        self.compare_hint(e, left, right))
+
+    def compare_hint(self, e: n.Binary, left: T, right: T) -> str:
+        side = e.left if left is T.CHECK else e.right if right is T.CHECK else None
+        if isinstance(side, n.Name) and T.TEXT in (left, right):
+            return f"to compare the label a check gave, write `{side.name}.label`"
+        for operand in (e.left, e.right):
+            declared = self.declared_field(operand)
+            if declared is not None:
+                return (f"`case.{declared.name}` is declared `{declared.type}` in the `case` "
+                        "block; change its type or what it is compared with")
+        return "compare values of the same kind: numbers with numbers, texts with texts"
+
+    def declared_field(self, e: n.Expr) -> n.CaseField | None:
+        if isinstance(e, n.Attribute) and _is_case_field(e):
+            return self.ctx.symbols.case_fields.get(e.name)
+        return None
 
     def call(self, e: n.Call) -> T:
         args = [self.infer(a) for a in e.args]
@@ -297,17 +312,6 @@ def _arith_hint(found: T, operand: n.Expr) -> str:
     if found is T.TEXT:
         return "texts cannot be added or multiplied"
     return "use numbers on both sides"
-
-
-def _compare_hint(e: n.Binary, left: T, right: T) -> str:
-    side = e.left if left is T.CHECK else e.right if right is T.CHECK else None
-    if isinstance(side, n.Name) and T.TEXT in (left, right):
-        return f"to compare the label a check gave, write `{side.name}.label`"
-    case_side = next((s for s in (e.left, e.right) if _is_case_field(s)), None)
-    if case_side is not None:
-        assert isinstance(case_side, n.Attribute)
-        return f"declare the type of `case.{case_side.name}` in the `case` block to match"
-    return "compare values of the same kind: numbers with numbers, texts with texts"
 
 
 def _is_case_field(e: n.Expr) -> bool:

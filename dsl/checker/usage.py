@@ -20,9 +20,10 @@ def _reachable(ctx: Context) -> set[str]:
     symbols = ctx.symbols
     roots = [site.expr for site in ctx.sites if site.role in
              ("condition", "metric", "where", "sample", "priority", "expect")]
+    seen: set[str] = set()
     if not symbols.outcomes and not symbols.metrics:
         roots.extend(a.value for c in symbols.checks.values() for a in c.args)
-    seen: set[str] = set()
+        seen.update(symbols.checks)
     stack = roots
     while stack:
         for name, is_case in names_in(stack.pop()):

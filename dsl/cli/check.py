@@ -1,0 +1,132 @@
+"""`evaldsl check PATH...`: report errors and warnings in specs, like a compiler.
+
+Folders are searched recursively for `*.eval` files. Human output shows each
+problem as `file:line:col: error[E101]: message`, the source line, carets
+and a hint (in colour on a terminal); `--format json` prints a list of
+objects instead. Exit 0 without errors, 1 with errors (`--strict` counts
+warnings as errors), 2 when a path cannot be read or the command is misused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from evaldsl.checker import check_source
+from evaldsl.cli.main import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from evaldsl.diagnostics import Diagnostic, Severity, render, to_json
+from evaldsl.source import Source
+
+SUFFIX = ".eval"
+
+
+class Checked(NamedTuple):
+    source: Source
+    diagnostics: list[Diagnostic]
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "check", help="report errors and warnings in specs",
+        description=__doc__.split("\n\n")[0] if __doc__ else None)
+    p.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders")
+    p.add_argument("--format", choices=("human", "json"), default="human",
+                   help="human-readable text (default) or a JSON list")
+    p.add_argument("--strict", action="store_true", help="treat warnings as errors")
+    p.add_argument("--no-color", action="store_true", help="never colour the output")
+
+
+def run(args: argparse.Namespace) -> int:
+    files, problems = spec_files(args.paths)
+    for problem in problems:
+        print(f"evaldsl check: error: {problem}", file=sys.stderr)
+    if problems:
+        return EXIT_USAGE
+    checked: list[Checked] = []
+    for path in files:
+        result = check_file(path)
+        if isinstance(result, str):
+            print(f"evaldsl check: error: {result}", file=sys.stderr)
+            return EXIT_USAGE
+        checked.append(result)
+    if args.strict:
+        checked = [Checked(c.source, [d.as_error() for d in c.diagnostics]) for c in checked]
+    everything = [d for c in checked for d in c.diagnostics]
+    if args.format == "json":
+        print(to_json(everything))
+    else:
+        _print_human(checked, _use_color(args.no_color))
+    return EXIT_FAILED if any(d.is_error for d in everything) else EXIT_OK
+
+
+def check_file(path: Path) -> Checked | str:
+    """The diagnostics of one spec file, or why it could not be read."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return f"cannot read `{path}`: {exc.strerror or exc}"
+    try:
+        result, diagnostics = check_source(data, str(path))
+    except Exception as exc:  # noqa: BLE001 - never a traceback for a user's spec
+        return f"internal error while checking `{path}` ({type(exc).__name__}: {exc}); " \
+            "please report it with the spec"
+    return Checked(result.source, diagnostics)
+
+
+def spec_files(paths: Sequence[str]) -> tuple[list[Path], list[str]]:
+    """The spec files named by `paths` (folders searched for `*.eval`), and problems."""
+    files: list[Path] = []
+    problems: list[str] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found = sorted(_walk(path))
+            if not found:
+                problems.append(f"no `{SUFFIX}` files under `{raw}`")
+            files.extend(found)
+        elif path.exists():
+            files.append(path)
+        else:
+            problems.append(f"`{raw}` does not exist")
+    return list(dict.fromkeys(files)), problems
+
+
+def _walk(folder: Path) -> Iterable[Path]:
+    for root, dirs, names in os.walk(folder):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in names:
+            if name.endswith(SUFFIX):
+                yield Path(root) / name
+
+
+def _use_color(disabled: bool) -> bool:
+    if disabled or "NO_COLOR" in os.environ:
+        return False
+    return sys.stdout.isatty()
+
+
+def _print_human(checked: list[Checked], color: bool) -> None:
+    blocks = [render(d, c.source, color) for c in checked for d in c.diagnostics]
+    if blocks:
+        print("\n\n".join(blocks))
+        print()
+    print(summary(checked))
+
+
+def summary(checked: list[Checked]) -> str:
+    """`2 errors and 1 warning in 3 files`, or that everything is clean."""
+    errors = sum(1 for c in checked for d in c.diagnostics if d.severity is Severity.ERROR)
+    warnings = sum(1 for c in checked for d in c.diagnostics if d.severity is Severity.WARNING)
+    files = _plural(len(checked), "file")
+    if not errors and not warnings:
+        return f"no problems in {files}"
+    parts = [p for p in (_plural(errors, "error"), _plural(warnings, "warning")) if p[0] != "0"]
+    return f"{' and '.join(parts)} in {files}"
+
+
+def _plural(k: int, word: str) -> str:
+    return f"{k} {word}" if k == 1 else f"{k} {word}s"

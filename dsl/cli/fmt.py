@@ -1,0 +1,114 @@
+"""`evaldsl fmt [--check] PATH...`: rewrite specs in the canonical layout.
+
+Folders are searched recursively for `*.eval` files; `-` formats standard
+input to standard output. With `--check` nothing is written: the files that
+would change are listed and the exit code is 1. A file that does not parse
+is reported and left alone (exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from evaldsl.cli.check import spec_files
+from evaldsl.cli.main import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from evaldsl.diagnostics import render
+from evaldsl.fmt import format_module
+from evaldsl.parser import parse
+
+
+class _Unformattable(Exception):
+    """A spec that cannot be formatted; the message says why."""
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "fmt", help="rewrite specs in the canonical layout",
+        description=__doc__.split("\n\n")[0] if __doc__ else None)
+    p.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders, or -")
+    p.add_argument("--check", action="store_true",
+                   help="write nothing; list files that would change and exit 1 if any")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.paths == ["-"]:
+        return _stdin()
+    files, problems = spec_files([p for p in args.paths if p != "-"])
+    for problem in problems:
+        print(f"evaldsl fmt: error: {problem}", file=sys.stderr)
+    status = EXIT_USAGE if problems else EXIT_OK
+    changed = 0
+    for path in files:
+        try:
+            new = formatted(path.read_bytes(), str(path))
+            old = path.read_text("utf-8-sig")
+        except (OSError, UnicodeDecodeError, _Unformattable) as exc:
+            print(_why(path, exc), file=sys.stderr)
+            status = EXIT_USAGE
+            continue
+        if new == old:
+            continue
+        changed += 1
+        if args.check:
+            print(f"would reformat {path}")
+        else:
+            _write(path, new)
+            print(f"reformatted {path}", file=sys.stderr)
+    if status == EXIT_OK and args.check and changed:
+        status = EXIT_FAILED
+    print(_summary(len(files), changed, args.check), file=sys.stderr)
+    return status
+
+
+def formatted(data: bytes | str, name: str) -> str:
+    """The canonical text of a spec; `_Unformattable` when it does not parse."""
+    result = parse(data, name)
+    if result.module is None:
+        raise _Unformattable("\n".join(render(d, result.source) for d in result.diagnostics))
+    text = format_module(result.module)
+    again = parse(text, name).module
+    if again != result.module:
+        raise _Unformattable(f"internal error: formatting `{name}` would change its meaning; "
+                             "the file is left as it is (please report it)")
+    return text
+
+
+def _stdin() -> int:
+    data = sys.stdin.buffer.read()
+    try:
+        sys.stdout.write(formatted(data, "<stdin>"))
+    except _Unformattable as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK
+
+
+def _why(path: Path, exc: Exception) -> str:
+    if isinstance(exc, OSError):
+        return f"evaldsl fmt: error: cannot read `{path}`: {exc.strerror or exc}"
+    if isinstance(exc, UnicodeDecodeError):
+        return f"evaldsl fmt: error: `{path}` is not UTF-8 text"
+    return str(exc)
+
+
+def _write(path: Path, text: str) -> None:
+    """Replace the file atomically, so an interrupted run never leaves half a spec."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.chmod(tmp, path.stat().st_mode & 0o777)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _summary(total: int, changed: int, check: bool) -> str:
+    verb = "would be reformatted" if check else "reformatted"
+    return f"{changed} of {total} file{'s' if total != 1 else ''} {verb}"
