@@ -132,6 +132,11 @@ def to_verdict(result: dict[str, Any]) -> dict[str, Any]:
     return verdict
 
 
+def verdicts_of(results: Path) -> list[dict[str, Any]]:
+    """The verdict contract for every case line (the header line has no `id`)."""
+    return [to_verdict(r) for r in read_jsonl(results) if "id" in r]
+
+
 def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
     with open(path, encoding="utf-8") as rows:
         for line in rows:
@@ -150,7 +155,7 @@ def install_glue(run_bench: ModuleType) -> None:
         return original_prepare(self, cases, variant, run_dir, ctx)
 
     def verdicts(self: Any, run_dir: Path) -> list[dict[str, Any]]:
-        return [to_verdict(r) for r in read_jsonl(run_dir / "results.jsonl")]
+        return verdicts_of(run_dir / "results.jsonl")
 
     def version(self: Any) -> str:
         from importlib.metadata import version as installed

@@ -90,6 +90,15 @@ class TestGlue:
         assert peer_bench.to_verdict(result) == {
             "id": "c", "pass": False, "checks": {"keywords": True, "regex": False}}
 
+    def test_the_results_header_is_not_a_case(self, tmp_path: Path) -> None:
+        results = tmp_path / "results.jsonl"
+        results.write_text(
+            '{"format": "evaldsl-results", "version": 1, "spec_hash": "ab"}\n'
+            '{"id": "c", "labels": {"outcome": "pass"}, "checks": {"json": {"passed": true}}}\n',
+            encoding="utf-8")
+        assert peer_bench.verdicts_of(results) == [
+            {"id": "c", "pass": True, "checks": {"json": True}}]
+
     def test_an_errored_check_is_reported_not_guessed(self) -> None:
         result = {"id": "c", "labels": {"outcome": "error"},
                   "checks": {"rubric": {"passed": {"error": "timeout"}, "reason": "timeout"}}}
