@@ -1,0 +1,75 @@
+"""The public API: the names it exports, loading, typed errors, reports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import evaldsl
+import evaldsl_test_interpreter_kit as kit
+import pytest
+
+TEXT = 'check a = probe(key: "a")\noutcome {\n  ok if a\n  bad otherwise\n}\n' \
+       "metric ok_rate = rate(ok)\n"
+
+
+class TestPublicNames:
+    def test_all_is_sorted_and_exactly_the_public_api(self) -> None:
+        """The package exports a small, deliberate set of names."""
+        assert evaldsl.__all__ == sorted(evaldsl.__all__)
+        assert evaldsl.__all__ == [
+            "Case", "CaseResult", "CheckResult", "Embedder", "ErrorValue", "EvaldslError",
+            "Judge", "Registry", "Report", "Spec", "SpecError", "load", "primitive"]
+        assert all(hasattr(evaldsl, name) for name in evaldsl.__all__)
+
+
+class TestLoad:
+    def test_from_text_and_from_a_path(self, tmp_path: Path) -> None:
+        registry = kit.make_kit().registry
+        path = tmp_path / "s.eval"
+        path.write_text(TEXT, "utf-8")
+        from_text = evaldsl.load(TEXT, registry=registry)
+        from_path = evaldsl.load(path, registry=registry)
+        from_str_path = evaldsl.load(str(path), registry=registry)
+        assert from_text.hash == from_path.hash == from_str_path.hash
+        assert from_path.source.name == str(path)
+        assert from_text.outcomes == {"outcome": ("ok", "bad")}
+        assert from_text.checks == ("a",) and from_text.metrics == ("ok_rate",)
+
+    def test_a_spec_with_errors_raises_spec_error_with_diagnostics(self) -> None:
+        with pytest.raises(evaldsl.SpecError) as info:
+            evaldsl.load('check a = probe(key: "a")\noutcome {\n  ok if b\n  no otherwise\n}',
+                         registry=kit.make_kit().registry)
+        assert info.value.diagnostics[0].code == "E101"
+        assert "3 |   ok if b" in str(info.value)
+        assert isinstance(info.value, evaldsl.EvaldslError)
+
+    def test_a_missing_file_is_a_spec_error(self, tmp_path: Path) -> None:
+        with pytest.raises(evaldsl.SpecError, match="cannot read spec"):
+            evaldsl.load(str(tmp_path / "missing.eval"))
+
+    def test_cases_may_be_dicts_or_case_objects(self) -> None:
+        spec = evaldsl.load(TEXT, registry=kit.make_kit().registry)
+        as_dict = spec.evaluate(kit.case("x", a=1.0))
+        as_case = spec.evaluate(evaldsl.Case.from_dict(kit.case("x", a=1.0)))
+        assert as_dict == as_case and as_dict.label == "ok"
+        with pytest.raises(TypeError):
+            spec.evaluate(42)  # type: ignore[arg-type]
+
+
+class TestReport:
+    def test_counts_metrics_and_summary(self) -> None:
+        spec = evaldsl.load(TEXT, registry=kit.make_kit().registry)
+        report = spec.run([kit.case("x", a=1.0), kit.case("y", a=0.0), kit.case("z")])
+        data = report.to_dict()
+        assert data["cases"] == 3
+        assert data["outcomes"] == {"outcome": {"ok": 1, "bad": 1, "error": 1}}
+        assert data["metrics"]["ok_rate"]["denominator"] == 2
+        assert data["metrics"]["ok_rate"]["errors"] == 1
+        assert "ok_rate 50.0% (1/2; 1 error left out)" in report.summary()
+
+    def test_reports_of_different_specs_do_not_merge(self) -> None:
+        registry = kit.make_kit().registry
+        one = evaldsl.load(TEXT, registry=registry).new_report()
+        other = evaldsl.load(TEXT + "\n# changed\n", registry=registry).new_report()
+        with pytest.raises(evaldsl.EvaldslError, match="different specs"):
+            one.merge(other)

@@ -1,0 +1,103 @@
+"""Expression semantics: coercion, errors, percentages, texts, labels, case fields."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import evaldsl
+import evaldsl_test_interpreter_kit as kit
+import pytest
+
+
+def verdict(condition: str, *, lets: str = "", **probes: Any) -> str | None:
+    """The verdict label of `yes if CONDITION` for one case with the given probes."""
+    text = f"""
+case {{ tier: text?  amount: number?  tags: list?  raw: any? }}
+check a = probe(key: "a")
+check b = probe(key: "b", min: 0.8)
+{lets}
+outcome {{
+  yes if {condition}
+  no otherwise
+}}
+"""
+    spec = evaldsl.load(text, registry=kit.make_kit().registry)
+    fields = probes.pop("fields", {})
+    return spec.evaluate({**kit.case("c", **probes), **fields}).label
+
+
+class TestBareCheckCoercion:
+    def test_a_bare_check_is_passed_in_a_condition(self) -> None:
+        assert verdict("a", a=0.6) == "yes"
+        assert verdict("b", b=0.6) == "no"
+
+    def test_a_bare_check_is_its_score_in_a_number(self) -> None:
+        assert verdict("b >= 0.6", b=0.6) == "yes"
+        assert verdict("a + b > 1.5", a=0.9, b=0.7) == "yes"
+
+    def test_a_let_holding_a_bare_check_is_coerced_where_it_is_used(self) -> None:
+        assert verdict("x and x >= 0.25", lets="let x = b", b=0.3) == "no"
+        assert verdict("x >= 0.25", lets="let x = b", b=0.3) == "yes"
+
+    def test_fields_of_a_check(self) -> None:
+        assert verdict("a.value == 6", a=0.6) == "yes"
+        assert verdict("a.passed and not b.passed", a=0.6, b=0.6) == "yes"
+
+
+class TestErrors:
+    @pytest.mark.parametrize("condition", ["a + 1 > 1.5", "a >= 0.2", "-a < -0.5", "a * 2 == 0"])
+    def test_arithmetic_and_comparison_propagate_errors(self, condition: str) -> None:
+        assert verdict(condition, a="error") == "error"
+
+    def test_division_by_zero_is_an_error(self) -> None:
+        assert verdict("1 / (a - a) > 0", a=0.5) == "error"
+
+    def test_an_absent_case_field_is_an_error(self) -> None:
+        assert verdict('case.tier == "gold"') == "error"
+        assert verdict('case.tier == "gold"', fields={"tier": "gold"}) == "yes"
+
+    def test_comparing_a_text_with_a_number_is_an_error_at_run_time(self) -> None:
+        assert verdict("case.amount > 3", fields={"amount": "many"}) == "error"
+
+
+class TestValues:
+    def test_percentages_are_fractions(self) -> None:
+        assert verdict("a >= 50%", a=0.5) == "yes"
+        assert verdict("a >= 51%", a=0.5) == "no"
+
+    def test_membership_in_lists_maps_and_texts(self) -> None:
+        assert verdict('"vip" in case.tags', fields={"tags": ["vip", "new"]}) == "yes"
+        assert verdict('"vi" in case.tier', fields={"tier": "vip"}) == "yes"
+        assert verdict('"x" not in case.tags', fields={"tags": []}) == "yes"
+        assert verdict('case.tier in ["a", "b"]', fields={"tier": "c"}) == "no"
+
+    def test_equality_never_confuses_true_with_one(self) -> None:
+        assert verdict("case.raw == true", fields={"raw": 1}) == "no"
+        assert verdict("case.raw == 1.0", fields={"raw": 1}) == "yes"
+
+    def test_constant_lets_fold_and_maps_index(self) -> None:
+        lets = 'let limits = {gold: 0.9, basic: 0.5}\nlet bar = limits["gold"] - 10%'
+        assert verdict("a >= bar", lets=lets, a=0.8) == "yes"
+        assert verdict("a >= limits.basic", lets=lets, a=0.4) == "no"
+
+
+class TestLabels:
+    SPEC = """
+check s = probe(key: "s")
+outcome level {
+  excellent if s >= 0.8
+  fine if s >= 0.5
+  poor otherwise
+}
+outcome {
+  pass if level == "excellent" or fine
+  fail otherwise
+}
+"""
+
+    @pytest.mark.parametrize(("score", "label"), [(0.9, "pass"), (0.6, "pass"), (0.1, "fail"),
+                                                  ("error", "error")])
+    def test_labels_read_as_conditions_and_block_names_as_text(self, score: Any,
+                                                                label: str) -> None:
+        spec = evaldsl.load(self.SPEC, registry=kit.make_kit().registry)
+        assert spec.evaluate(kit.case("c", s=score)).label == label

@@ -1,0 +1,150 @@
+"""The interpreter: results, traces, pins, parameters, failures, rounds and threads."""
+
+from __future__ import annotations
+
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import evaldsl
+import evaldsl_test_interpreter_kit as kit
+import pytest
+from evaldsl.registry import Cost, Primitive
+from evaldsl.values import CheckResult
+
+SPEC = """
+case { wanted: text? }
+check gate = probe(key: "g")
+check fit = probe(key: "f", expect: case.wanted)
+check judge = ask(key: "j")
+outcome {
+  success if gate and judge
+  partial if gate or fit
+  failure otherwise
+}
+metric success_rate = rate(success)
+"""
+
+
+def make(runtime: Any = None, text: str = SPEC, **extra: Any) -> evaldsl.Spec:
+    k = kit.make_kit()
+    for primitive in extra.values():
+        k.registry.add(primitive)
+    return evaldsl.load(text, registry=k.registry, runtime=runtime)
+
+
+class TestCaseResult:
+    def test_labels_branches_checks_skipped_and_trace(self) -> None:
+        spec = make(kit.CountingRuntime())
+        result = spec.evaluate(kit.case("c1", g=0.0, f=0.9) | {"wanted": "f"})
+        assert result.labels == {"outcome": "partial"}
+        assert result.branches == {"outcome": 1}
+        assert set(result.checks) == {"gate", "fit"} and result.skipped == ("judge",)
+        assert result.checks["fit"].passed is True
+        assert result.metrics == {"success_rate": (False,)}
+        assert result.trace == (
+            "outcome: `success if gate and judge` -> false",
+            "outcome: `partial if gate or fit` -> true",
+            "outcome = partial",
+            "gate: failed, score 0 (probe g=0.0)",
+            "fit: passed, score 0.9 (probe f=0.9)",
+            "not needed: judge",
+        )
+
+    def test_an_error_block_names_the_branch_and_the_reason(self) -> None:
+        result = make(kit.CountingRuntime()).evaluate(kit.case("c", g=1.0, j="error"))
+        assert result.label == "error"
+        assert result.errors["outcome"] == (
+            "error(success if gate and judge: j: probe `j` is an error in this case)")
+        assert result.trace[0] == "outcome: `success if gate and judge` -> error"
+
+    def test_round_trips_through_json(self) -> None:
+        result = make(kit.CountingRuntime()).evaluate(kit.case("c", g=1.0, j="error"))
+        again = evaldsl.CaseResult.from_dict(result.to_dict())
+        assert again == result and again.checks["judge"].is_error
+
+
+class TestParameters:
+    def test_a_dynamic_parameter_that_fails_validation_is_that_checks_error(self) -> None:
+        spec = make(kit.CountingRuntime(), SPEC.replace("case.wanted", "case.n").replace(
+            "wanted: text?", "n: any?"))
+        fit = spec.evaluate(kit.case("c", g=0.0, f=1.0) | {"n": 3}).checks["fit"]
+        assert fit.is_error and fit.reason.startswith("parameter `expect`:")
+
+    def test_an_errored_dynamic_parameter_names_it(self) -> None:
+        fit = make(kit.CountingRuntime()).evaluate(kit.case("c", g=0.0, f=1.0)).checks["fit"]
+        assert fit.is_error and "parameter `expect`" in fit.reason and "wanted" in fit.reason
+
+    def test_constant_parameters_are_validated_once_at_load(self) -> None:
+        with pytest.raises(evaldsl.SpecError) as info:
+            make(None, 'check a = probe(key: 3)\noutcome {\n x if a\n y otherwise\n}')
+        assert info.value.diagnostics[0].code.startswith("E2")
+
+
+def _boom_factory(params: Any) -> Any:
+    def evaluate(case: Any, scope: Any) -> CheckResult:
+        raise RuntimeError("kaput")
+    return evaluate
+
+
+BOOM = Primitive(name="boom", params=kit.ProbeParams, factory=_boom_factory, scopes=frozenset(),
+                 default_scope=None, fields={}, cost=Cost.FREE, doc="")
+
+
+class TestFailuresAreValues:
+    def test_a_primitive_that_raises_gives_an_error_value(self) -> None:
+        spec = make(None, 'check a = boom(key: "x")\noutcome {\n x if a\n y otherwise\n}',
+                    boom=BOOM)
+        result = spec.evaluate(kit.case("c"))
+        assert result.label == "error"
+        assert result.checks["a"].reason == "`boom` failed: RuntimeError: kaput"
+
+    def test_model_checks_without_a_runtime_are_errors_with_a_clear_reason(self) -> None:
+        spec = make(None)
+        spec._runtime_built = True  # as if evaldsl.model offered no default runtime
+        judge = spec.evaluate(kit.case("c", g=1.0, j=1.0)).checks["judge"]
+        assert judge.is_error and "no model runtime" in judge.reason
+
+    def test_a_failing_runtime_gives_error_results(self) -> None:
+        class Broken(kit.CountingRuntime):
+            async def resolve(self, case: Any, requests: Any) -> list[CheckResult]:
+                raise ConnectionError("down")
+        result = make(Broken()).evaluate(kit.case("c", g=1.0, j=1.0))
+        assert result.label == "error"
+        assert "ConnectionError: down" in result.checks["judge"].reason
+
+
+class TestDrivers:
+    def test_pins_fix_check_results(self) -> None:
+        runtime = kit.CountingRuntime()
+        result = make(runtime).evaluate(kit.case("c", g=1.0), pins={
+            "judge": CheckResult.of(True)})
+        assert result.label == "success" and runtime.calls == 0
+        with pytest.raises(evaldsl.EvaldslError):
+            make(runtime).evaluate(kit.case("c"), pins={"nope": CheckResult.of(True)})
+
+    def test_evaluate_async_and_run(self) -> None:
+        runtime = kit.CountingRuntime(delay=0.01)
+        spec = make(runtime)
+        result = asyncio.run(spec.evaluate_async(kit.case("c", g=1.0, j=1.0)))
+        assert result.label == "success" and runtime.calls == 1
+        report = spec.run([kit.case(f"c{i}", g=1.0, j=i % 2) for i in range(20)], concurrency=5)
+        assert report.counts["outcome"]["success"] == 10 and runtime.calls == 21
+
+    def test_sync_evaluate_refuses_to_block_a_running_loop(self) -> None:
+        spec = make(kit.CountingRuntime())
+
+        async def inside() -> None:
+            with pytest.raises(evaldsl.EvaldslError, match="evaluate_async"):
+                spec.evaluate(kit.case("c", g=1.0, j=1.0))
+            spec.evaluate(kit.case("c", g=0.0, f=0.0))  # no model call needed: fine
+        asyncio.run(inside())
+
+    def test_one_spec_is_safe_to_share_between_threads(self) -> None:
+        spec = make(None, SPEC.replace('ask(key: "j")', 'probe(key: "j")'))
+        cases = [kit.case(f"c{i}", g=(i % 3) / 2, j=(i % 5) / 4, f=0.5) | {"wanted": "f"}
+                 for i in range(300)]
+        expected = [spec.evaluate(c).to_dict() for c in cases]
+        with ThreadPoolExecutor(4) as pool:
+            got = list(pool.map(lambda c: spec.evaluate(c).to_dict(), cases))
+        assert got == expected

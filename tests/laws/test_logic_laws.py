@@ -1,0 +1,110 @@
+"""Laws of the three-valued logic, on the operators and on compiled specs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import evaldsl
+import evaldsl_test_interpreter_kit as kit
+from evaldsl.logic import PENDING, and_values, not_value, or_values
+from evaldsl.values import ErrorValue
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+ERR = ErrorValue("e")
+known = st.sampled_from([True, False, ERR])
+with_pending = st.sampled_from([True, False, ERR, PENDING])
+probe_values = st.sampled_from([0.0, 1.0, "error"])
+
+
+def kind(v: Any) -> str:
+    """Values compared by kind: every error is the same unknown."""
+    return "error" if type(v) is ErrorValue else "pending" if v is PENDING else str(v)
+
+
+class TestOperatorLaws:
+    @settings(deadline=None)
+    @given(with_pending, with_pending)
+    def test_law_and_or_commutativity(self, a: Any, b: Any) -> None:
+        """Law: `a and b` = `b and a` and `a or b` = `b or a`, errors and pending included."""
+        assert kind(and_values([a, b])) == kind(and_values([b, a]))
+        assert kind(or_values([a, b])) == kind(or_values([b, a]))
+
+    @settings(deadline=None)
+    @given(known, known, known)
+    def test_law_and_or_associativity(self, a: Any, b: Any, c: Any) -> None:
+        """Law: chains group either way."""
+        left = and_values([and_values([a, b]), c])
+        assert kind(left) == kind(and_values([a, and_values([b, c])]))
+        assert kind(or_values([or_values([a, b]), c])) == kind(or_values([a, or_values([b, c])]))
+
+    @settings(deadline=None)
+    @given(known, known)
+    def test_law_absorption_with_errors(self, a: Any, b: Any) -> None:
+        """Law: `a and (a or b)` = `a` and `a or (a and b)` = `a`."""
+        assert kind(and_values([a, or_values([a, b])])) == kind(a)
+        assert kind(or_values([a, and_values([a, b])])) == kind(a)
+
+    @settings(deadline=None)
+    @given(known, known)
+    def test_law_de_morgan(self, a: Any, b: Any) -> None:
+        """Law: `not (a and b)` = `not a or not b`; `not (a or b)` = `not a and not b`."""
+        assert kind(not_value(and_values([a, b]))) == kind(or_values([not_value(a), not_value(b)]))
+        assert kind(not_value(or_values([a, b]))) == kind(and_values([not_value(a), not_value(b)]))
+
+    def test_law_false_and_error_is_false_true_or_error_is_true(self) -> None:
+        """Law (CEL): `false and error` = false; `true or error` = true; else the error stays."""
+        assert and_values([ERR, False]) is False
+        assert or_values([ERR, True]) is True
+        assert and_values([True, ERR]) is ERR
+        assert or_values([False, ERR]) is ERR
+
+    def test_law_pending_beats_error_in_logic(self) -> None:
+        """Law: `error and pending` is pending, because the pending side may be false."""
+        assert and_values([ERR, PENDING]) is PENDING
+        assert or_values([ERR, PENDING]) is PENDING
+        assert and_values([False, PENDING]) is False
+        assert or_values([True, PENDING]) is True
+
+
+def _spec(condition: str) -> evaldsl.Spec:
+    k = kit.make_kit()
+    text = f"""
+check a = probe(key: "a")
+check b = probe(key: "b")
+check c = ask(key: "c")
+outcome {{
+  yes if {condition}
+  no otherwise
+}}
+"""
+    return evaldsl.load(text, registry=k.registry, runtime=kit.CountingRuntime())
+
+
+PAIRS = [
+    ("a and b", "b and a"),
+    ("a or b", "b or a"),
+    ("a and (a or b)", "a"),
+    ("a or (a and b)", "a"),
+    ("not (a and b)", "not a or not b"),
+    ("not (a or b)", "not a and not b"),
+    ("c and a", "a and c"),
+    ("c or a", "a or c"),
+    ("not (c and a)", "not c or not a"),
+]
+SPECS = [(_spec(left), _spec(right)) for left, right in PAIRS]
+
+
+class TestCompiledLaws:
+    @settings(deadline=None)
+    @given(probe_values, probe_values, probe_values)
+    def test_law_commutativity_absorption_de_morgan_in_specs(self, a: Any, b: Any, c: Any) -> None:
+        """Law: equivalent conditions give the same label on every case, errors included."""
+        case = kit.case("x", a=a, b=b, c=c)
+        for (left, right), (ls, rs) in zip(PAIRS, SPECS, strict=True):
+            assert ls.evaluate(case).label == rs.evaluate(case).label, (left, right, a, b, c)
+
+    def test_error_outcome_when_condition_depends_on_error(self) -> None:
+        spec = _spec("a and b")
+        assert spec.evaluate(kit.case("x", a=1.0, b="error")).label == "error"
+        assert spec.evaluate(kit.case("x", a=0.0, b="error")).label == "no"
