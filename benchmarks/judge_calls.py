@@ -71,8 +71,8 @@ def make_cases(n: int, seed: int = 7) -> list[dict[str, Any]]:
             {"role": "user", "content": f"空调不制冷了，工单{i}，能派人来看看吗"},
             {"role": "assistant", "content": "您好，请留下地址和电话", "latency_ms": 800},
             {"role": "user", "content": f"北京市海淀区{i}号，电话1380000{i:04d}"},
-            {"role": "assistant", "content": f"已为您预约工单{i}，师傅明天{rng.randint(8, 18)}点上门",
-             "latency_ms": 4200 if slow else rng.randint(300, 2500)},
+            {"role": "assistant", "latency_ms": 4200 if slow else rng.randint(300, 2500),
+             "content": f"已为您预约工单{i}，师傅明天{rng.randint(8, 18)}点上门"},
         ]
         cases.append({"id": f"c{i}", "messages": messages})
     return cases
