@@ -25,10 +25,11 @@ def test_results_and_cache_hold_no_key_or_url(runtime_for: Any, requests_of: Any
                                   {"kind": "500", "count": 2, "path": "embeddings"}])
     requests = [requests_of("p", "judge", criteria="x"),
                 requests_of("s", "similarity", reference="y"),
-                requests_of("c", "classify", "dialog", labels=["a", "b"])]
+                requests_of("c", "classify", "last_reply", labels=["a", "b"])]
     results = asyncio.run(runtime.resolve(make_dialog("q", "a"), requests))
     runtime.close()
-    assert [r.is_error for r in results] == [False, True, False]
+    assert [r.is_error for r in results] == [True, True, True]
+    assert "not json" in results[0].reason
     assert openai_server.stats()["authorized"] > 0
     text = outputs(runtime, results)
     files = b"".join(p.read_bytes() for p in (tmp_path / "cache").rglob("*") if p.is_file())
