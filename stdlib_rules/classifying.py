@@ -84,7 +84,7 @@ class ClassifyCheck(ChatCheck):
 
 
 def _pin_classify(params: ClassifyParams, fields: dict[str, Any]) -> CheckResult:
-    label = fields.get("label", fields.get("value"))
+    label = fields.get("label", fields.get("value", fields.get("passed")))
     if isinstance(label, bool):
         chosen = params.expected[0] if label and params.expected else ""
         return overlay(CheckResult.of(label, value=chosen, label=chosen), fields)

@@ -105,7 +105,7 @@ def _pin_slots(params: SlotsParams, fields: dict[str, Any]) -> CheckResult:
     if isinstance(pinned, dict):
         filled = {n: bool(pinned.get(n, False)) for n in params.slots}
         return overlay(share_result(filled, params.min, filled=filled), fields)
-    share = float(fields.get("value", fields.get("score", 0.0)))
+    share = float(fields.get("value", fields.get("score", 1.0 if fields.get("passed") else 0.0)))
     count = round(share * len(params.slots))
     filled = {n: i < count for i, n in enumerate(params.slots)}
     result = CheckResult.of(share >= params.min, share, share, "pinned", filled=filled)
@@ -184,7 +184,8 @@ def _pin_steps(params: StepsParams, fields: dict[str, Any]) -> CheckResult:
     if isinstance(pinned, dict):
         done = {n: bool(pinned.get(n, False)) for n in params.names}
     else:
-        count = round(float(fields.get("value", fields.get("score", 0.0))) * len(params.names))
+        default = 1.0 if fields.get("passed") else 0.0
+        count = round(float(fields.get("value", fields.get("score", default))) * len(params.names))
         done = {n: i < count for i, n in enumerate(params.names)}
     return overlay(steps_result(params, done, bool(fields.get("order_ok", True))), fields)
 

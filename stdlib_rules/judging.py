@@ -75,12 +75,17 @@ class JudgeCheck(ChatCheck):
 
 
 def _pin_judge(params: JudgeParams, fields: dict[str, Any]) -> CheckResult:
-    value = fields.get("value", fields.get("score", 0) * params.scale)
+    """`given polite = 8` pins points; `= true` pins a bare pass (at `min`)."""
+    if "value" in fields or "score" in fields:
+        value = fields.get("value", fields.get("score", 0) * params.scale)
+    else:
+        value = params.threshold if fields.get("passed") else 0.0
     return overlay(judge_result(params, float(value)), fields)
 
 
 @primitive("judge", params=JudgeParams, scopes=ALL_SCOPES, default_scope="last_reply",
-           cost=Cost.MODEL, value_range=lambda p: (0.0, float(p.scale)), pin=_pin_judge)
+           cost=Cost.MODEL, value_range=lambda p: (0.0, float(p.scale)), pin=_pin_judge,
+           dynamic={"criteria", "min"})
 def judge(params: JudgeParams) -> JudgeCheck:
     """A rubric score from a chat model: `.value` in points from 0 to `scale`.
 
@@ -132,7 +137,7 @@ class RefusalCheck(ChatCheck):
 
 
 def _pin_refusal(params: RefusalParams, fields: dict[str, Any]) -> CheckResult:
-    kind = fields.get("kind", fields.get("value"))
+    kind = fields.get("kind", fields.get("value", fields.get("passed")))
     if isinstance(kind, bool):
         kind = ("refusal" if kind else "answer") if params.expect else (
             "answer" if kind else "refusal")

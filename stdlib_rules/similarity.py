@@ -44,11 +44,12 @@ class SimilarityCheck(EmbedCheck):
 
 
 def _pin_similarity(params: SimilarityParams, fields: dict[str, Any]) -> CheckResult:
-    return overlay(similarity_result(params, float(fields.get("value", 0.0))), fields)
+    default = params.min if fields.get("passed") else 0.0
+    return overlay(similarity_result(params, float(fields.get("value", default))), fields)
 
 
 @primitive("similarity", params=SimilarityParams, scopes=ALL_SCOPES, default_scope="last_reply",
-           cost=Cost.MODEL, value_range=lambda p: (-1.0, 1.0), dynamic={"reference"},
+           cost=Cost.MODEL, value_range=lambda p: (-1.0, 1.0), dynamic={"reference", "min"},
            pin=_pin_similarity)
 def similarity(params: SimilarityParams) -> SimilarityCheck:
     """Cosine similarity of embeddings between the scope's text and `reference`.

@@ -236,3 +236,23 @@ class TestSimilarity:
         """An embedder that raises gives the check an error value."""
         result, _ = run("similarity", None, DIALOG, embedder=FakeEmbedder({}), reference="x")
         assert result.is_error
+
+
+class TestBarePins:
+    @pytest.mark.parametrize(("primitive", "params"), [
+        ("judge", {"criteria": "x", "min": 7}),
+        ("classify", {"labels": ["a", "b"], "expect": "a"}),
+        ("slots", {"slots": {"phone": "电话"}}),
+        ("steps", {"steps": ["greet"]}),
+        ("similarity", {"reference": "x"}),
+        ("refusal", {}),
+    ])
+    @pytest.mark.parametrize("passed", [True, False])
+    def test_given_true_or_false_pins_a_consistent_result(self, primitive: str,
+                                                          params: dict[str, Any],
+                                                          passed: bool) -> None:
+        """`given check = true/false` gives that verdict with a score that agrees."""
+        result = pin(primitive, {"passed": passed}, **params)
+        assert result.passed is passed
+        assert isinstance(result.score, float)
+        assert (result.score > 0) is passed
