@@ -80,15 +80,15 @@ def percent(value: float | None, digits: int = 1) -> str:
 def number(value: object, digits: int = 3) -> str:
     """A metric value for people: integers stay integers, floats keep a few digits.
 
-    >>> number(3.0), number(0.12345), number(None)
-    ('3', '0.123', 'n/a')
+    >>> number(3.0), number(0.12345), number(None), number(1453.5)
+    ('3', '0.123', 'n/a', '1453.5')
     """
     if value is None or isinstance(value, bool):
         return "n/a" if value is None else str(value).lower()
     if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
         return str(int(value))
     if isinstance(value, float):
-        return f"{value:.{digits}g}" if abs(value) >= 1000 else f"{round(value, digits)}"
+        return str(round(value, digits))
     return str(value)
 
 

@@ -1,0 +1,61 @@
+"""`evaldsl review`: the drawn sample, by priority, in a file people can fill in."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def judged(tmp_path_factory: pytest.TempPathFactory, kit: Any) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("review")
+    spec = folder / "runner.eval"
+    spec.write_text(kit.SPEC, encoding="utf-8")
+    cases = folder / "cases.jsonl"
+    kit.write_cases(cases, 200)
+    done = kit.evaldsl("run", spec, cases, "--results", folder / "results.jsonl")
+    assert done.returncode == 0, done.stderr
+    return {"folder": folder, "spec": spec, "cases": cases, "results": folder / "results.jsonl"}
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text("utf-8").splitlines()[1:]]
+
+
+def test_sample_is_the_drawn_cases_by_priority(judged: dict[str, Path], kit: Any) -> None:
+    out = judged["folder"] / "sample.jsonl"
+    done = kit.evaldsl("review", judged["results"], "--spec", judged["spec"], "-o", out)
+    assert done.returncode == 0, done.stderr
+    rows = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
+    drawn = {r["id"]: r["review"] for r in records(judged["results"]) if r["review"]["sampled"]}
+    assert {r["id"] for r in rows} == set(drawn)
+    keys = [(-r["priority"], r["id"]) for r in rows]
+    assert keys == sorted(keys)
+    assert {r["rule"] for r in rows} == {"sample 50% where failure priority 100 - 100 * short",
+                                         "sample 10%"}
+    assert all((r["label"], r["score"], r["note"]) == ("", "", "") for r in rows)
+    assert f"{len(rows)} cases drawn for review" in done.stdout
+
+
+def test_csv_with_dialogs(judged: dict[str, Path], kit: Any) -> None:
+    out = judged["folder"] / "sample.csv"
+    done = kit.evaldsl("review", judged["results"], "--spec", judged["spec"], "-o", out,
+                       "--cases", judged["cases"], "--limit", "5")
+    assert done.returncode == 0, done.stderr
+    with out.open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 5
+    assert rows[0]["dialog"].startswith("user: ")
+    assert {"id", "priority", "rule", "outcome", "label", "score", "note"} <= set(rows[0])
+
+
+def test_results_of_another_spec_are_refused(judged: dict[str, Path], kit: Any,
+                                             tmp_path: Path) -> None:
+    other = tmp_path / "other.eval"
+    other.write_text(kit.SPEC.replace("seed: 3", "seed: 4"), encoding="utf-8")
+    done = kit.evaldsl("review", judged["results"], "--spec", other, "-o", tmp_path / "s.jsonl")
+    assert done.returncode == 2 and "written by another spec" in done.stderr
