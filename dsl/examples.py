@@ -230,7 +230,7 @@ def pin(spec: Spec, check: str, fields: dict[str, Any], case: Mapping[str, Any])
         raise ExampleProblem(f"`given {check}`: the spec has no check `{check}`") from None
     primitive = node.primitive
     if primitive.pin is not None:
-        params = _params(node, case)
+        params = _params(node, case, spec.graph.symbols.lets)
         if params is not None:
             try:
                 return primitive.pin(params, dict(fields))
@@ -239,12 +239,20 @@ def pin(spec: Spec, check: str, fields: dict[str, Any], case: Mapping[str, Any])
     return generic_pin(fields)
 
 
-def _params(node: Any, case: Mapping[str, Any]) -> Any:
+def _let_value(expr: n.Expr, lets: Mapping[str, Any]) -> n.Expr:
+    """A constant `let` named as an argument (`labels: intents`) stands for its value."""
+    if isinstance(expr, n.Name) and expr.name in lets:
+        return _let_value(lets[expr.name].value, {k: v for k, v in lets.items()
+                                                 if k != expr.name})
+    return expr
+
+
+def _params(node: Any, case: Mapping[str, Any], lets: Mapping[str, Any]) -> Any:
     """The check's params for this case: literal arguments, and `case.X` ones from the case."""
     values: dict[str, Any] = {}
     for arg in node.args:
         try:
-            values[arg.name] = literal(arg.value)
+            values[arg.name] = literal(_let_value(arg.value, lets))
         except ExampleProblem:
             value = _case_field(arg.value, case)
             if value is not None:
