@@ -45,3 +45,8 @@ def bfcl() -> ModuleType:
 @pytest.fixture(scope="session")
 def sgd() -> ModuleType:
     return builder("sgd_cases")
+
+
+@pytest.fixture(scope="session")
+def dialog_cases() -> ModuleType:
+    return builder("dialog_cases")
