@@ -25,13 +25,11 @@ from evaldsl.graph import Graph, flatten
 from evaldsl.logic import (
     PENDING,
     SPECIAL,
-    and_values,
     arith,
     compare,
     contains,
     first_unknown,
     not_value,
-    or_values,
     to_condition,
     to_number,
 )
@@ -474,7 +472,17 @@ def _and(fns: tuple[Fn, ...]) -> Fn:
                 return b
             return a if b is True or b is not PENDING and a is not PENDING else PENDING
         return and2
-    return lambda fr: and_values(f(fr) for f in fns)
+
+    def and_n(fr: Frame) -> Any:
+        unknown: Any = None
+        for f in fns:
+            v = f(fr)
+            if v is False:
+                return False
+            if v is not True and (unknown is None or v is PENDING):
+                unknown = v
+        return True if unknown is None else unknown
+    return and_n
 
 
 def _or(fns: tuple[Fn, ...]) -> Fn:
@@ -492,7 +500,17 @@ def _or(fns: tuple[Fn, ...]) -> Fn:
                 return b
             return a if b is False or b is not PENDING and a is not PENDING else PENDING
         return or2
-    return lambda fr: or_values(f(fr) for f in fns)
+
+    def or_n(fr: Frame) -> Any:
+        unknown: Any = None
+        for f in fns:
+            v = f(fr)
+            if v is True:
+                return True
+            if v is not False and (unknown is None or v is PENDING):
+                unknown = v
+        return False if unknown is None else unknown
+    return or_n
 
 
 def _arith(op: str, left: Fn, right: Fn) -> Fn:

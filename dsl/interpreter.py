@@ -80,9 +80,10 @@ class Interpreter:
 
     def _round(self, fr: Frame) -> None:
         vals = fr.vals
+        forcers = self._forcers
         for i in self._targets:
             if vals[i] is MISSING:
-                fr.force(i)
+                vals[i] = forcers[i](fr)
 
     async def _complete(self, fr: Frame) -> None:
         for _ in range(self._max_rounds):

@@ -28,21 +28,24 @@ Formula = Callable[[Sequence[float | None]], float | None]
 @dataclass(frozen=True)
 class MetricProgram:
     plan: MetricPlan
-    where: Fn | None
-    args: tuple[tuple[int, Fn], ...]
-    """(argument index, closure), cheapest first."""
+    input: Fn
+    """Frame -> this case's input: argument values, None (outside), `MetricError` or PENDING."""
 
-    def input(self, fr: Frame) -> Any:
-        """This case's input: argument values, None (outside), `MetricError` or PENDING."""
-        if self.where is not None:
-            held = self.where(fr)
-            if held is False:
-                return None
+
+def metric_input(where: Fn | None, args: tuple[tuple[int, Fn], ...]) -> Fn:
+    """The per-case input closure; `args` are (argument index, closure), cheapest first."""
+    if len(args) == 1 and args[0][0] == 0:
+        return _single(where, args[0][1])
+    size = len(args)
+
+    def many(fr: Frame) -> Any:
+        if where is not None:
+            held = where(fr)
             if held is not True:
-                return PENDING if held is PENDING else MetricError(f"where: {held}")
-        values: list[Any] = [None] * len(self.args)
+                return _outside(held)
+        values: list[Any] = [None] * size
         pending = False
-        for k, fn in self.args:
+        for k, fn in args:
             v = fn(fr)
             if type(v) is ErrorValue:
                 return MetricError(str(v))
@@ -50,6 +53,27 @@ class MetricProgram:
                 pending = True
             values[k] = v
         return PENDING if pending else tuple(values)
+    return many
+
+
+def _single(where: Fn | None, fn: Fn) -> Fn:
+    def single(fr: Frame) -> Any:
+        if where is not None:
+            held = where(fr)
+            if held is not True:
+                return _outside(held)
+        v = fn(fr)
+        if type(v) is ErrorValue:
+            return MetricError(str(v))
+        return PENDING if v is PENDING else (v,)
+    return single
+
+
+def _outside(held: Any) -> Any:
+    """A `where` that is not true: outside (false), pending, or left out as an error."""
+    if held is False:
+        return None
+    return PENDING if held is PENDING else MetricError(f"where: {held}")
 
 
 def compile_metric(compiler: Compiler, metric: n.Metric) -> MetricProgram:
@@ -64,7 +88,7 @@ def compile_metric(compiler: Compiler, metric: n.Metric) -> MetricProgram:
     plan = MetricPlan(metric.name, tuple(aggregates), formula,
                       graph.text(metric.where.span) if metric.where is not None else None,
                       graph.text(metric.value.span))
-    return MetricProgram(plan, where, tuple((k, fns[k]) for k in order))
+    return MetricProgram(plan, metric_input(where, tuple((k, fns[k]) for k in order)))
 
 
 def _formula(compiler: Compiler, e: n.Expr, aggregates: list[AggregateSpec],
