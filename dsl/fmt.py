@@ -202,9 +202,9 @@ def _let(s: n.Let, out: _Out) -> None:
 
 def _check(s: n.Check, out: _Out) -> None:
     head = f"check {s.name} = {s.primitive}("
-    args = [(f"{a.name}: ", a.value, a.span.line) for a in s.args]
-    args += [("", p, p.span.line) for p in s.positional]
-    args.sort(key=lambda a: (a[2], a[1].span.col))
+    ordered = sorted([*s.args, *s.positional], key=lambda a: (a.span.line, a.span.col))
+    args = [(f"{a.name}: ", a.value, a.span.line) if isinstance(a, n.KeywordArg)
+            else ("", a, a.span.line) for a in ordered]
     inline = [f"{k}{expr(v)}" for k, v, _ in args]
     flat = head + ", ".join(inline) + ")"
     broken = [v for _, v, _ in args if _breaks(v)]

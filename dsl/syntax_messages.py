@@ -46,10 +46,31 @@ _STATEMENT_HINT = (
 _VALUE_START = {"NAME", "NUMBER", "STRING"}
 
 
+_CLOSERS = {"COMMA", "RSQB", "RPAR", "RBRACE"}
+_CONTINUATIONS = {"ADD_OP", "MUL_OP", "COMP_OP", "DOT", "LSQB", "LPAR", "IN", "NOT", "AND", "OR",
+                  "MINUS"}
+"""Terminals that would continue an expression: noise when a `,` or a bracket is expected."""
+
+_KEYWORDS = ("spec", "case", "table", "let", "check", "outcome", "metric", "review", "example",
+             "if", "otherwise", "where", "sample", "priority", "given", "expect", "and", "or",
+             "not", "in", "true", "false")
+
+
+def structural(expected: Collection[str]) -> set[str]:
+    """`expected` without expression operators when a separator or a bracket is possible."""
+    found = set(expected)
+    if found & _CLOSERS:
+        return found - _CONTINUATIONS
+    return found
+
+
 def describe_expected(expected: Collection[str]) -> str:
     """`a name, `{` or `}``: the acceptable terminals in words, deduplicated."""
     if _VALUE_START <= set(expected):
         return "a value (a name, number, text, list or map)"
+    if _wants_statement(expected):
+        return "a new statement"
+    expected = structural(expected)
     words: list[str] = []
     for terminal in sorted(expected, key=_terminal_order):
         word = _word(terminal)
@@ -83,6 +104,8 @@ def describe_unexpected_token(
     if special is not None:
         return special
     wanted = describe_expected(expected)
+    if _wants_statement(expected):
+        return (f"expected a new statement, found {found}", _STATEMENT_HINT, "E011")
     after = f" after {_found(last)}" if last is not None else ""
     hint = _STATEMENT_HINT if _wants_statement(expected) else f"write {wanted} here"
     return f"expected {wanted}{after}, found {found}", hint, "E011"
@@ -92,6 +115,14 @@ def _special_case(
     token: Any, expected: set[str], previous: Sequence[Any]
 ) -> tuple[str, str, str] | None:
     last = previous[-1] if previous else None
+    kind = getattr(token, "type", "")
+    if kind in _CLOSERS - {"COMMA"} and kind not in expected:
+        opener = {"RPAR": "(", "RSQB": "[", "RBRACE": "{"}[kind]
+        return (
+            f"`{token}` closes nothing here",
+            f"remove it, or add the `{opener}` it should close",
+            "E011",
+        )
     keywords = {str(t) for t in previous if getattr(t, "type", "") != "NAME"}
     if {"IF", "OTHERWISE"} <= expected and last is not None and last.type == "NAME":
         return (
@@ -99,7 +130,7 @@ def _special_case(
             f"write `{last} if <condition>`, or `{last} otherwise` for the last branch",
             "E011",
         )
-    if "LPAR" in expected and _after_keyword(previous, "check", 3):
+    if "LPAR" in expected and _after_keyword(previous, "check", 4):
         return (
             f"expected `(` after the primitive name `{last}`, found {_found(token)}",
             f"a check calls one primitive with named arguments: `{last}(name: value, ...)`",
@@ -123,6 +154,14 @@ def _special_case(
             f"arguments are written `{last}: value`",
             "E011",
         )
+    if expected & _CLOSERS and kind in _VALUE_START | {"LSQB", "LBRACE", "PERCENT"}:
+        closers = describe_expected(expected & _CLOSERS)
+        return (
+            f"expected {closers} after {_found(last)}, found {_found(token)}",
+            "separate items with `,`; to continue the expression, use an operator such as "
+            "`+` or `and`",
+            "E011",
+        )
     return None
 
 
@@ -137,7 +176,7 @@ def _wants_statement(expected: Collection[str]) -> bool:
 def _keyword_suggestion(word: str) -> str:
     import difflib
 
-    close = difflib.get_close_matches(word.lower(), _STATEMENT_KEYWORDS, n=1, cutoff=0.6)
+    close = difflib.get_close_matches(word.lower(), _KEYWORDS, n=1, cutoff=0.6)
     return f"; did you mean `{close[0]}`?" if close else ""
 
 
