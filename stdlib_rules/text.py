@@ -108,6 +108,7 @@ class RegexParams(Params):
     must_match: bool = True
     """`false` turns the check around: the pattern must not occur."""
     ignore_case: bool = False
+    """Letters match regardless of case."""
     timeout_ms: int = Field(200, ge=1, le=10_000)
     """Longest time one search may take before the case's value becomes an error."""
 
@@ -160,7 +161,9 @@ def regex_check(params: RegexParams) -> Any:
 
 class LengthParams(Params):
     min_chars: int | None = Field(None, ge=0)
+    """Fewest characters a reply may have."""
     max_chars: int | None = Field(None, ge=1)
+    """Most characters a reply may have."""
 
     @model_validator(mode="after")
     def _bounds(self) -> LengthParams:

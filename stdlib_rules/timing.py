@@ -64,6 +64,7 @@ class TurnsParams(Params):
     max: int | None = Field(None, ge=1)
     """Most turns an efficient dialog takes."""
     min: int | None = Field(None, ge=0)
+    """Fewest turns (a dialog that ends too early)."""
     count: TurnCount = "user"
     """What one turn is: a user message (default), an assistant message, or any message."""
 

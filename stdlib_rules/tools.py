@@ -50,7 +50,9 @@ class ArgsMatchParams(Params):
     order_matters: bool | None = None
     """Pair calls by position; default: the gold's `order_matters`, else false."""
     allow_extra_calls: bool = False
+    """Calls beyond the expected ones do not fail the check."""
     allow_extra_args: bool = False
+    """Arguments the expected call does not name do not fail the check."""
     coerce_numbers: bool = True
     """Let `"10000"` equal `10000` in the normalized comparison."""
     dotted_names: bool = True
@@ -123,6 +125,7 @@ class TrajectoryParams(Params):
     """`strict` same sequence; `unordered` same calls in any order; `subset` every call
     made was expected; `superset` every expected call was made."""
     dotted_names: bool = True
+    """Let `math.sum` match `math_sum`."""
 
 
 @primitive("trajectory", params=TrajectoryParams, scopes=CALL_SCOPES, default_scope="dialog",
@@ -201,6 +204,7 @@ class ToolCalledParams(Params):
     max_times: int | None = Field(None, ge=0)
     """`max_times: 0` asserts the tool was never called."""
     dotted_names: bool = True
+    """Let `math.sum` match `math_sum`."""
 
     @model_validator(mode="after")
     def _bounds(self) -> ToolCalledParams:
