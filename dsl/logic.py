@@ -45,10 +45,6 @@ SPECIAL = frozenset({ErrorValue, _Pending})
 """Types of values that are not known: test with `type(v) in SPECIAL`."""
 
 
-def is_unknown(value: object) -> bool:
-    return type(value) in SPECIAL
-
-
 def and_values(values: Iterable[Any]) -> Any:
     """CEL `and` over values already coerced to conditions."""
     unknown: Any = None

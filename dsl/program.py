@@ -75,21 +75,12 @@ class Program:
 
 
 def build_program(graph: Graph, runtime: RuntimeGetter) -> Program:
-    slots = Slots()
-    for check in graph.checks:
-        slots.add(slots.checks, check.name)
+    slots, metric_slots, review_slot = _layout(graph)
     compiler = Compiler(graph, slots)
-    for name in graph.symbols.lets:
-        if graph.per_case(f"let:{name}"):
-            slots.add(slots.lets, name)
-    for block in graph.blocks:
-        slots.add(slots.blocks, block.key)
-    metric_slots = tuple(slots.add({}, m.name) for m in graph.metrics)
-    review_slot = slots.add({}, "review") if graph.review is not None else None
     forcers: list[Fn] = [_unreachable] * slots.size
     checks = tuple(_check_plan(compiler, c, slots.checks[c.name]) for c in graph.checks)
-    for plan in checks:
-        forcers[plan.slot] = _check_forcer(plan, runtime)
+    for check in checks:
+        forcers[check.slot] = _check_forcer(check, runtime)
     for name, i in slots.lets.items():
         forcers[i] = compiler.value(graph.symbols.lets[name].value)
     blocks = tuple(_block_plan(compiler, b, slots.blocks[b.key]) for b in graph.blocks)
@@ -103,10 +94,25 @@ def build_program(graph: Graph, runtime: RuntimeGetter) -> Program:
         forcers[review_slot] = review.decide
     targets = (*(b.slot for b in blocks), *metric_slots,
                *(() if review_slot is None else (review_slot,)))
-    plan = ReportPlan(tuple((b.key, b.labels) for b in blocks),
-                      tuple(m.plan for m in metrics), tuple(c.name for c in checks))
+    report_plan = ReportPlan(tuple((b.key, b.labels) for b in blocks),
+                             tuple(m.plan for m in metrics), tuple(c.name for c in checks))
     return Program(graph, slots, [MISSING] * slots.size, forcers, checks, blocks, metrics,
-                   review, metric_slots, review_slot, targets, plan)
+                   review, metric_slots, review_slot, targets, report_plan)
+
+
+def _layout(graph: Graph) -> tuple[Slots, tuple[int, ...], int | None]:
+    """A slot per check, per-case let and block, then per metric and for the review."""
+    slots = Slots()
+    for check in graph.checks:
+        slots.add(slots.checks, check.name)
+    for name in graph.symbols.lets:
+        if graph.per_case(f"let:{name}"):
+            slots.add(slots.lets, name)
+    for node in graph.blocks:
+        slots.add(slots.blocks, node.key)
+    metric_slots = tuple(slots.add({}, m.name) for m in graph.metrics)
+    review_slot = slots.add({}, "review") if graph.review is not None else None
+    return slots, metric_slots, review_slot
 
 
 def _unreachable(fr: Frame) -> Any:  # pragma: no cover - every slot gets a forcer
@@ -158,6 +164,7 @@ def _check_forcer(plan: CheckPlan, runtime: RuntimeGetter) -> Fn:
     if plan.dynamic:
         return _dynamic_forcer(plan, runtime)
     if plan.is_model:
+        assert plan.params is not None
         request = ModelRequest(plan.name, plan.node.primitive, plan.params, plan.target,
                                plan.node.scope)
         return _model_forcer(plan, request, runtime)
@@ -206,7 +213,9 @@ def _dynamic_forcer(plan: CheckPlan, runtime: RuntimeGetter) -> Fn:
         except Exception as exc:
             return _crashed(plan.name, node.primitive.name, exc)
         if not plan.is_model:
-            return _static_forcer(plan.name, node.primitive.name, target, node.scope)(fr)
+            result: CheckResult = _static_forcer(plan.name, node.primitive.name, target,
+                                                 node.scope)(fr)
+            return result
         if runtime() is None:
             return _no_runtime(plan.name)
         fr.wanted.append(plan.slot)
