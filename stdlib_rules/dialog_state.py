@@ -146,8 +146,8 @@ class StepsParams(ModelParams):
 def steps_result(params: StepsParams, done: dict[str, bool], order_ok: bool) -> CheckResult:
     result = share_result(done, params.min, done=done, order_ok=order_ok)
     if params.ordered and not order_ok and result.passed is True:
-        return CheckResult.of(False, result.score, result.value, "steps out of order",
-                              done=done, order_ok=False)
+        return CheckResult(False, result.score, result.value, {"done": done, "order_ok": False},
+                           "steps out of order")
     return result
 
 

@@ -120,7 +120,9 @@ class DefaultRuntime:
     def _read(self, request: ModelRequest, unit: Unit, q: Question, answer: Any,
               key: str) -> CheckResult:
         try:
-            return request.model_check.read(request.params, unit, q.plan, answer.get(key))
+            result: CheckResult = request.model_check.read(request.params, unit, q.plan,
+                                                           answer.get(key))
+            return result
         except (AnswerError, ValueError, TypeError, KeyError) as exc:
             self.tally.add(errors=1)
             raw = excerpt(str(answer.get(key)))
@@ -161,9 +163,10 @@ class DefaultRuntime:
         async def attempt() -> JudgeAnswer:
             async with self.limiter.slot():
                 self.tally.add(calls=1, kind=kind)
-                if model is not None and hasattr(self.judge, "with_model"):
-                    return await self.judge.with_model(model).complete(request)
-                return await self.judge.complete(request)
+                judge: Judge = self.judge
+                if model is not None and hasattr(judge, "with_model"):
+                    judge = judge.with_model(model)
+                return await judge.complete(request)
 
         answer = await with_retries(attempt, self.policy, lambda e: self.tally.add(retries=1))
         self.tally.add(prompt_tokens=answer.prompt_tokens,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
@@ -26,7 +26,7 @@ class PerLoop(Generic[T]):
         self._make = make
         self._close = close
         self._values: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, tuple[T, AsyncIterator[None] | None]] = (
+            asyncio.AbstractEventLoop, tuple[T, AsyncGenerator[None, None] | None]] = (
             weakref.WeakKeyDictionary())
 
     async def get(self) -> T:
@@ -51,7 +51,7 @@ class PerLoop(Generic[T]):
             await entry[1].aclose()
 
 
-async def _guard(close: Callable[[T], Awaitable[None]], value: T) -> AsyncIterator[None]:
+async def _guard(close: Callable[[T], Awaitable[None]], value: T) -> AsyncGenerator[None, None]:
     try:
         yield
     finally:
