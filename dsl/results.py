@@ -183,9 +183,20 @@ def status(result: CheckResult) -> str:
 
 def check_to_dict(result: CheckResult) -> dict[str, Any]:
     out: dict[str, Any] = {"status": status(result)}
-    out.update(result.to_dict())
+    out.update({k: _jsonable(v) for k, v in result.to_dict().items()})
     out.setdefault("reason", "")
     return out
+
+
+def _jsonable(value: Any) -> Any:
+    """JSON values as they are; anything else a primitive returned as its text."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return str(value)
 
 
 _BASE = ("status", "passed", "score", "value", "reason")

@@ -148,3 +148,14 @@ class TestDrivers:
         with ThreadPoolExecutor(4) as pool:
             got = list(pool.map(lambda c: spec.evaluate(c).to_dict(), cases))
         assert got == expected
+
+
+class TestSerialization:
+    def test_values_json_cannot_hold_become_text(self) -> None:
+        import json
+
+        from evaldsl.results import check_to_dict
+
+        result = CheckResult.of(True, 1.0, {"x": {1, 2}}, "", when=3 + 4j)
+        data = json.loads(json.dumps(check_to_dict(result)))
+        assert data["when"] == "(3+4j)" and data["value"] == {"x": "{1, 2}"}
