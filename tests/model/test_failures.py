@@ -93,7 +93,7 @@ class TestLimits:
                                     make_dialog: Any, openai_server: Any) -> None:
         """No more than `concurrency` requests are ever in flight at the server."""
         runtime = runtime_for(cache=False, judge_concurrency="3")
-        openai_server.control(latency_ms=30)
+        openai_server.control(latency_ms=100)
         request = requests_of("polite", "judge", criteria="x")
 
         async def main() -> None:
@@ -103,7 +103,7 @@ class TestLimits:
         asyncio.run(main())
         stats = openai_server.stats()
         assert stats["chat"] == 12
-        assert stats["peak_in_flight"] == 3
+        assert 2 <= stats["peak_in_flight"] <= 3
 
     def test_requests_per_minute_spaces_request_starts(self, runtime_for: Any,
                                                       requests_of: Any, make_dialog: Any,
