@@ -141,7 +141,8 @@ Rule = Callable[[Context], Iterable[Diagnostic]]
 def similar(name: str, candidates: Iterable[str]) -> str | None:
     """The candidate closest to `name`, if any is close enough to suggest."""
     pool = [c for c in candidates if c != name]
-    found = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
+    cutoff = 0.5 if len(name) <= 3 else 0.6
+    found = difflib.get_close_matches(name, pool, n=1, cutoff=cutoff)
     if not found:
         lowered = {c.lower(): c for c in pool}
         found = [lowered[m] for m in difflib.get_close_matches(name.lower(), lowered, n=1)]

@@ -169,6 +169,8 @@ def _threshold_problem(ctx: Context, e: n.Binary) -> Diagnostic | None:
         op, subject, c = _FLIP[e.op], e.right, number_of(e.left, ctx)
     if c is None or number_of(subject, ctx) is not None:
         return None
+    if any(isinstance(side, n.Percent) and side.value > 1 for side in (e.left, e.right)):
+        return None
     bounds = value_range(subject, ctx)
     if bounds is None:
         return None

@@ -8,13 +8,21 @@ alone; the framework-level `scope:` argument is in `scopes.py`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
 from evaldsl import nodes as n
 from evaldsl.checker.annotations import accepted_types, accepts, describe, param_fields
 from evaldsl.checker.arguments import Arguments, arguments
-from evaldsl.checker.context import SCOPE_ARG, Context, did_you_mean, listing, unwrap
+from evaldsl.checker.context import (
+    SCOPE_ARG,
+    Context,
+    did_you_mean,
+    listing,
+    similar,
+    unwrap,
+)
 from evaldsl.checker.patterns import bad_fields
 from evaldsl.checker.typer import infer_type, type_env
 from evaldsl.diagnostics import Diagnostic, error
@@ -25,8 +33,9 @@ from evaldsl.valuetypes import ValueType
 _RANGE_ERRORS = frozenset({
     "greater_than", "greater_than_equal", "less_than", "less_than_equal", "too_short",
     "too_long", "multiple_of", "finite_number", "literal_error", "enum", "value_error",
-    "assertion_error",
+    "assertion_error", "string_too_short", "string_too_long", "string_pattern_mismatch",
 })
+_SHOULD = re.compile(r"^(?:Input|String|List|Dictionary|Value|Tuple|Set|Data) should (be|have) ")
 
 
 def unknown_primitives(ctx: Context) -> Iterator[Diagnostic]:
@@ -143,6 +152,9 @@ def _from_pydantic(args: Arguments, check: n.Check, err: dict[str, Any],
     if kind == "missing":
         if check.positional or name not in param_fields(args.primitive):
             return None
+        if any(similar(given, [name]) for given in args.given if given not in
+               param_fields(args.primitive)):
+            return None
         return error("E202", f"`{args.primitive.name}` needs the argument `{name}`",
                      check.primitive_span, f"add `{name}: ...`" + _described(args.primitive, name))
     if kind == "extra_forbidden" or name not in args.given:
@@ -169,10 +181,10 @@ def _choice(primitive: Primitive, name: str, loc: tuple[Any, ...], err: dict[str
 
 
 def _reason(msg: str) -> str:
-    for prefix, replacement in (("Input should be ", "must be "), ("Value error, ", ""),
-                                ("Assertion failed, ", "")):
+    msg = _SHOULD.sub(r"must \1 ", msg)
+    for prefix in ("Value error, ", "Assertion failed, "):
         if msg.startswith(prefix):
-            msg = replacement + msg[len(prefix):]
+            msg = msg[len(prefix):]
     return (msg[:1].lower() + msg[1:]).rstrip(".")
 
 

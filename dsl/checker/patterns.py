@@ -135,7 +135,7 @@ def _regex_diagnostic(ctx: Context, expr: n.Expr, pattern: str, message: str,
         span = literal.span
         written = span.end_col - span.col - 2
         if span.line == span.end_line and written == len(pattern):
-            col = span.col + 1 + min(offset, max(len(pattern) - 1, 0))
+            col = span.col + 1 + min(offset, len(pattern))
             span = Span(span.file, span.line, col, span.line, col + 1)
     return error("E206", f"invalid regular expression: {message}", span,
                  "escape characters that have a meaning in patterns, e.g. `\\\\(` for `(`")

@@ -11,12 +11,16 @@ from collections.abc import Iterator
 
 from evaldsl import nodes as n
 from evaldsl.checker.conditions import never_holds
-from evaldsl.checker.context import Context, names_in
+from evaldsl.checker.context import Context, names_in, similar
 from evaldsl.diagnostics import Diagnostic, warning
 
 
 def _reachable(ctx: Context) -> set[str]:
-    """Names of the checks, lets and tables that something reported reads."""
+    """Names of the checks, lets and tables that something reported reads.
+
+    A misspelt name counts as a use of the definition it was probably meant
+    for, so `intnt` reports one error, not also "`intent` is never used".
+    """
     symbols = ctx.symbols
     roots = [site.expr for site in ctx.sites if site.role in
              ("condition", "metric", "where", "sample", "priority", "expect")]
@@ -30,6 +34,8 @@ def _reachable(ctx: Context) -> set[str]:
             word = name.name
             if is_case or word in seen:
                 continue
+            if symbols.kind_of(word) is None:
+                word = similar(word, symbols.value_names()) or word
             seen.add(word)
             if word in symbols.lets:
                 stack.append(symbols.lets[word].value)

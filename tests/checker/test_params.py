@@ -167,11 +167,11 @@ class TestScopeArguments:
 
 class TestInvalidRegexes:
     def test_caret_at_the_error(self) -> None:
-        """The caret points at the character the regex library complains about."""
+        """The caret points where the regex library says the pattern goes wrong."""
         assert rendered(_used('check n = regex(pattern: "ab(c")'), "E206") == (
-            "t.eval:1:30: error[E206]: invalid regular expression: missing )\n"
+            "t.eval:1:31: error[E206]: invalid regular expression: missing )\n"
             '1 | check n = regex(pattern: "ab(c")\n'
-            "  |                              ^\n"
+            "  |                               ^\n"
             "hint: escape characters that have a meaning in patterns, e.g. `\\\\(` for `(`"
         )
 
