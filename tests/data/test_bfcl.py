@@ -17,6 +17,12 @@ from evaldsl import Spec
 DOCUMENTED_DISAGREEMENTS: list[str] = []
 """Case ids where specs/bfcl.eval and BFCL's checker differ (docs/bfcl.md)."""
 
+DOCUMENTED_V1_DISAGREEMENTS = [
+    "claude-3-5-sonnet-20240620-FC/simple_363",
+    "gpt-4o-2024-05-13-FC/simple_363",
+]
+"""The 2024 snapshot: its gold names `find_closest`, BFCL took the name from the doc."""
+
 
 @pytest.fixture(scope="module")
 def runs(shared_data: Path, bfcl: ModuleType) -> list[Any]:
@@ -80,3 +86,15 @@ def test_type_errors_are_caught(verdicts: list[tuple[Any, str]]) -> None:
     """Every case BFCL failed for a type error is invalid here too."""
     typed = [label for rec, label in verdicts if rec.error_type.startswith("type_error")]
     assert typed and set(typed) == {"invalid"}
+
+
+def test_v1_leaderboard_fc_outputs(shared_data: Path, bfcl: ModuleType, spec: Spec) -> None:
+    """The 2024 leaderboard's gpt-4o and claude FC runs: 1,998 of 2,000 verdicts agree."""
+    runs = [rec for model in bfcl.V1_MODELS for rec in bfcl.recorded_v1(shared_data, model)]
+    labels = [(rec, spec.evaluate(rec.case).labels["outcome"]) for rec in runs]
+    found = sorted(rec.case["id"] for rec, label in labels
+                   if (label == "valid") != rec.bfcl_valid)
+    assert len(labels) == 2000
+    assert found == DOCUMENTED_V1_DISAGREEMENTS
+    valid = Counter(rec.case["id"].split("/")[0] for rec, label in labels if label == "valid")
+    assert valid == {"gpt-4o-2024-05-13-FC": 881 - 1, "claude-3-5-sonnet-20240620-FC": 790 - 1}
