@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib.util
+import os
 import random
 import sys
 import tempfile
@@ -30,6 +31,8 @@ import evaldsl
 from evaldsl.model import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
+CPU: list[float] = []
+"""Client CPU seconds of each measured run (this process only, not the server's)."""
 CHECKS = """
 check fast = latency(scope: each_reply, max_ms: 3000)
 check polite = judge(criteria: "服务态度是否专业、礼貌、有同理心", scale: 10, min: 5{fuse})
@@ -92,9 +95,10 @@ async def evaluate_all(spec: Any, cases: list[dict[str, Any]], width: int) -> di
 def measure(text: str, cases: list[dict[str, Any]], env: dict[str, str],
             width: int) -> tuple[dict[str, str], Any, float]:
     spec = evaldsl.load(text, settings=Settings.load(env=env))
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     labels = asyncio.run(evaluate_all(spec, cases, width))
     elapsed = time.perf_counter() - started
+    CPU.append(time.process_time() - cpu)
     return labels, spec.model_stats(), elapsed
 
 
@@ -144,6 +148,10 @@ def report(args: Any, truth: dict[str, str], labels: dict[str, str], again: dict
           f"({sum(labels[k] == truth[k] for k in truth)}/{n})")
     print(f"wall time {times[1]:.2f} s vs ideal {ideal:.2f} s (calls x latency / concurrency): "
           f"{times[1] / ideal if ideal else float('nan'):.2f}x   target <= 1.25x")
+    per_call = CPU[1] / lazy.calls * 1000 if lazy.calls else float("nan")
+    print(f"client CPU of the lazy run: {CPU[1]:.2f} s ({per_call:.2f} ms per call, "
+          f"{args.latency_ms / args.concurrency:.2f} ms per call is the ideal's pace); "
+          f"load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 
 if __name__ == "__main__":
