@@ -14,7 +14,7 @@ import openai
 from evaldsl.errors import ConfigError
 from evaldsl.model.errors import MalformedAnswer
 from evaldsl.model.loops import PerLoop
-from evaldsl.model.openai_judge import translate
+from evaldsl.model.openai_judge import async_http_client, translate
 from evaldsl.model.settings import Endpoint
 
 
@@ -32,7 +32,8 @@ class OpenAIEmbedder:
     def _client(self) -> openai.AsyncOpenAI:
         try:
             return openai.AsyncOpenAI(base_url=self._base_url(), api_key=self.endpoint.api_key,
-                                      timeout=self.endpoint.timeout, max_retries=0)
+                                      timeout=self.endpoint.timeout, max_retries=0,
+                                      http_client=async_http_client())
         except openai.OpenAIError as exc:
             raise ConfigError(
                 "the embedding endpoint has no key: set EVALDSL_EMBED_API_KEY or OPENAI_API_KEY, "
