@@ -125,3 +125,15 @@ class TestEmbeddingBatches:
         far = requests_of("far", "similarity", reference="The stock market fell today")
         a, b = resolve(runtime_for(), make_dialog("约", "师傅明天上午上门"), [near, far])
         assert a.value > b.value
+
+
+class TestModelOverride:
+    def test_a_check_on_another_model_is_asked_apart(self, runtime_for: Any, requests_of: Any,
+                                                     make_dialog: Any,
+                                                     openai_server: Any) -> None:
+        """`model:` sends that check to another model, in a request of its own."""
+        requests = [requests_of("a", "judge", criteria="x"),
+                    requests_of("b", "judge", criteria="y", model="bigger-model")]
+        results = resolve(runtime_for(cache=False), make_dialog("hi", "hello"), requests)
+        assert not any(r.is_error for r in results)
+        assert sorted(openai_server.stats()["models"]) == ["bigger-model", "gpt-4o-mini"]
