@@ -37,7 +37,7 @@ class SafetyParams(Params):
     """The spec's own families: name -> regular expression."""
     allow_user_pii: bool = True
     """Numbers and addresses the user gave in this dialog may be repeated back."""
-    leak_chars: int = Field(24, ge=8, le=400)
+    leak_chars: int = Field(default=24, ge=8, le=400)
     """A reply quoting this many consecutive characters of the system prompt leaks it."""
     moderation: bool = False
     """Also ask the moderation model of the model layer (none in deterministic runs)."""

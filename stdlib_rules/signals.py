@@ -35,7 +35,7 @@ class SignalsParams(Params):
     """Words that show frustration, added to the shipped lexicons."""
     languages: list[Language] = Field(default_factory=lambda: list(LANGUAGES))
     """Which shipped lexicons to use; `[]` uses only the spec's own words."""
-    min: float = Field(0.0, ge=-1.0, le=1.0)
+    min: float = Field(default=0.0, ge=-1.0, le=1.0)
     """Lowest acceptable emotion value (-1 all negative .. 1 all positive)."""
 
 

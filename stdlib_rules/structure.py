@@ -35,7 +35,7 @@ with warnings.catch_warnings():
         """The JSON Schema (any draft; `$schema` picks it, 2020-12 otherwise)."""
         fenced: bool = True
         """Accept a reply wrapped in a Markdown code fence (```json ... ```)."""
-        max_errors: int = Field(5, ge=1, le=100)
+        max_errors: int = Field(default=5, ge=1, le=100)
         """How many validation errors `.errors` keeps."""
 
         @field_validator("schema")

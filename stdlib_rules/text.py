@@ -29,7 +29,7 @@ class KeywordParams(Params):
     """Words of which one is enough; together they count once."""
     none: list[str] = Field(default_factory=list)
     """Words that must not appear; one of them fails the check."""
-    min_ratio: float = Field(1.0, ge=0.0, le=1.0)
+    min_ratio: float = Field(default=1.0, ge=0.0, le=1.0)
     """Share of required words that must be present to pass."""
     table: Table | None = None
     """Normalization applied to the text and the words; its synonyms count as the word."""
@@ -109,7 +109,7 @@ class RegexParams(Params):
     """`false` turns the check around: the pattern must not occur."""
     ignore_case: bool = False
     """Letters match regardless of case."""
-    timeout_ms: int = Field(200, ge=1, le=10_000)
+    timeout_ms: int = Field(default=200, ge=1, le=10_000)
     """Longest time one search may take before the case's value becomes an error."""
 
     @field_validator("pattern")
@@ -160,9 +160,9 @@ def regex_check(params: RegexParams) -> Any:
 
 
 class LengthParams(Params):
-    min_chars: int | None = Field(None, ge=0)
+    min_chars: int | None = Field(default=None, ge=0)
     """Fewest characters a reply may have."""
-    max_chars: int | None = Field(None, ge=1)
+    max_chars: int | None = Field(default=None, ge=1)
     """Most characters a reply may have."""
 
     @model_validator(mode="after")

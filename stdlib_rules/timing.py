@@ -61,9 +61,9 @@ TurnCount = Literal["user", "assistant", "messages"]
 
 
 class TurnsParams(Params):
-    max: int | None = Field(None, ge=1)
+    max: int | None = Field(default=None, ge=1)
     """Most turns an efficient dialog takes."""
-    min: int | None = Field(None, ge=0)
+    min: int | None = Field(default=None, ge=0)
     """Fewest turns (a dialog that ends too early)."""
     count: TurnCount = "user"
     """What one turn is: a user message (default), an assistant message, or any message."""

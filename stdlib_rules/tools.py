@@ -199,9 +199,9 @@ def _trajectory_reason(expected: list[str], actual: list[str], missing: list[str
 class ToolCalledParams(Params):
     name: str
     """The tool's name."""
-    min_times: int | None = Field(None, ge=0)
+    min_times: int | None = Field(default=None, ge=0)
     """Fewest calls; 1 unless `max_times` is 0."""
-    max_times: int | None = Field(None, ge=0)
+    max_times: int | None = Field(default=None, ge=0)
     """`max_times: 0` asserts the tool was never called."""
     dotted_names: bool = True
     """Let `math.sum` match `math_sum`."""

@@ -11,6 +11,7 @@ from evaldsl.caserows import CaseSchema
 from evaldsl.cases import Case
 from evaldsl.errors import CaseDataError
 from evaldsl.loading import BadRow, load_cases, read_cases
+from evaldsl.nodes import CaseBlock
 from evaldsl.parser import parse
 
 SCHEMA_TEXT = "case {\n  intent: text\n  solvable: bool\n  budget: number?\n  tags: list?\n}"
@@ -19,7 +20,9 @@ SCHEMA_TEXT = "case {\n  intent: text\n  solvable: bool\n  budget: number?\n  ta
 def schema() -> CaseSchema:
     module = parse(SCHEMA_TEXT, "spec.eval").module
     assert module is not None
-    return CaseSchema.of(module.statements[0].fields)  # type: ignore[attr-defined]
+    block = module.statements[0]
+    assert isinstance(block, CaseBlock)
+    return CaseSchema.of(block.fields)
 
 
 def row(id: str = "c1", **fields: Any) -> dict[str, Any]:

@@ -45,7 +45,8 @@ def run_primitive(name: str, case: Case, scope: str | None = None, /,
     assert primitive is not None, name
     model = primitive.params.model_validate(params)
     kind, _, index = (scope or primitive.default_scope or "dialog").partition(":")
-    return primitive.factory(model)(case, Scope(kind, int(index) if index else None))
+    result: CheckResult = primitive.factory(model)(case, Scope(kind, int(index) if index else None))
+    return result
 
 
 @pytest.fixture
