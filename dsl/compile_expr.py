@@ -391,14 +391,14 @@ def _check_attr(i: int, name: str) -> Fn:
         def passed(fr: Frame) -> Any:
             v = fr.vals[i]
             if v is MISSING:
-                v = fr.force(i)
+                v = fr.vals[i] = fr.forcers[i](fr)
             return v.passed
         return passed
     if name == "score":
         def score(fr: Frame) -> Any:
             v = fr.vals[i]
             if v is MISSING:
-                v = fr.force(i)
+                v = fr.vals[i] = fr.forcers[i](fr)
             return v.score
         return score
 

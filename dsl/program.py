@@ -177,6 +177,8 @@ def _static_forcer(name: str, primitive: str, evaluate: Any, scope: Any) -> Fn:
             result = evaluate(fr.case, scope)
         except Exception as exc:  # a primitive's bug must not stop a run
             return _crashed(name, primitive, exc)
+        if type(result) is CheckResult and (result.passed is True or result.passed is False):
+            return result
         return checked_result(result, name)
     return compute
 
