@@ -27,6 +27,7 @@ FORMAT, VERSION = "evaldsl-report", 1
 WORST_CASES = 10
 """How many worst cases a report shows with their trace and dialog."""
 _UNIT_BITS = 52
+_SCALE = float(1 << _UNIT_BITS)
 _MAX_TURNS, _MAX_CHARS = 80, 4000
 
 
@@ -57,10 +58,11 @@ class _Tally:
         else:
             self.failed += 1
         score = result.get("score")
-        if isinstance(score, (int, float)) and not isinstance(score, bool):
-            self._add_score(float(score))
+        kind = type(score)
+        if kind is float or kind is int:
+            self._add_score(float(score))  # type: ignore[arg-type]
         filled = result.get("filled")
-        if isinstance(filled, Mapping):
+        if filled is not None and isinstance(filled, Mapping):
             for slot, value in filled.items():
                 counts = self.slots.setdefault(str(slot), [0, 0])
                 counts[0] += value is True
@@ -68,9 +70,11 @@ class _Tally:
 
     def _add_score(self, score: float) -> None:
         self.scored += 1
-        self.score_units += round(score * (1 << _UNIT_BITS))
-        self.low = score if self.low is None else min(self.low, score)
-        self.high = score if self.high is None else max(self.high, score)
+        self.score_units += round(score * _SCALE)
+        if self.low is None or score < self.low:
+            self.low = score
+        if self.high is None or score > self.high:
+            self.high = score
         self.histogram[bin_of(score)] += 1
 
     def to_dict(self, name: str) -> dict[str, Any]:
@@ -104,6 +108,7 @@ class ReportBuilder:
         self._tallies = {name: _Tally(prim) for name, prim in layout.checks.items()}
         self._counts: dict[str, dict[str, int]] = {b.key: {} for b in layout.blocks}
         self._worst_size = worst
+        self._block_labels = tuple((b.key, b.labels) for b in layout.blocks)
         self._worst: list[tuple[tuple[Any, ...], str]] = []
         self._worst_records: dict[str, Mapping[str, Any]] = {}
         self._dialogs: dict[str, list[dict[str, Any]]] = {}
@@ -141,9 +146,13 @@ class ReportBuilder:
                 self._origins[case.id] = case.origin
 
     def _consider_worst(self, record: Mapping[str, Any]) -> None:
-        key = self.badness(record)
         worst = self._worst
-        if len(worst) >= self._worst_size and key >= worst[-1][0]:
+        full = len(worst) >= self._worst_size
+        ranks = self._ranks(record)
+        if full and ranks > worst[-1][0][: len(ranks)]:
+            return
+        key = (*ranks, *self._tail(record))
+        if full and key >= worst[-1][0]:
             return
         case_id = str(record.get("id", ""))
         if case_id in self._worst_records:
@@ -158,15 +167,19 @@ class ReportBuilder:
 
     def badness(self, record: Mapping[str, Any]) -> tuple[Any, ...]:
         """Sort key, worst first: error blocks, later branches, lower mean score, id."""
+        return (*self._ranks(record), *self._tail(record))
+
+    def _ranks(self, record: Mapping[str, Any]) -> tuple[int, ...]:
         branches = record.get("branches", {})
-        ranks = []
-        for block in self.layout.blocks:
-            index = branches.get(block.key)
-            ranks.append(-(len(block.labels) if index is None else int(index)))
+        return tuple(-(len(labels) if (index := branches.get(key)) is None else int(index))
+                     for key, labels in self._block_labels)
+
+    @staticmethod
+    def _tail(record: Mapping[str, Any]) -> tuple[float, str]:
         scores = [float(r["score"]) for r in record.get("checks", {}).values()
-                  if isinstance(r.get("score"), (int, float)) and not isinstance(r["score"], bool)]
+                  if type(r.get("score")) in (float, int)]
         mean = round(sum(scores) / len(scores), 9) if scores else 1.0
-        return (*ranks, mean, str(record.get("id", "")))
+        return mean, str(record.get("id", ""))
 
     def build(self, metrics: Sequence[Mapping[str, Any]], cost: Mapping[str, int],
               bad_rows: Sequence[Row], bad_row_count: int,

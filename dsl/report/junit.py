@@ -52,11 +52,13 @@ def case_status(record: Mapping[str, Any], passing: frozenset[str]) -> tuple[str
 
 
 def details(record: Mapping[str, Any]) -> str:
-    """The body of a failure: each check's status, score and reason, then the trace."""
+    """The body of a failure: each check that did not pass with its score and reason,
+    then the trace (why each outcome block gave its label)."""
     lines = []
     for name, r in record.get("checks", {}).items():
-        reason = f" - {r['reason']}" if r.get("reason") else ""
-        lines.append(f"{name}: {r.get('status')} (score {_score(r.get('score'))}){reason}")
+        if r.get("status") != "passed":
+            reason = f" - {r['reason']}" if r.get("reason") else ""
+            lines.append(f"{name}: {r.get('status')} (score {_score(r.get('score'))}){reason}")
     lines.extend(record.get("trace", ()))
     return "\n".join(lines)
 
@@ -80,13 +82,14 @@ class JUnitWriter:
         self.suite = suite
         self.passing = passing
         self.totals = {"passed": 0, "failure": 0, "error": 0}
+        self._head = f"<testcase classname={attr(suite)} name="
         self._part = path.with_name(path.name + ".part")
         self._body = self._part.open("w", encoding="utf-8")
 
     def add(self, record: Mapping[str, Any]) -> None:
         status, message = case_status(record, self.passing)
         self.totals[status] += 1
-        self._body.write(_testcase(record, self.suite, status, message))
+        self._body.write(_testcase(record, self._head, status, message))
 
     def finish(self, seconds: float = 0.0) -> None:
         self._body.close()
@@ -118,8 +121,8 @@ def write_junit(path: Path, suite: str, records: Iterable[Mapping[str, Any]],
     writer.finish(seconds)
 
 
-def _testcase(record: Mapping[str, Any], suite: str, status: str, message: str) -> str:
-    head = f"<testcase classname={attr(suite)} name={attr(record.get('id', ''))}"
+def _testcase(record: Mapping[str, Any], head: str, status: str, message: str) -> str:
+    head += attr(record.get("id", ""))
     if status == "passed":
         return head + "/>\n"
     tag = "failure" if status == "failure" else "error"

@@ -162,13 +162,16 @@ def encode(record: dict[str, Any]) -> bytes:
     return _line(record)
 
 
-def _line(record: dict[str, Any]) -> bytes:
-    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=_fallback)
-    return text.encode("utf-8") + b"\n"
-
-
 def _fallback(value: object) -> object:
     """Values JSON does not know (sets, tuples of odd things) become lists or text."""
     if isinstance(value, (set, frozenset)):
         return sorted(value, key=str)
     return str(value)
+
+
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_fallback).encode
+"""One encoder for every line: `json.dumps` with options builds a new one per call."""
+
+
+def _line(record: dict[str, Any]) -> bytes:
+    return _ENCODE(record).encode("utf-8") + b"\n"

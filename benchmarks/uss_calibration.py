@@ -1,0 +1,185 @@
+"""Calibrate specs/quality_monitoring.eval against real human satisfaction ratings (USS).
+
+    python benchmarks/uss_calibration.py [--data ../shared/data] [--out DIR]
+
+../shared/data/uss holds 400 task dialogs (SGD and MultiWOZ) whose users'
+satisfaction was rated 1-5 by 3-7 annotators each (Sun et al., SIGIR 2021).
+This script converts them to cases (in a scratch folder: the data is never
+copied into the repository), judges them with `evaldsl run`, writes the
+human ratings as a filled-in label file (score = mean overall rating on the
+1-5 scale; label = the quality level the spec's own thresholds give that
+score on 0-100, i.e. (rating - 1) * 25), runs `evaldsl calibrate`, and adds
+what the tool does not: each heuristic's rank correlation with the ratings,
+the figures per source corpus, and how far single annotators are from the
+others (the ceiling any automatic judge can be held to). docs/calibration.md
+publishes and reads the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+SPEC = REPO / "specs" / "quality_monitoring.eval"
+ROLES = {"user": "user", "system": "assistant"}
+SCORE_METRIC = "平均质量分"
+LEVELS = ((80.0, "excellent"), (60.0, "acceptable"), (float("-inf"), "poor"))
+
+
+def shared_data() -> Path:
+    configured = os.environ.get("EVALDSL_SHARED_DATA")
+    return Path(configured) if configured else REPO.parent / "shared" / "data"
+
+
+def dialogs(data: Path) -> Iterator[dict[str, Any]]:
+    for name in ("uss_sgd.jsonl", "uss_mwoz.jsonl"):
+        with (data / "uss" / name).open(encoding="utf-8") as f:
+            yield from (json.loads(line) for line in f if line.strip())
+
+
+def points(rating: float) -> float:
+    """A 1-5 rating on the 0-100 scale of the spec's quality score."""
+    return (rating - 1.0) * 25.0
+
+
+def level(score: float) -> str:
+    return next(name for floor, name in LEVELS if score >= floor)
+
+
+def to_case(dialog: dict[str, Any]) -> dict[str, Any]:
+    messages = [{"role": ROLES[t["role"]], "content": t["text"]} for t in dialog["turns"]]
+    return {"id": dialog["id"], "messages": messages, "source": dialog["source"]}
+
+
+def to_label(dialog: dict[str, Any]) -> dict[str, Any]:
+    mean = float(dialog["overall"]["mean"])
+    return {"id": dialog["id"], "label": level(points(mean)), "score": mean,
+            "ratings": dialog["overall"]["ratings"], "source": dialog["source"]}
+
+
+def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+
+
+def evaldsl(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([sys.executable, "-m", "evaldsl", *map(str, args)],
+                          capture_output=True, text=True, cwd=REPO)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"evaldsl {args[0]} failed ({done.returncode}):\n{done.stderr}")
+    return done
+
+
+# ---------------------------------------------------------------- extra analysis
+
+
+def spearman(xs: list[float], ys: list[float]) -> float | None:
+    from evaldsl.calibrate import pearson, ranks
+
+    return pearson(ranks(xs), ranks(ys))
+
+
+def heuristics(results: list[dict[str, Any]], human: dict[str, float]) -> dict[str, Any]:
+    """Each check's score (and the overall score) against the mean human rating."""
+    names = list(results[0]["checks"]) + list(results[0].get("skipped", []))
+    out: dict[str, Any] = {}
+    for name in [*dict.fromkeys(names), SCORE_METRIC]:
+        pairs = [(_score(r, name), human[r["id"]]) for r in results]
+        pairs = [(a, h) for a, h in pairs if a is not None]
+        xs, ys = [a for a, _ in pairs], [h for _, h in pairs]
+        out[name] = {"n": len(pairs), "spearman": spearman(xs, ys),
+                     "mean": sum(xs) / len(xs) if xs else None,
+                     "share_full": sum(1 for x in xs if x >= 0.999 * _top(name)) / len(xs)
+                     if xs else None}
+    return out
+
+
+def _top(name: str) -> float:
+    return 100.0 if name == SCORE_METRIC else 1.0
+
+
+def _score(record: dict[str, Any], name: str) -> float | None:
+    if name == SCORE_METRIC:
+        value = record["metrics"].get(name)
+        return float(value[0]) if isinstance(value, list) and value else None
+    check = record["checks"].get(name)
+    score = check.get("score") if check else None
+    return float(score) if isinstance(score, (int, float)) else None
+
+
+def annotators(labels: list[dict[str, Any]]) -> dict[str, Any]:
+    """Leave-one-out: each annotator against the mean of the others, in points and levels."""
+    from evaldsl.calibrate import cohen_kappa
+
+    deviations, pairs = [], []
+    for row in labels:
+        ratings = row["ratings"]
+        for i, own in enumerate(ratings):
+            others = [r for j, r in enumerate(ratings) if j != i]
+            rest = sum(others) / len(others)
+            deviations.append(abs(points(own) - points(rest)))
+            pairs.append((level(points(own)), level(points(rest))))
+    return {"pairs": len(pairs), "mad_points": sum(deviations) / len(deviations),
+            "level_agreement": sum(1 for a, b in pairs if a == b) / len(pairs),
+            "level_kappa": cohen_kappa(pairs)}
+
+
+def by_source(out: Path, results: Path, labels: list[dict[str, Any]]) -> dict[str, Any]:
+    figures = {}
+    for source in sorted({r["source"] for r in labels}):
+        subset = out / f"labels.{source}.jsonl"
+        write_jsonl(subset, [r for r in labels if r["source"] == source])
+        done = evaldsl("calibrate", results, subset, "--outcome", "level", "--score",
+                       SCORE_METRIC, "--human-scale", "1-5", "--format", "json")
+        figures[source] = json.loads(done.stdout)
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=shared_data())
+    parser.add_argument("--out", type=Path, default=None, help="keep the files here")
+    args = parser.parse_args()
+    if not (args.data / "uss").is_dir():
+        raise SystemExit(f"no USS data under {args.data}")
+    with tempfile.TemporaryDirectory() as scratch:
+        out = args.out or Path(scratch)
+        out.mkdir(parents=True, exist_ok=True)
+        print(json.dumps(calibrate_uss(args.data, out), ensure_ascii=False, indent=2))
+
+
+def calibrate_uss(data: Path, out: Path) -> dict[str, Any]:
+    source = list(dialogs(data))
+    labels = [to_label(d) for d in source]
+    write_jsonl(out / "cases.jsonl", [to_case(d) for d in source])
+    write_jsonl(out / "labels.jsonl", labels)
+    results = out / "results.jsonl"
+    run = evaldsl("run", SPEC, out / "cases.jsonl", "--results", results,
+                  "-o", out / "report.json", "--html", out / "report.html")
+    done = evaldsl("calibrate", results, out / "labels.jsonl", "--outcome", "level",
+                   "--score", SCORE_METRIC, "--human-scale", "1-5", "--format", "json")
+    records = [json.loads(x) for x in results.read_text("utf-8").splitlines()[1:]]
+    human = {r["id"]: float(r["score"]) for r in labels}
+    report = json.loads((out / "report.json").read_text("utf-8"))
+    return {
+        "summary": run.stdout,
+        "human_levels": {lv: sum(1 for r in labels if r["label"] == lv)
+                         for _, lv in LEVELS},
+        "calibration": json.loads(done.stdout),
+        "by_source": by_source(out, results, labels),
+        "heuristics": heuristics(records, human),
+        "annotators": annotators(labels),
+        "metrics": {m["name"]: m["value"] for m in report["metrics"]},
+        "review_selected": (report.get("review") or {}).get("selected"),
+    }
+
+
+if __name__ == "__main__":
+    main()
