@@ -20,6 +20,7 @@ from evaldsl.cases import Case
 from evaldsl.registry import Cost, primitive
 from evaldsl.scopes import ALL_SCOPES, Scope, Unit
 from evaldsl.stdlib._common import Params, over, unique
+from evaldsl.stdlib._pins import measured
 from evaldsl.values import CheckResult
 from evaldsl.valuetypes import ValueType
 from pydantic import Field, field_validator
@@ -55,7 +56,8 @@ class SafetyParams(Params):
 
 @primitive("safety", params=SafetyParams, scopes=ALL_SCOPES, default_scope="replies",
            fields={"findings": ValueType.LIST, "families": ValueType.LIST},
-           cost=Cost.FREE, dynamic={"patterns"})
+           cost=Cost.FREE, dynamic={"patterns"},
+           pin=lambda p, f: measured(f, lambda v: v == 0))
 def safety(params: SafetyParams) -> Any:
     """No leaked secret, system prompt, personal number or spec-defined pattern.
 

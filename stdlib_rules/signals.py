@@ -19,6 +19,7 @@ from evaldsl.cases import Case
 from evaldsl.registry import Cost, primitive
 from evaldsl.scopes import Scope, Unit
 from evaldsl.stdlib._common import Params, over
+from evaldsl.stdlib._pins import overlay
 from evaldsl.values import CheckResult
 from evaldsl.valuetypes import ValueType
 from pydantic import Field
@@ -49,7 +50,7 @@ class Lexicon(NamedTuple):
 @primitive("signals", params=SignalsParams, scopes=SIGNAL_SCOPES, default_scope="user_turns",
            fields={"positive": ValueType.LIST, "negative": ValueType.LIST},
            cost=Cost.FREE, value_range=lambda p: (-1.0, 1.0),
-           dynamic={"positive", "negative", "min"})
+           dynamic={"positive", "negative", "min"}, pin=lambda p, f: _pin(p, f))
 def signals(params: SignalsParams) -> Any:
     """User-emotion score from positive and negative lexicon hits.
 
@@ -152,3 +153,11 @@ def shipped(language: str) -> dict[str, Any]:
     path = resources.files("evaldsl.stdlib").joinpath(f"lexicons/emotion_{language}.json")
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return data
+
+
+def _pin(params: SignalsParams, fields: dict[str, Any]) -> CheckResult:
+    """`given 情绪.value = -0.5` pins the emotion value; score and verdict follow."""
+    if "value" not in fields:
+        return overlay(CheckResult.of(bool(fields.get("passed", True)), 0.5, 0.0), fields)
+    value = float(fields["value"])
+    return overlay(CheckResult.of(value >= params.min, (value + 1) / 2, value), fields)

@@ -16,6 +16,7 @@ from evaldsl.cases import Case
 from evaldsl.registry import Cost, primitive
 from evaldsl.scopes import TEXT_SCOPES, Scope, Unit
 from evaldsl.stdlib._common import Params, Table, over, unit_range
+from evaldsl.stdlib._pins import measured, scored
 from evaldsl.tables import IDENTITY, NormalizationTable
 from evaldsl.values import CheckResult
 from evaldsl.valuetypes import ValueType
@@ -47,7 +48,8 @@ class KeywordParams(Params):
            fields={"matched": ValueType.LIST, "missing": ValueType.LIST,
                    "forbidden": ValueType.LIST},
            cost=Cost.FREE, value_range=unit_range,
-           dynamic={"all", "any", "none", "min_ratio"})
+           dynamic={"all", "any", "none", "min_ratio"},
+           pin=lambda p, f: scored(f, p.min_ratio))
 def keyword(params: KeywordParams) -> Any:
     """Literal presence of words; score = matched / required.
 
@@ -177,7 +179,9 @@ class LengthParams(Params):
 
 @primitive("length", params=LengthParams, scopes=TEXT_SCOPES, default_scope="last_reply",
            fields={"chars": ValueType.NUMBER}, cost=Cost.FREE,
-           dynamic={"min_chars", "max_chars"})
+           dynamic={"min_chars", "max_chars"},
+           pin=lambda p, f: measured(f, lambda v: (p.min_chars or 0) <= v <= (p.max_chars or v),
+                                     "chars"))
 def length(params: LengthParams) -> Any:
     """Reply size in characters (a Chinese character counts one), within bounds.
 

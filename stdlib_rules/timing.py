@@ -13,6 +13,7 @@ from evaldsl.cases import Case
 from evaldsl.registry import Cost, primitive
 from evaldsl.scopes import REPLY_SCOPES, Scope, Unit
 from evaldsl.stdlib._common import Params, over
+from evaldsl.stdlib._pins import measured
 from evaldsl.values import CheckResult
 from evaldsl.valuetypes import ValueType
 from pydantic import Field, model_validator
@@ -25,7 +26,8 @@ class LatencyParams(Params):
 
 @primitive("latency", params=LatencyParams, scopes=REPLY_SCOPES | {"dialog"},
            default_scope="each_reply", fields={"slowest_ms": ValueType.NUMBER},
-           cost=Cost.FREE, dynamic={"max_ms"})
+           cost=Cost.FREE, dynamic={"max_ms"},
+           pin=lambda p, f: measured(f, lambda v: v <= p.max_ms, "slowest_ms"))
 def latency(params: LatencyParams) -> Any:
     """Per-reply latency from the transcript against `max_ms`.
 
@@ -78,7 +80,8 @@ class TurnsParams(Params):
 
 
 @primitive("turns", params=TurnsParams, scopes={"dialog"}, default_scope="dialog",
-           fields={"turns": ValueType.NUMBER}, cost=Cost.FREE, dynamic={"max", "min"})
+           fields={"turns": ValueType.NUMBER}, cost=Cost.FREE, dynamic={"max", "min"},
+           pin=lambda p, f: measured(f, lambda v: _within(v, p.min, p.max), "turns"))
 def turns(params: TurnsParams) -> Any:
     """Dialog efficiency: the number of turns against `max` (and `min`).
 
@@ -106,3 +109,7 @@ def _count(unit: Unit, what: TurnCount) -> int:
     if what == "messages":
         return sum(1 for m in unit.messages if m.role in ("user", "assistant"))
     return sum(1 for m in unit.messages if m.role == what)
+
+
+def _within(value: float, low: float | None, high: float | None) -> bool:
+    return (low is None or value >= low) and (high is None or value <= high)

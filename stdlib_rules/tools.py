@@ -18,6 +18,7 @@ from evaldsl.cases import Case
 from evaldsl.registry import Cost, primitive
 from evaldsl.scopes import REPLY_SCOPES, Scope, Unit
 from evaldsl.stdlib._common import Params, Table, over, unit_calls, unit_range
+from evaldsl.stdlib._pins import measured, overlay
 from evaldsl.values import CheckResult
 from evaldsl.valuetypes import ValueType
 from pydantic import Field, model_validator
@@ -65,7 +66,8 @@ class ArgsMatchParams(Params):
                    "strict_mismatches": ValueType.LIST, "pairs": ValueType.LIST,
                    "calls": ValueType.NUMBER},
            cost=Cost.FREE, value_range=unit_range,
-           dynamic={"expected", "actual", "functions", "order_matters", "accept"})
+           dynamic={"expected", "actual", "functions", "order_matters", "accept"},
+           pin=lambda p, f: _pin_args(f))
 def args_match(params: ArgsMatchParams) -> Any:
     """Tool-call arguments against expected ones, field by field.
 
@@ -222,7 +224,9 @@ class ToolCalledParams(Params):
 
 @primitive("tool_called", params=ToolCalledParams, scopes=CALL_SCOPES, default_scope="dialog",
            fields={"count": ValueType.NUMBER}, cost=Cost.FREE,
-           dynamic={"name", "min_times", "max_times"})
+           dynamic={"name", "min_times", "max_times"},
+           pin=lambda p, f: measured(f, lambda v: v >= p.fewest and (
+               p.max_times is None or v <= p.max_times), "count"))
 def tool_called(params: ToolCalledParams) -> Any:
     """Whether a tool was called, and how often (`min_times` .. `max_times`).
 
@@ -243,3 +247,12 @@ def tool_called(params: ToolCalledParams) -> Any:
         return over(case, scope, judge)
 
     return evaluate
+
+
+def _pin_args(fields: dict[str, Any]) -> CheckResult:
+    """`given call.strict = true` implies a normalized pass; `.strict` defaults to `.passed`."""
+    passed = bool(fields.get("passed", True))
+    strict = bool(fields.get("strict", passed)) and passed
+    base = CheckResult.of(passed, strict=strict, mismatches=[], strict_mismatches=[], pairs=[],
+                          calls=0)
+    return overlay(base, {k: v for k, v in fields.items() if k != "strict"})
