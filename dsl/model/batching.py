@@ -31,6 +31,8 @@ MEMORY = 4096
 class _Pending:
     futures: dict[str, asyncio.Future[np.ndarray]] = field(default_factory=dict)
     timer: asyncio.TimerHandle | None = None
+    sending: set[asyncio.Task[None]] = field(default_factory=set)
+    """Batches in flight, held here because the loop keeps only weak references to tasks."""
 
 
 class EmbedBatcher:
@@ -92,7 +94,9 @@ class EmbedBatcher:
             pending.timer = None
         batch, pending.futures = pending.futures, {}
         if batch:
-            asyncio.get_running_loop().create_task(self._send(batch))
+            task = asyncio.get_running_loop().create_task(self._send(batch))
+            pending.sending.add(task)
+            task.add_done_callback(pending.sending.discard)
 
     async def _send(self, batch: dict[str, asyncio.Future[np.ndarray]]) -> None:
         texts = list(batch)
