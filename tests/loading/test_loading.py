@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,8 @@ from evaldsl.errors import CaseDataError
 from evaldsl.loading import BadRow, load_cases, read_cases
 from evaldsl.nodes import CaseBlock
 from evaldsl.parser import parse
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 SCHEMA_TEXT = "case {\n  intent: text\n  solvable: bool\n  budget: number?\n  tags: list?\n}"
 
@@ -196,3 +199,28 @@ class TestJson:
         path = tmp_path / "cases.json"
         path.write_text(json.dumps([row(), row("c2")]), encoding="utf-8")
         assert [c.id for c in load_cases(path)] == ["c1", "c2"]
+
+
+class TestLaws:
+    @settings(max_examples=150, deadline=None)
+    @given(st.lists(st.one_of(st.binary(max_size=80), st.text(max_size=80).map(str.encode),
+                              st.just(json.dumps(row()).encode())), max_size=8))
+    def test_law_reading_never_raises_with_skip(self, lines: list[bytes]) -> None:
+        """Law: any bytes at all give cases and bad rows, never an exception."""
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "junk.jsonl"
+            path.write_bytes(b"\n".join(line.replace(b"\n", b" ") for line in lines))
+            items = list(read_cases(path, schema(), "skip"))
+        assert all(isinstance(i, (Case, BadRow)) for i in items)
+        assert all(1 <= i.line <= max(1, len(lines)) for i in items if isinstance(i, BadRow))
+
+    @settings(max_examples=100, deadline=None)
+    @given(st.dictionaries(st.text(min_size=1, max_size=8).filter(
+        lambda k: k not in ("id", "messages")), st.one_of(st.integers(), st.text(max_size=5)),
+        max_size=4))
+    def test_law_extra_fields_round_trip(self, extra: dict[str, Any]) -> None:
+        """Law: every field besides `id` and `messages` reaches the case unchanged."""
+        with tempfile.TemporaryDirectory() as folder:
+            path = write_jsonl(Path(folder) / "c.jsonl", {"id": "x", "messages": [], **extra})
+            (case,) = load_cases(path)
+        assert dict(case.fields) == extra
