@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from evaldsl import nodes as n
 from evaldsl.aggregate import AGGREGATES
 from evaldsl.graph import BlockNode, Graph, flatten
+from evaldsl.registry import Cost
 
 _Follow = Callable[[n.Expr | None], set[str]]
 
@@ -74,10 +75,37 @@ class _Walker:
         while isinstance(e, n.Group):
             e = e.expr
         if isinstance(e, n.Binary) and e.op in n.LOGIC_OPS:
-            return self.always(self.graph.order(flatten(e, e.op))[0])
+            return self._chain(self.graph.order(flatten(e, e.op)))
         if isinstance(e, n.Name):
             return self._name(e.name, self.always, first_only=True)
         return set().union(*(self.always(c) for c in _subexpressions(e)))
+
+    def _chain(self, operands: list[n.Expr]) -> set[str]:
+        """Operands are read in order until one may decide the chain; a model operand
+        cannot before its round resolves, so the interpreter reads past it."""
+        out: set[str] = set()
+        for operand in operands:
+            out |= self.always(operand)
+            if not self._open_first_round(operand):
+                break
+        return out
+
+    def _open_first_round(self, e: n.Expr) -> bool:
+        """Whether `e` is pending (or an error) in a case's first round, whatever the rest."""
+        while isinstance(e, (n.Group, n.Unary)):
+            e = e.expr if isinstance(e, n.Group) else e.operand
+        if isinstance(e, n.Attribute):
+            e = e.obj
+        if isinstance(e, n.Name):
+            kind = self.graph.symbols.kind_of(e.name)
+            if kind == "check":
+                return self.graph.check(e.name).cost is Cost.MODEL
+            if kind == "let" and self.graph.per_case(f"let:{e.name}"):
+                return self._open_first_round(self.graph.symbols.lets[e.name].value)
+            return False
+        if isinstance(e, n.Binary) and e.op not in n.LOGIC_OPS:
+            return self._open_first_round(e.left) or self._open_first_round(e.right)
+        return False
 
     def reached(self, e: n.Expr | None) -> set[str]:
         if e is None:

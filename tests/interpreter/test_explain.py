@@ -49,6 +49,25 @@ class TestGraph:
         assert found.some == {"polite", "fast"}
         assert found.never == {"unused"}
 
+    @pytest.mark.parametrize(("condition", "every", "some"), [
+        ("m and n", {"m", "n"}, set()),
+        ("g and m and n", {"g"}, {"m", "n"}),
+        ("m.score >= 0.5 or g", {"g"}, {"m"}),
+        ("m.score >= 0.5 and not n", {"m", "n"}, set()),
+        ("g or (m and n)", {"g"}, {"m", "n"}),
+    ])
+    def test_needs_mirror_the_rounds_of_the_interpreter(self, condition: str, every: set[str],
+                                                        some: set[str]) -> None:
+        """Model operands are asked together in one round: neither can decide before it."""
+        text = (f'check m = ask(key: "m")\ncheck n = ask(key: "n")\ncheck g = probe(key: "g")\n'
+                f"outcome {{\n ok if {condition}\n no otherwise\n}}")
+        runtime = kit.CountingRuntime()
+        spec = evaldsl.load(text, registry=kit.make_kit().registry, runtime=runtime)
+        found = needs(spec.graph)
+        assert (found.every, found.some) == (every, some)
+        result = spec.evaluate(kit.case("x", g=0.9, m=0.9, n=0.9))
+        assert every <= set(result.checks)
+
     def test_labels_of_another_block_are_edges(self) -> None:
         spec = evaldsl.load('check a = probe(key: "a")\noutcome v {\n x if a\n y otherwise\n}\n'
                             "outcome {\n p if x\n q otherwise\n}", registry=kit.make_kit().registry)
