@@ -99,10 +99,14 @@ def _row(record: Mapping[str, Any], layout: SpecLayout) -> dict[str, Any]:
     checks = {name: r.get("score") for name, r in record.get("checks", {}).items()
               if isinstance(r.get("score"), (int, float))}
     return {
-        "id": record["id"], "priority": review.get("priority"),
+        "id": record["id"], "priority": _rounded(review.get("priority")),
         "rule": _rule_text(layout, review.get("rule")), "labels": dict(record.get("labels", {})),
         "scores": checks, "dialog": None, **dict.fromkeys(HUMAN_COLUMNS, ""),
     }
+
+
+def _rounded(value: Any) -> Any:
+    return round(value, 6) if isinstance(value, float) else value
 
 
 def _rule_text(layout: SpecLayout, index: Any) -> str | None:

@@ -20,7 +20,7 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from evaldsl.report.stats import number, percent, plural
+from evaldsl.report.stats import fraction, number, percent, plural
 
 PALETTE = ("#2e7d4f", "#3b6fd8", "#b7791f", "#c05621", "#c0392b", "#805ad5", "#2c7a7b")
 ERROR_COLOUR = "#6b46c1"
@@ -98,7 +98,7 @@ def _metric_row(m: Mapping[str, Any]) -> str:
              else '<span class="muted">all cases</span>')
     return (f'<tr data-metric="{esc(m["name"])}"><td><code>{esc(m["name"])}</code></td>'
             f'<td class="num value">{esc(value)}</td>'
-            f'<td class="num">{esc(number(m["numerator"]))} / {m["denominator"]}</td>'
+            f'<td class="num">{esc(fraction(m["numerator"], m["denominator"], " / "))}</td>'
             f'<td class="num">{esc(span)}</td><td class="num">{m["errors"]}</td>'
             f"<td>{where}</td></tr>")
 

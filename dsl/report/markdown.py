@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from evaldsl.report.stats import number, percent, plural
+from evaldsl.report.stats import fraction, number, percent, plural
 
 WORST_LISTED = 5
 
@@ -58,7 +58,7 @@ def _metrics(metrics: list[Mapping[str, Any]]) -> list[str]:
         span = f"{percent(interval['low'])} – {percent(interval['high'])}" if interval else ""
         where = f"`{md(m['where'])}`" if m.get("where") else "all cases"
         out.append(f"| `{md(m['name'])}` | **{metric_value(m)}** | "
-                   f"{number(m['numerator'])}/{m['denominator']} | {span} | {m['errors']} | "
+                   f"{fraction(m['numerator'], m['denominator'])} | {span} | {m['errors']} | "
                    f"{where} |")
     return [*out, ""]
 

@@ -99,3 +99,14 @@ def plural(count: int, noun: str) -> str:
     ('1 bad row', '3 errors')
     """
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def fraction(numerator: float | None, denominator: int, sep: str = "/") -> str:
+    """`25/40`, or `n=40` for aggregates without a numerator (min, max, percentile).
+
+    >>> fraction(25, 40), fraction(None, 0), fraction(2.5, 4, " / ")
+    ('25/40', 'n=0', '2.5 / 4')
+    """
+    if numerator is None:
+        return f"n={denominator}"
+    return f"{number(numerator)}{sep}{denominator}"

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evaldsl.report.markdown import metric_value
-from evaldsl.report.stats import number, percent, plural
+from evaldsl.report.stats import fraction, percent, plural
 
 
 def width(text: str) -> int:
@@ -28,7 +28,7 @@ def pad(text: str, cells: int) -> str:
 
 def denominator_note(m: Mapping[str, Any]) -> str:
     """`(25/40, where case.solvable; 2 errors left out)`."""
-    note = f"{number(m['numerator'])}/{m['denominator']}"
+    note = fraction(m["numerator"], m["denominator"])
     if m.get("where"):
         note += f", where {m['where']}"
     if m["errors"]:
