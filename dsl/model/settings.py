@@ -102,6 +102,11 @@ class Settings:
         return _build(_resolve_keys(flat, env))
 
 
+LOCAL_JUDGE_DEFAULTS: dict[str, Any] = {"model": "judge", "concurrency": 1, "timeout": 600.0}
+"""The local judge answers one request at a time on the CPU: queueing more only makes
+requests time out behind each other and be retried, so it gets one in flight and a long
+timeout unless the user sets otherwise."""
+
 ENDPOINT_FIELDS = {f.name for f in fields(Endpoint)} - {"configured"}
 _NUMERIC = {"temperature": float, "timeout": float, "concurrency": int,
             "requests_per_minute": float, "max_retries": int, "backoff": float}
@@ -191,7 +196,8 @@ def _build(flat: dict[str, Any]) -> Settings:
 
 def _endpoint(base: Endpoint, flat: dict[str, Any], prefix: str, name: str) -> Endpoint:
     if prefix + "provider" in flat and flat[prefix + "provider"] == "local" and name == "judge":
-        flat.setdefault(prefix + "model", "judge")
+        for key, value in LOCAL_JUDGE_DEFAULTS.items():
+            flat.setdefault(prefix + key, value)
     values: dict[str, Any] = {}
     for key in ENDPOINT_FIELDS:
         if prefix + key in flat:
