@@ -129,11 +129,11 @@ class Comparer:
                  for e in expected]
         return perfect_matching(edges, len(actual))
 
-    def accepted(self, path: str, expected: Any) -> list[Any]:
-        """The acceptable values of one field, and whether it may be omitted."""
-        if self.options.alternatives:
-            return list(expected) if isinstance(expected, list) else [expected]
-        return [expected, *self.options.accept.get(_plain_path(path), ())]
+    def choices(self, path: str, spec: Any, alt_maps: bool) -> list[Any]:
+        """The acceptable values of one field: its alternatives, or its value and `accept`."""
+        if alt_maps:
+            return list(spec) if isinstance(spec, list) else [spec]
+        return [spec, *self.options.accept.get(_plain_path(path), ())]
 
     def diff_map(self, path: str, expected: Mapping[str, Any], actual: Mapping[str, Any],
                  alt_maps: bool) -> list[str]:
@@ -157,10 +157,7 @@ class Comparer:
         return alt_maps and isinstance(spec, list) and OMITTED in spec
 
     def diff_field(self, path: str, spec: Any, actual: Any, alt_maps: bool) -> list[str]:
-        if alt_maps:
-            choices = list(spec) if isinstance(spec, list) else [spec]
-        else:
-            choices = self.accepted(path, spec)
+        choices = self.choices(path, spec, alt_maps)
         if not alt_maps and isinstance(spec, dict) and isinstance(actual, dict) \
                 and len(choices) == 1:
             return self.diff_map(path, spec, actual, False)
