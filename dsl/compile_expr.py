@@ -7,7 +7,8 @@ wants, so a bare check name becomes `.passed` in a condition and `.score` in
 a number (LANGUAGE.md), decided once at compile time; expressions that read
 nothing per case are folded to constants; the operands of `and`/`or` are
 reordered cheapest first (they commute), so a model check is reached only
-when the cheap operands leave the result open.
+when the cheap operands leave the result open. The closures themselves live in
+`evaldsl.closures`, the frame they read in `evaldsl.frame`.
 """
 
 from __future__ import annotations
@@ -16,52 +17,23 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+import evaldsl.closures as C
 from evaldsl import nodes as n
 from evaldsl.aggregate import AGGREGATES
-from evaldsl.cases import Case
 from evaldsl.diagnostics import error, render_all
 from evaldsl.errors import SpecError
+from evaldsl.frame import EMPTY_FRAME, MISSING, Fn, Frame
 from evaldsl.graph import Graph, flatten
 from evaldsl.logic import (
-    PENDING,
     SPECIAL,
-    arith,
-    compare,
-    contains,
-    first_unknown,
     not_value,
     to_condition,
     to_number,
 )
 from evaldsl.symbols import CASE
 from evaldsl.tables import NormalizationTable
-from evaldsl.values import CheckResult, ErrorValue
+from evaldsl.values import ErrorValue
 from evaldsl.valuetypes import ValueType as T
-
-MISSING: Any = object()
-"""A frame slot not computed yet."""
-
-
-class Frame:
-    """The per-case state closures read: slot values and the case."""
-
-    __slots__ = ("vals", "case", "forcers", "wanted", "requests")
-
-    def __init__(self, vals: list[Any], case: Case, forcers: list[Fn]) -> None:
-        self.vals = vals
-        self.case = case
-        self.forcers = forcers
-        self.wanted: list[int] = []
-        """Slots of model checks asked for in this round."""
-        self.requests: dict[int, Any] = {}
-
-    def force(self, i: int) -> Any:
-        v = self.vals[i] = self.forcers[i](self)
-        return v
-
-
-Fn = Callable[[Frame], Any]
-EMPTY_FRAME = Frame([], Case("", ()), [])
 
 
 class Compiled(NamedTuple):
@@ -166,21 +138,21 @@ class Compiler:
             return self._label(e.name)
         if kind == "outcome":
             return self._block_text(e.name)
-        raise _fail("E101", f"unknown name `{e.name}`", e)
+        raise spec_error("E101", f"unknown name `{e.name}`", e)
 
     def _check(self, name: str, want: T) -> Compiled:
         i = self.slots.checks[name]
         if want is T.BOOL:
-            return Compiled(_check_attr(i, "passed"), T.BOOL, False)
+            return Compiled(C.check_attr(i, "passed"), T.BOOL, False)
         if want is T.NUMBER:
-            return Compiled(_check_attr(i, "score"), T.NUMBER, False)
-        return Compiled(_slot(i), T.CHECK, False)
+            return Compiled(C.check_attr(i, "score"), T.NUMBER, False)
+        return Compiled(C.slot(i), T.CHECK, False)
 
     def _let(self, name: str, want: T) -> Compiled:
         let = self.graph.symbols.lets[name]
         if name in self.slots.lets:
             kind = self.let_type(name)
-            c = Compiled(_slot(self.slots.lets[name]), kind, False)
+            c = Compiled(C.slot(self.slots.lets[name]), kind, False)
             if kind is T.CHECK and want is T.BOOL:
                 return _wrap(c, to_condition, T.BOOL)
             if kind is T.CHECK and want is T.NUMBER:
@@ -260,7 +232,7 @@ class Compiler:
         if isinstance(obj, n.Name) and kind == "check":
             return self._check_field(obj.name, e.name)
         inner = self.compile(obj, T.ANY)
-        return Compiled(_get_attr(inner.fn, e.name), T.ANY, False)
+        return Compiled(C.get_attr(inner.fn, e.name), T.ANY, False)
 
     def _case_field(self, name: str) -> Compiled:
         field_node = self.graph.symbols.case_fields.get(name)
@@ -278,10 +250,10 @@ class Compiler:
     def _check_field(self, check: str, name: str) -> Compiled:
         i = self.slots.checks[check]
         if name in ("passed", "score"):
-            return Compiled(_check_attr(i, name), T.BOOL if name == "passed" else T.NUMBER, False)
+            return Compiled(C.check_attr(i, name), T.BOOL if name == "passed" else T.NUMBER, False)
         if name == "value":
-            return Compiled(_check_attr(i, "value"), T.ANY, False)
-        return Compiled(_check_field(i, name, check), T.ANY, False)
+            return Compiled(C.check_attr(i, "value"), T.ANY, False)
+        return Compiled(C.check_field(i, name, check), T.ANY, False)
 
     # ---------------------------------------------------------------- operators
 
@@ -290,23 +262,23 @@ class Compiler:
         if op in n.LOGIC_OPS:
             operands = self.graph.order(flatten(e, op))
             fns = tuple(self.condition(x) for x in operands)
-            return Compiled(_and(fns) if op == "and" else _or(fns), T.BOOL, False)
+            return Compiled(C.and_chain(fns) if op == "and" else C.or_chain(fns), T.BOOL, False)
         if op in n.ARITH_OPS:
             left, right = self.number(e.left), self.number(e.right)
-            return Compiled(_arith(op, left, right), T.NUMBER, False)
+            return Compiled(C.arithmetic(op, left, right), T.NUMBER, False)
         if op in n.MEMBER_OPS:
             item, container = self._operand(e.left, T.ANY), self.value(e.right)
-            return Compiled(_member(op == "not in", item, container), T.BOOL, False)
+            return Compiled(C.membership(op == "not in", item, container), T.BOOL, False)
         left_type, right_type = self._type(e.left), self._type(e.right)
         lw = _comparison_want(op, left_type, right_type)
         rw = _comparison_want(op, right_type, left_type)
-        return Compiled(_compare(op, self._operand(e.left, lw), self._operand(e.right, rw)),
+        return Compiled(C.comparison(op, self._operand(e.left, lw), self._operand(e.right, rw)),
                         T.BOOL, False)
 
     def _operand(self, e: n.Expr, want: T) -> Fn:
         """A comparison or `in` operand: a bare check reads as `.value` when no type is wanted."""
         if want is T.ANY and self._type(e) is T.CHECK:
-            return _get_attr(self.value(e), "value")
+            return C.get_attr(self.value(e), "value")
         return self.compile(e, want).fn
 
     def _type(self, e: n.Expr) -> T:
@@ -326,20 +298,20 @@ class Compiler:
 
     def _list(self, e: n.ListLit) -> Compiled:
         items = [self.value(x) for x in e.items]
-        return Compiled(_collect_list(items), T.LIST, False)
+        return Compiled(C.collect_list(items), T.LIST, False)
 
     def _map(self, e: n.MapLit) -> Compiled:
         entries = [(x.key, self.value(x.value)) for x in e.entries]
-        return Compiled(_collect_map(entries), T.MAP, False)
+        return Compiled(C.collect_map(entries), T.MAP, False)
 
     def _index(self, e: n.Index) -> Compiled:
         obj, index = self.value(e.obj), self.value(e.index)
-        return Compiled(_get_index(obj, index), T.ANY, False)
+        return Compiled(C.get_index(obj, index), T.ANY, False)
 
     def _call(self, e: n.Call) -> Compiled:
         if e.func in AGGREGATES:
-            raise _fail("E304", f"the aggregate `{e.func}` can only be used in a `metric`", e)
-        raise _fail("E110", f"unknown function `{e.func}`", e)
+            raise spec_error("E304", f"the aggregate `{e.func}` can only be used in a `metric`", e)
+        raise spec_error("E110", f"unknown function `{e.func}`", e)
 
 
 _NAME_TYPES = {"check": T.CHECK, "table": T.TABLE, "label": T.BOOL, "outcome": T.TEXT}
@@ -351,7 +323,8 @@ _FIELD_TYPES = {"text": T.TEXT, "number": T.NUMBER, "bool": T.BOOL, "list": T.LI
                 "map": T.MAP, "any": T.ANY}
 
 
-def _fail(code: str, message: str, node: Any) -> SpecError:
+def spec_error(code: str, message: str, node: Any) -> SpecError:
+    """A `SpecError` for what the checker should have caught, pointing at `node`."""
     d = error(code, message, node.span)
     return SpecError([d], render_all([d], {}))
 
@@ -378,202 +351,3 @@ def _wrap(c: Compiled, convert: Callable[[Any], Any], kind: T) -> Compiled:
     return Compiled(lambda fr: convert(fn(fr)), kind, c.const)
 
 
-def _slot(i: int) -> Fn:
-    def read(fr: Frame) -> Any:
-        v = fr.vals[i]
-        return fr.force(i) if v is MISSING else v
-
-    return read
-
-
-def _check_attr(i: int, name: str) -> Fn:
-    if name == "passed":
-        def passed(fr: Frame) -> Any:
-            v = fr.vals[i]
-            if v is MISSING:
-                v = fr.vals[i] = fr.forcers[i](fr)
-            return v.passed
-        return passed
-    if name == "score":
-        def score(fr: Frame) -> Any:
-            v = fr.vals[i]
-            if v is MISSING:
-                v = fr.vals[i] = fr.forcers[i](fr)
-            return v.score
-        return score
-
-    def value(fr: Frame) -> Any:
-        v = fr.vals[i]
-        if v is MISSING:
-            v = fr.force(i)
-        return v.value
-    return value
-
-
-def _check_field(i: int, name: str, check: str) -> Fn:
-    def field_value(fr: Frame) -> Any:
-        v = fr.vals[i]
-        if v is MISSING:
-            v = fr.force(i)
-        return _result_field(v, name, check)
-    return field_value
-
-
-def _result_field(r: CheckResult, name: str, check: str) -> Any:
-    fields = r.fields
-    if name in fields:
-        return fields[name]
-    if type(r.passed) in SPECIAL:
-        return r.passed
-    return ErrorValue(f"the result has no field `{name}`", check)
-
-
-def _get_attr(obj: Fn, name: str) -> Fn:
-    def attribute(fr: Frame) -> Any:
-        v = obj(fr)
-        if type(v) in SPECIAL:
-            return v
-        if isinstance(v, CheckResult):
-            return getattr(v, name) if name in ("passed", "score", "value") else \
-                _result_field(v, name, "")
-        if isinstance(v, dict):
-            return v[name] if name in v else ErrorValue(f"the map has no key `{name}`")
-        return ErrorValue(f"{name!r} is not a field of {type(v).__name__}")
-    return attribute
-
-
-def _get_index(obj: Fn, index: Fn) -> Fn:
-    def item(fr: Frame) -> Any:
-        o, k = obj(fr), index(fr)
-        unknown = first_unknown(o, k)
-        if unknown is not None:
-            return unknown
-        if isinstance(o, dict):
-            return o[k] if isinstance(k, str) and k in o else ErrorValue(f"no key `{k}`")
-        if isinstance(o, (list, tuple, str)) and isinstance(k, (int, float)) \
-                and not isinstance(k, bool) and float(k).is_integer() and -len(o) <= k < len(o):
-            return o[int(k)]
-        return ErrorValue(f"cannot index {type(o).__name__} with {k!r}")
-    return item
-
-
-def _and(fns: tuple[Fn, ...]) -> Fn:
-    if len(fns) == 2:
-        f0, f1 = fns
-
-        def and2(fr: Frame) -> Any:
-            a = f0(fr)
-            if a is False:
-                return False
-            b = f1(fr)
-            if b is False:
-                return False
-            if a is True:
-                return b
-            return a if b is True or b is not PENDING and a is not PENDING else PENDING
-        return and2
-
-    def and_n(fr: Frame) -> Any:
-        unknown: Any = None
-        for f in fns:
-            v = f(fr)
-            if v is False:
-                return False
-            if v is not True and (unknown is None or v is PENDING):
-                unknown = v
-        return True if unknown is None else unknown
-    return and_n
-
-
-def _or(fns: tuple[Fn, ...]) -> Fn:
-    if len(fns) == 2:
-        f0, f1 = fns
-
-        def or2(fr: Frame) -> Any:
-            a = f0(fr)
-            if a is True:
-                return True
-            b = f1(fr)
-            if b is True:
-                return True
-            if a is False:
-                return b
-            return a if b is False or b is not PENDING and a is not PENDING else PENDING
-        return or2
-
-    def or_n(fr: Frame) -> Any:
-        unknown: Any = None
-        for f in fns:
-            v = f(fr)
-            if v is True:
-                return True
-            if v is not False and (unknown is None or v is PENDING):
-                unknown = v
-        return False if unknown is None else unknown
-    return or_n
-
-
-def _arith(op: str, left: Fn, right: Fn) -> Fn:
-    def arithmetic(fr: Frame) -> Any:
-        a = left(fr)
-        if type(a) is ErrorValue:
-            return a
-        b = right(fr)
-        if type(b) is ErrorValue:
-            return b
-        if a is PENDING or b is PENDING:
-            return PENDING
-        return arith(op, a, b)
-    return arithmetic
-
-
-def _compare(op: str, left: Fn, right: Fn) -> Fn:
-    if op == ">=":
-        def at_least(fr: Frame) -> Any:
-            a = left(fr)
-            if type(a) is ErrorValue:
-                return a
-            b = right(fr)
-            if (type(a) is float or type(a) is int) and (type(b) is float or type(b) is int):
-                return a >= b
-            unknown = first_unknown(a, b)
-            return compare(op, a, b) if unknown is None else unknown
-        return at_least
-
-    def comparison(fr: Frame) -> Any:
-        a = left(fr)
-        if type(a) is ErrorValue:
-            return a
-        b = right(fr)
-        unknown = first_unknown(a, b)
-        return compare(op, a, b) if unknown is None else unknown
-    return comparison
-
-
-def _member(negate: bool, item: Fn, container: Fn) -> Fn:
-    def membership(fr: Frame) -> Any:
-        a = item(fr)
-        if type(a) is ErrorValue:
-            return a
-        b = container(fr)
-        unknown = first_unknown(a, b)
-        if unknown is not None:
-            return unknown
-        return not_value(contains(a, b)) if negate else contains(a, b)
-    return membership
-
-
-def _collect_list(items: list[Fn]) -> Fn:
-    def collect(fr: Frame) -> Any:
-        values = [f(fr) for f in items]
-        unknown = first_unknown(*values)
-        return values if unknown is None else unknown
-    return collect
-
-
-def _collect_map(entries: list[tuple[str, Fn]]) -> Fn:
-    def collect(fr: Frame) -> Any:
-        values = {k: f(fr) for k, f in entries}
-        unknown = first_unknown(*values.values())
-        return values if unknown is None else unknown
-    return collect

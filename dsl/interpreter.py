@@ -19,8 +19,8 @@ from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, I
 from typing import Any
 
 from evaldsl.cases import Case
-from evaldsl.compile_expr import MISSING, Frame
 from evaldsl.errors import EvaldslError
+from evaldsl.frame import MISSING, Frame
 from evaldsl.graph import Graph
 from evaldsl.logic import PENDING, PENDING_RESULT
 from evaldsl.program import RuntimeGetter, build_program, checked_result

@@ -17,7 +17,8 @@ from typing import Any
 
 from evaldsl import nodes as n
 from evaldsl.aggregate import AGGREGATES, BOOL_AGGREGATES, AggregateSpec, MetricPlan
-from evaldsl.compile_expr import Compiler, Fn, Frame, _fail
+from evaldsl.compile_expr import Compiler, spec_error
+from evaldsl.frame import Fn, Frame
 from evaldsl.logic import PENDING
 from evaldsl.results import MetricError
 from evaldsl.values import ErrorValue
@@ -109,7 +110,7 @@ def _formula(compiler: Compiler, e: n.Expr, aggregates: list[AggregateSpec],
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             number = float(value)
             return lambda v: number
-    raise _fail("E305", "a metric combines aggregates such as `rate(...)` and `mean(...)` "
+    raise spec_error("E305", "a metric combines aggregates such as `rate(...)` and `mean(...)` "
                 "with numbers; this part is not one", e)
 
 
@@ -121,17 +122,17 @@ def _aggregate(compiler: Compiler, e: n.Call, aggregates: list[AggregateSpec],
         if p_kw is not None:
             args.append(p_kw)
         if len(args) != 2:
-            raise _fail("E307", "`percentile` takes a number and a percentile: "
+            raise spec_error("E307", "`percentile` takes a number and a percentile: "
                         "`percentile(latency, 90)`", e)
         p = compiler.constant(args[1])
         p = p * 100 if isinstance(args[1], n.Percent) else p
         spec = AggregateSpec("percentile", float(p))
     else:
         if len(args) != 1 or e.kwargs:
-            raise _fail("E307", f"`{e.func}` takes one argument", e)
+            raise spec_error("E307", f"`{e.func}` takes one argument", e)
         spec = AggregateSpec(e.func)
     if any(isinstance(x, n.Call) and x.func in AGGREGATES for x in n.walk(args[0])):
-        raise _fail("E308", "an aggregate inside an aggregate", e)
+        raise spec_error("E308", "an aggregate inside an aggregate", e)
     k = len(aggregates)
     aggregates.append(spec)
     arguments.append(args[0])

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaldsl import nodes as n
-from evaldsl.compile_expr import MISSING, Compiler, Fn, Frame, Slots, _fail
+from evaldsl.compile_expr import Compiler, Slots, spec_error
+from evaldsl.frame import MISSING, Fn, Frame
 from evaldsl.graph import BlockNode, CheckNode, Graph
 from evaldsl.logic import PENDING, PENDING_RESULT
 from evaldsl.metrics_compile import MetricProgram, compile_metric
@@ -129,7 +130,7 @@ def _check_plan(compiler: Compiler, node: CheckNode, slot: int) -> CheckPlan:
     for arg in node.args:
         if graph.expr_per_case(arg.value):
             if arg.name not in node.primitive.dynamic:
-                raise _fail("E203", f"`{arg.name}` of `{node.primitive.name}` must be a "
+                raise spec_error("E203", f"`{arg.name}` of `{node.primitive.name}` must be a "
                             "constant, not a value that differs per case", arg.value)
             dynamic.append((arg.name, compiler.value(arg.value)))
         else:
@@ -142,7 +143,7 @@ def _check_plan(compiler: Compiler, node: CheckNode, slot: int) -> CheckPlan:
 
 def _plain_constant(value: Any, arg: n.KeywordArg) -> Any:
     if type(value) is ErrorValue:
-        raise _fail("E203", f"`{arg.name}` cannot be computed: {value.reason}", arg.value)
+        raise spec_error("E203", f"`{arg.name}` cannot be computed: {value.reason}", arg.value)
     return value
 
 
@@ -150,7 +151,7 @@ def _validate(node: CheckNode, values: dict[str, Any]) -> BaseModel:
     try:
         return node.primitive.params.model_validate(values)
     except ValidationError as exc:
-        raise _fail("E203", f"invalid arguments to `{node.primitive.name}`: "
+        raise spec_error("E203", f"invalid arguments to `{node.primitive.name}`: "
                     f"{_first_problem(exc)}", node.node) from None
 
 

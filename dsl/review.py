@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaldsl import nodes as n
-from evaldsl.compile_expr import Compiler, Fn, Frame
+from evaldsl.compile_expr import Compiler
+from evaldsl.frame import Fn, Frame
 from evaldsl.logic import PENDING
 from evaldsl.results import ReviewDecision
 from evaldsl.values import ErrorValue
