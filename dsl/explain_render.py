@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from evaldsl import nodes as n
 from evaldsl.explain import NEVER, Needs
 from evaldsl.graph import Graph
@@ -13,11 +15,11 @@ def render_text(graph: Graph, needs: Needs) -> str:
     lines = [f"spec \"{graph.title}\"", "",
              f"checks (cheapest first): {len(needs.every)} needed by every case, "
              f"{len(needs.some)} by some cases, {len(needs.never)} never"]
-    width = max((len(c.name) for c in graph.checks), default=0)
+    width = max((_width(c.name) for c in graph.checks), default=0)
     pwidth = max((len(c.primitive.name) for c in graph.checks), default=0)
     for check in sorted(graph.checks, key=lambda c: int(c.cost)):
         readers = ", ".join(_label(r) for r in _readers(graph, check.id))
-        lines.append(f"  {check.name:<{width}}  {check.primitive.name:<{pwidth}}  "
+        lines.append(f"  {_pad(check.name, width)}  {check.primitive.name:<{pwidth}}  "
                      f"{_COST_WORDS[int(check.cost)]:<10}  {needs.of(check.name):<10}"
                      f"  scope {check.scope}" + (f"  -> {readers}" if readers else ""))
     for block in graph.blocks:
@@ -88,6 +90,15 @@ def _mermaid_shape(graph: Graph, needs: Needs, node_id: str) -> str:
     if kind == "outcome":
         return "{" + _mq(_label(node_id)) + "}"
     return f"([{_mq(_label(node_id))}])"
+
+
+def _width(text: str) -> int:
+    """Terminal columns: East Asian wide characters take two."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * (width - _width(text))
 
 
 def _readers(graph: Graph, node_id: str) -> list[str]:
