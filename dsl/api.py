@@ -174,7 +174,7 @@ class Spec:
 
 
 def load(
-    spec: str | os.PathLike[str],
+    spec: str | bytes | os.PathLike[str],
     *,
     registry: Registry | None = None,
     judge: Judge | None = None,
@@ -187,7 +187,7 @@ def load(
 
     Args:
         spec: a path (`Path`, or a one-line `str` naming an existing file or
-            ending in `.eval`) or the spec text itself.
+            ending in `.eval`) or the spec text itself (`str`, or UTF-8 `bytes`).
         registry: the primitives; the standard library plus installed plugins by default.
         judge, embedder: model interfaces an engine injects; used by the default runtime.
         runtime: a whole `ModelRuntime` replacing the default one.
@@ -234,7 +234,9 @@ def _checker_diagnostics(module: Any, source: Source, registry: Registry) -> lis
     return list(check_module(module, source, registry))
 
 
-def _read(spec: str | os.PathLike[str], name: str | None) -> tuple[str | bytes, str]:
+def _read(spec: str | bytes | os.PathLike[str], name: str | None) -> tuple[str | bytes, str]:
+    if isinstance(spec, bytes):
+        return spec, name or "<spec>"
     if isinstance(spec, os.PathLike) or _looks_like_path(spec):
         path = Path(spec)
         try:

@@ -43,6 +43,14 @@ class TestLoad:
         assert "3 |   ok if b" in str(info.value)
         assert isinstance(info.value, evaldsl.EvaldslError)
 
+    def test_spec_bytes_are_read_as_utf8(self) -> None:
+        registry = kit.make_kit().registry
+        assert evaldsl.load(TEXT.encode(), registry=registry).hash == \
+            evaldsl.load(TEXT, registry=registry).hash
+        with pytest.raises(evaldsl.SpecError) as info:
+            evaldsl.load(b"check a = \xff", registry=registry)
+        assert info.value.diagnostics[0].code == "E001"
+
     def test_a_missing_file_is_a_spec_error(self, tmp_path: Path) -> None:
         with pytest.raises(evaldsl.SpecError, match="cannot read spec"):
             evaldsl.load(str(tmp_path / "missing.eval"))
