@@ -159,3 +159,30 @@ class TestSerialization:
         result = CheckResult.of(True, 1.0, {"x": {1, 2}}, "", when=3 + 4j)
         data = json.loads(json.dumps(check_to_dict(result)))
         assert data["when"] == "(3+4j)" and data["value"] == {"x": "{1, 2}"}
+
+
+class TestConcurrency:
+    def test_run_async_bounds_cases_in_flight_and_takes_async_iterables(self) -> None:
+        class Peak(kit.CountingRuntime):
+            def __init__(self) -> None:
+                super().__init__(delay=0.005)
+                self.now = self.peak = 0
+
+            async def resolve(self, case: Any, requests: Any) -> list[CheckResult]:
+                self.now += 1
+                self.peak = max(self.peak, self.now)
+                try:
+                    return await super().resolve(case, requests)
+                finally:
+                    self.now -= 1
+
+        runtime = Peak()
+        spec = make(runtime)
+
+        async def cases() -> Any:
+            for i in range(40):
+                yield kit.case(f"c{i}", g=1.0, j=1.0)
+
+        report = asyncio.run(spec.run_async(cases(), concurrency=6))
+        assert report.cases == 40 and report.counts["outcome"]["success"] == 40
+        assert 1 < runtime.peak <= 6 and runtime.calls == 40
