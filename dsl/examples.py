@@ -32,8 +32,9 @@ from typing import Any
 from evaldsl import nodes as n
 from evaldsl.api import Spec, as_case, load
 from evaldsl.cases import Case
-from evaldsl.compile_expr import Compiler, Fn, Frame
+from evaldsl.compile_expr import Compiler
 from evaldsl.errors import EvaldslError, SpecError
+from evaldsl.frame import Fn, Frame
 from evaldsl.interpreter import Interpreter
 from evaldsl.logic import PENDING
 from evaldsl.model.runtime import ModelRequest
