@@ -89,7 +89,9 @@ def transcript(messages: Sequence[Message]) -> str:
 
 
 def _unit(messages: tuple[Message, ...]) -> Unit:
-    return Unit(messages, "\n".join(m.content for m in messages))
+    if len(messages) == 1:  # the common case, on every check's hot path
+        return Unit(messages, messages[0].content)
+    return Unit(messages, "\n".join([m.content for m in messages]))
 
 
 def _joined(messages: list[Message]) -> list[Unit]:
