@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 BAD = {2: "{not json", 5: '{"id": "no-messages"}', 9: '{"id": "x", "messages": "hi"}',
@@ -66,6 +67,12 @@ class TestOutputs:
         _, out, _ = run_all
         assert sorted(p.name for p in out.iterdir()) == [
             "junit.xml", "report.html", "report.json", "results.jsonl", "summary.md"]
+
+    def test_report_follows_the_published_schema(self, run_all: Any) -> None:
+        _, out, _ = run_all
+        schema = json.loads((Path(__file__).resolve().parents[2] / "docs" /
+                             "report.schema.json").read_text("utf-8"))
+        jsonschema.validate(json.loads((out / "report.json").read_text("utf-8")), schema)
 
     def test_junit_has_one_test_per_case(self, run_all: Any) -> None:
         _, out, _ = run_all
