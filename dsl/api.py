@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from evaldsl.cases import Case
-from evaldsl.errors import EvaldslError, SpecError
+from evaldsl.errors import SpecError
 from evaldsl.graph import Graph, build_graph
-from evaldsl.interpreter import Interpreter
+from evaldsl.interpreter import Interpreter, refuse_running_loop
 from evaldsl.model.protocols import Embedder, Judge
 from evaldsl.model.runtime import ModelRuntime
 from evaldsl.registry import Registry, default_registry
@@ -113,7 +113,7 @@ class Spec:
             for case in cases:
                 report.add(self.evaluate(case))
             return report
-        _refuse_running_loop("run")
+        refuse_running_loop("await spec.run_async(cases)")
         return asyncio.run(self.run_async(cases, concurrency=concurrency))
 
     async def run_async(self, cases: Iterable[CaseLike] | AsyncIterable[CaseLike], *,
@@ -261,12 +261,3 @@ def _default_runtime(settings: Any, judge: Judge | None,
         return None
     runtime: ModelRuntime | None = default_runtime(settings, judge=judge, embedder=embedder)
     return runtime
-
-
-def _refuse_running_loop(what: str) -> None:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return
-    raise EvaldslError(f"`Spec.{what}` cannot block inside a running event loop; "
-                       f"use `await spec.{what}_async(...)`")

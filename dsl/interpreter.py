@@ -56,7 +56,7 @@ class Interpreter:
     def evaluate(self, case: Case, pins: Mapping[str, CheckResult] | None = None) -> CaseResult:
         fr = self._start(case, pins)
         if fr.wanted:
-            _refuse_running_loop()
+            refuse_running_loop()
             asyncio.run(self._complete(fr))
         return self._result(fr)
 
@@ -164,13 +164,14 @@ async def _ask(runtime: Any, case: Case, requests: list[Any]) -> list[CheckResul
     return results
 
 
-def _refuse_running_loop() -> None:
+def refuse_running_loop(instead: str = "await spec.evaluate_async(case)") -> None:
+    """Blocking on model calls inside a running event loop would deadlock it: refuse."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return
-    raise EvaldslError("this case needs model checks and an event loop is running: "
-                       "use `await spec.evaluate_async(case)`")
+    raise EvaldslError(f"model checks cannot be awaited here, an event loop is running: "
+                       f"use `{instead}`")
 
 
 async def run_concurrently(
