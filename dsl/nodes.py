@@ -7,6 +7,7 @@ nothing outside it ever sees a lark tree or token.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from typing import TypeVar, Union
@@ -291,8 +292,8 @@ class ExampleGiven:
     check: str
     field: str | None
     value: Expr
-    span: Span = field(compare=False)
-    check_span: Span = field(compare=False)
+    span: Span = dataclasses.field(compare=False)
+    check_span: Span = dataclasses.field(compare=False)
 
 
 @dataclass(frozen=True, slots=True)
