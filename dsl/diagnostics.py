@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from evaldsl.source import Source, Span
 
 
-class Severity(str, enum.Enum):
+class Severity(enum.StrEnum):
     ERROR = "error"
     WARNING = "warning"
 

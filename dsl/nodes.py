@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
-from typing import TypeVar, Union
+from typing import TypeVar
 
 from evaldsl.source import Span
 
@@ -139,10 +139,10 @@ class Group:
     span: Span = field(compare=False)
 
 
-Expr = Union[
-    Number, Percent, String, Bool, Name, Attribute, Index, Call, Unary, Binary, ListLit, MapLit,
-    Group,
-]
+Expr = (
+    Number | Percent | String | Bool | Name | Attribute | Index | Call | Unary | Binary | ListLit
+    | MapLit | Group
+)
 
 LOGIC_OPS = frozenset({"and", "or"})
 COMPARE_OPS = frozenset({"==", "!=", "<", "<=", ">", ">="})
@@ -302,7 +302,7 @@ class ExampleExpect:
     span: Span = field(compare=False)
 
 
-ExampleItem = Union[ExampleCase, ExampleMessage, ExampleGiven, ExampleExpect]
+ExampleItem = ExampleCase | ExampleMessage | ExampleGiven | ExampleExpect
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,7 +312,9 @@ class Example:
     span: Span = field(compare=False)
 
 
-Statement = Union[SpecHeader, CaseBlock, Table, Let, Check, Outcome, Metric, Review, Example]
+Statement = (
+    SpecHeader | CaseBlock | Table | Let | Check | Outcome | Metric | Review | Example
+)
 
 
 @dataclass(frozen=True, slots=True)

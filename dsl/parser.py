@@ -12,14 +12,13 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, NamedTuple
 
-from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-from lark.tree import Meta
-
 from evaldsl import nodes as n
 from evaldsl.diagnostics import Diagnostic, error
 from evaldsl.source import Source, Span
-from evaldsl.syntax_messages import describe_unexpected_token, describe_unexpected_eof
+from evaldsl.syntax_messages import describe_unexpected_eof, describe_unexpected_token
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.tree import Meta
 
 MAX_SPEC_BYTES = 1_000_000
 MAX_NESTING = 64
@@ -87,7 +86,8 @@ def _input_problem(source: Source) -> Diagnostic | None:
     if len(text) > MAX_SPEC_BYTES:
         return error(
             "E002",
-            f"the file has {len(text):,} characters, more than a spec may have ({MAX_SPEC_BYTES:,})",
+            f"the file has {len(text):,} characters, more than a spec may have"
+            f" ({MAX_SPEC_BYTES:,})",
             Span.point(source.name, 1, 1),
             "split it into several specs, or keep data in case files instead of the spec",
         )

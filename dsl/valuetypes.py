@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 
 
-class ValueType(str, enum.Enum):
+class ValueType(enum.StrEnum):
     BOOL = "bool"
     NUMBER = "number"
     TEXT = "text"
