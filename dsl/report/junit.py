@@ -13,6 +13,7 @@ its cases in memory and the journal is never read back.
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -20,23 +21,20 @@ from typing import Any
 
 from evaldsl.report.layout import VERDICT
 
-_INVALID = {c: "\ufffd" for c in (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20),
-                                  0xFFFE, 0xFFFF)}
-_TEXT = str.maketrans({**_INVALID, ord("&"): "&amp;", ord("<"): "&lt;", ord(">"): "&gt;"})
-_ATTR = str.maketrans({**_INVALID, ord("&"): "&amp;", ord("<"): "&lt;", ord(">"): "&gt;",
-                       ord('"'): "&quot;", ord("\n"): "&#10;", ord("\r"): "&#13;",
-                       ord("\t"): "&#9;"})
-"""One pass each: entities, and U+FFFD for characters XML 1.0 cannot hold."""
+_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+"""Characters XML 1.0 cannot hold; they become U+FFFD."""
 
 
 def text(value: object) -> str:
     """Element text: escaped, and without characters XML 1.0 cannot hold."""
-    return str(value).translate(_TEXT)
+    out = _INVALID_XML.sub("\ufffd", str(value))
+    return out.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def attr(value: object) -> str:
-    """A quoted attribute value."""
-    return f'"{str(value).translate(_ATTR)}"'
+    """A quoted attribute value (`str.replace` chains: far faster than `str.translate`)."""
+    out = text(value).replace('"', "&quot;").replace("\n", "&#10;").replace("\r", "&#13;")
+    return f'"{out.replace(chr(9), "&#9;")}"'
 
 
 def case_status(record: Mapping[str, Any], passing: frozenset[str]) -> tuple[str, str]:
