@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import bisect
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from evaldsl import nodes as n
 from evaldsl.errors import SpecError
@@ -116,7 +118,7 @@ def quote(text: str) -> str:
 
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
-_EXPRS = {
+_EXPRS: dict[type, Callable[[Any], str]] = {
     n.Number: lambda e: e.text,
     n.Percent: lambda e: e.text,
     n.String: lambda e: quote(e.value),
@@ -271,7 +273,7 @@ def _example_item(item: n.ExampleItem, out: _Out) -> None:
         out.add(1, f"expect {expr(item.condition)}", line, item.span.end_line)
 
 
-_STATEMENTS = {
+_STATEMENTS: dict[type, Callable[[Any, _Out], None]] = {
     n.SpecHeader: _header, n.CaseBlock: _case, n.Table: _table, n.Let: _let, n.Check: _check,
     n.Outcome: _outcome, n.Metric: _metric, n.Review: _review, n.Example: _example,
 }

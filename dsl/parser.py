@@ -7,6 +7,7 @@ token names: see `syntax_messages`.
 
 from __future__ import annotations
 
+import re
 import threading
 from functools import lru_cache
 from importlib import resources
@@ -14,10 +15,12 @@ from typing import Any, NamedTuple
 
 from evaldsl import nodes as n
 from evaldsl.diagnostics import Diagnostic, error
+from evaldsl.fastparse import CALL, SPLICE, Fallback, RuleShape, Tables, parse_fast
 from evaldsl.source import Source, Span
 from evaldsl.syntax_messages import describe_unexpected_eof, describe_unexpected_token
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.parsers.lalr_analysis import Shift
 from lark.tree import Meta
 
 MAX_SPEC_BYTES = 1_000_000
@@ -39,17 +42,104 @@ def parse(text: str | bytes, name: str = "<spec>") -> ParseResult:
     problem = _input_problem(source)
     if problem is not None:
         return ParseResult(None, [problem], source)
+    fast = _fast_module(decoded, source)
+    if fast is not None:
+        return ParseResult(fast, [], source)
+    return _lark_module(decoded, source)
+
+
+def _lark_module(text: str, source: Source) -> ParseResult:
+    """The reference path: lark's parse tree, then the builder; worded syntax errors."""
     comments: list[Token] = []
     try:
-        tree = _parse_tree(decoded, comments)
+        tree = _parse_tree(text, comments)
     except UnexpectedInput as exc:
         return ParseResult(None, [_syntax_diagnostic(exc, source)], source)
     try:
         module = _Builder(source).transform(tree)
     except RecursionError:
         return ParseResult(None, [_too_deep(source)], source)
-    module = n.Module(module.statements, tuple(_comment(t, name) for t in comments), module.span)
-    return ParseResult(module, [], source)
+    found = tuple(_comment(t, source.name) for t in comments)
+    return ParseResult(n.Module(module.statements, found, module.span), [], source)
+
+
+def _fast_module(text: str, source: Source) -> n.Module | None:
+    """The same module by the fast path (see `evaldsl.fastparse`), or None to use lark."""
+    tables = _fast_tables()
+    if tables is None:
+        return None
+    try:
+        module, comments = parse_fast(text, tables, _Builder(source), Token)
+    except Fallback:
+        return None
+    found = tuple(_comment(t, source.name) for t in comments)
+    return n.Module(module.statements, found, module.span)
+
+
+@lru_cache(maxsize=1)
+def _fast_tables() -> Tables | None:
+    """lark's LALR tables and tree-shaping rules as plain data; None if they do not fit."""
+    lark = _lark()
+    table = lark.parser.parser.parser.parse_table
+    index = {rule: i for i, rule in enumerate(lark.rules)}
+    shapes = [_shape(rule) for rule in lark.rules]
+    if any(shape is None for shape in shapes):
+        return None
+    states = {
+        state: {str(sym): (action is Shift, arg if action is Shift else index[arg])
+                for sym, (action, arg) in actions.items()}
+        for state, actions in table.states.items()
+    }
+    keywords, operators = _literal_terminals(lark)
+    kept = frozenset(str(sym.name) for rule in lark.rules for sym in rule.expansion
+                     if sym.is_term and not getattr(sym, "filter_out", False))
+    return Tables(states, table.start_states["start"], table.end_states["start"],
+                  [s for s in shapes if s is not None], keywords, operators, kept)
+
+
+def _shape(rule: Any) -> RuleShape | None:
+    if rule.options.keep_all_tokens:
+        return None
+    origin = str(rule.origin.name)
+    kept = tuple(i for i, sym in enumerate(rule.expansion)
+                 if not (sym.is_term and sym.filter_out))
+    spliced = frozenset(i for i in kept if not rule.expansion[i].is_term
+                        and rule.expansion[i].name.startswith("_"))
+    expand1 = bool(rule.options.expand1) and not rule.alias
+    if origin.startswith("_"):
+        return RuleShape(len(rule.expansion), origin, kept, spliced, SPLICE, expand1, None)
+    name = str(rule.alias or origin)
+    callback = getattr(_Builder.__dict__.get(name), "base_func", None)
+    if callback is None and not (expand1 and len(kept) == 1):
+        return None
+    single = len(rule.expansion) == 1 and kept == (0,) and not spliced
+    unit = single and (expand1 or name in _IDENTITY_CALLBACKS)
+    return RuleShape(len(rule.expansion), origin, kept, spliced, CALL, expand1, callback, unit)
+
+
+_IDENTITY_CALLBACKS = frozenset({"or_chain", "and_chain", "name_ref", "positional_call_arg"})
+"""Builder methods that return their only child unchanged when given one."""
+
+
+def _literal_terminals(lark: Lark) -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+    """Keyword text -> terminal, and operator text -> terminals (string terminals first)."""
+    keywords: dict[str, str] = {}
+    operators: dict[str, list[str]] = {}
+    regular = ("NAME", "NUMBER", "PERCENT", "STRING", "COMMENT")
+    for terminal in sorted(lark.terminals, key=lambda t: t.pattern.type != "str"):
+        if terminal.name in regular or terminal.name.startswith("__IGNORE"):
+            continue
+        if terminal.pattern.type == "str" and terminal.pattern.value.isidentifier():
+            keywords[terminal.pattern.value] = terminal.name
+            continue
+        for op in _OPERATORS:
+            if re.fullmatch(terminal.pattern.to_regexp(), op):
+                operators.setdefault(op, []).append(terminal.name)
+    return keywords, {op: tuple(names) for op, names in operators.items()}
+
+
+_OPERATORS = ("->", "==", "!=", "<=", ">=", "<", ">", "=", "+", "-", "*", "/", "(", ")", "{",
+              "}", "[", "]", ",", ":", ".", "?")
 
 
 def parse_expression(text: str, name: str = "<expr>") -> n.Expr:
@@ -104,19 +194,23 @@ def _input_problem(source: Source) -> Diagnostic | None:
 
 def _nesting_problem(source: Source) -> Diagnostic | None:
     depth = 0
-    for offset, ch in enumerate(source.text):
-        if ch in "([{":
+    for match in _BRACKETS.finditer(source.text):
+        if match.group() in "([{":
             depth += 1
             if depth > MAX_NESTING:
+                offset = match.start()
                 return error(
                     "E003",
                     f"brackets are nested more than {MAX_NESTING} levels deep",
                     source.span(offset, offset + 1),
                     "name an inner part with `let` to flatten the expression",
                 )
-        elif ch in ")]}":
+        else:
             depth = max(0, depth - 1)
     return None
+
+
+_BRACKETS = re.compile(r"[()\[\]{}]")
 
 
 def _too_deep(source: Source) -> Diagnostic:
@@ -254,7 +348,6 @@ def _unquote(token: Token) -> str:
     return _ESCAPES_RE.sub(_unescape, raw)
 
 
-import re  # noqa: E402
 
 _ESCAPES_RE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)")
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'"}

@@ -8,6 +8,7 @@ name, so a diagnostic can be rendered without any other context.
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass, field
 
 
@@ -33,6 +34,8 @@ class Span:
         return f"{self.file}:{self.line}:{self.col}"
 
 
+_NEWLINE = re.compile("\n")
+
 UNKNOWN_SPAN = Span("<unknown>", 1, 1, 1, 2)
 
 
@@ -46,7 +49,7 @@ class Source:
 
     def __post_init__(self) -> None:
         starts = [0]
-        starts.extend(i + 1 for i, ch in enumerate(self.text) if ch == "\n")
+        starts.extend(m.end() for m in _NEWLINE.finditer(self.text))
         self._line_starts.extend(starts)
 
     def line_text(self, line: int) -> str:

@@ -134,7 +134,8 @@ def _outcome(spec: _Spec, named: bool) -> str:
     chosen = draw(st.permutations(spec.checks))[:count]
     labels = [spec.name(LABEL_WORDS) for _ in range(count + 1)]
     spec.labels.extend(labels)
-    lines = [f"  {label} if {_condition(spec, check)}" for label, check in zip(labels, chosen)]
+    pairs = zip(labels, chosen, strict=False)
+    lines = [f"  {label} if {_condition(spec, check)}" for label, check in pairs]
     lines.append(f"  {labels[-1]} otherwise")
     head = f"outcome {spec.name(('level', 'grade', '等级'))}" if named else "outcome"
     return head + " {\n" + "\n".join(lines) + "\n}"

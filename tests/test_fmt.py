@@ -52,7 +52,8 @@ class TestLaws:
 class TestLayout:
     def test_canonical_spacing(self) -> None:
         """Spaces, indents and trailing commas are normalised."""
-        text = 'check   p=judge( criteria :"x" , scale:10 , )\noutcome{\n a if p>=0.5\n b otherwise}\n'
+        text = ('check   p=judge( criteria :"x" , scale:10 , )\n'
+                'outcome{\n a if p>=0.5\n b otherwise}\n')
         assert format_source(text) == (
             'check p = judge(criteria: "x", scale: 10)\n'
             "\n"

@@ -258,3 +258,55 @@ class TestLaws:
     def test_law_never_raises_on_mutations(self, data: bytes) -> None:
         """Law: broken specs give diagnostics, never exceptions."""
         parse(data)
+
+
+def _both(text: str) -> tuple[n.Module | None, n.Module | None]:
+    from evaldsl import parser
+    from evaldsl.source import Source
+
+    source = Source(text, "t.eval")
+    return parser._fast_module(text, source), parser._lark_module(text, source).module
+
+
+class TestFastPath:
+    """The fast path runs lark's tables itself; it must build exactly what lark builds."""
+
+    @PROPERTY
+    @given(specs())
+    def test_law_same_module_and_spans_as_lark(self, text: str) -> None:
+        """Law: on generated specs the fast path is taken and equals lark's, spans included."""
+        fast, slow = _both(text)
+        assert fast is not None
+        assert repr(fast) == repr(slow)
+
+    @PROPERTY
+    @given(specs().flatmap(mutations))
+    def test_law_same_result_on_broken_input(self, data: bytes) -> None:
+        """Law: on broken input the fast path either agrees with lark or steps aside."""
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return
+        fast, slow = _both(text)
+        assert fast is None or repr(fast) == repr(slow)
+
+    def test_corpus(self) -> None:
+        """Every spec of the corpus parses the same both ways."""
+        from pathlib import Path
+
+        folder = Path(__file__).resolve().parent / "corpus"
+        for path in sorted(folder.glob("*/*.eval")):
+            fast, slow = _both(path.read_text("utf-8"))
+            assert fast is None or repr(fast) == repr(slow), path.name
+
+    def test_deep_input_goes_through_lark(self) -> None:
+        """Deep nesting is left to lark, which decides between a module and E003."""
+        fast, slow = _both("let x = " + "-" * 400 + "1\n")
+        assert fast is None and slow is not None
+        assert parse("let x = " + "-" * 2000 + "1\n").diagnostics[0].code == "E003"
+
+    def test_keywords_and_names(self) -> None:
+        """Contextual keywords: `sample` is a keyword in review, a name elsewhere."""
+        text = "let sample = 1\nreview {\n  sample sample\n}\nlet given = sample\n"
+        fast, slow = _both(text)
+        assert fast is not None and repr(fast) == repr(slow)

@@ -21,7 +21,9 @@ _PER_CASE_KINDS = frozenset({"check", "label", "outcome"})
 
 def misplaced_aggregates(ctx: Context) -> Iterator[Diagnostic]:
     """E304 for an aggregate outside a metric's value, E308 for one inside another."""
-    for site in ctx.sites:
+    for site, exprs in ctx.site_exprs:
+        if not any(type(e) is n.Call and e.func in AGGREGATES for e in exprs):
+            continue
         in_metric = site.role == "metric"
         stack: list[tuple[n.Expr, str | None]] = [(site.expr, None)]
         while stack:
@@ -46,7 +48,8 @@ def _outside(call: n.Call, role: str) -> Diagnostic:
     where = {"where": "a `where` (it selects cases one by one)",
              "condition": "an outcome condition (it judges one case)",
              "let": "a `let` (lets are per case)"}.get(role, "per-case parts of a spec")
-    return error("E304", f"the aggregate `{call.func}` can only be used in a metric, not in {where}",
+    return error("E304",
+                 f"the aggregate `{call.func}` can only be used in a metric, not in {where}",
                  call.span, "aggregates combine all cases; per case, use the value itself")
 
 

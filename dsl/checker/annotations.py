@@ -8,16 +8,15 @@ argument may evaluate to, and which arguments name normalization tables.
 from __future__ import annotations
 
 import types
-from functools import lru_cache
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
-
-from pydantic import BaseModel
-from pydantic.fields import FieldInfo
 
 from evaldsl.registry import Primitive
 from evaldsl.tables import NormalizationTable
 from evaldsl.valuetypes import ValueType as T
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 
 _SIMPLE: dict[Any, T] = {
     str: T.TEXT, bool: T.BOOL, int: T.NUMBER, float: T.NUMBER, NormalizationTable: T.TABLE,
@@ -69,6 +68,14 @@ def _class_types(base: type) -> frozenset[T] | None:
 
 def mentions_table(annotation: Any) -> bool:
     """Whether a parameter holds normalization tables (directly or in a list or map)."""
+    try:
+        return _mentions_table(annotation)
+    except TypeError:  # an unhashable annotation: answer without the cache
+        return _mentions_table.__wrapped__(annotation)
+
+
+@lru_cache(maxsize=1024)
+def _mentions_table(annotation: Any) -> bool:
     if annotation is NormalizationTable:
         return True
     return any(mentions_table(a) for a in get_args(annotation))

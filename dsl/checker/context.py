@@ -74,6 +74,11 @@ class Context:
         """Every top-level expression in source order, with its role."""
         return list(_sites(self.module))
 
+    @cached_property
+    def site_exprs(self) -> list[tuple[Site, list[n.Expr]]]:
+        """Each site with every expression under it, walked once for all rules."""
+        return [(site, sub_exprs(site.expr)) for site in self.sites]
+
     def primitive_of(self, check: n.Check) -> Primitive | None:
         return self.registry.get(check.primitive)
 
@@ -213,34 +218,36 @@ def _example_sites(example: n.Example) -> Iterator[Site]:
             yield Site(item.extra, "example_case", item)
 
 
-def sub_exprs(expr: n.Expr) -> Iterator[n.Expr]:
-    """Every expression under `expr` (itself included), without recursion."""
+def sub_exprs(expr: n.Expr) -> list[n.Expr]:
+    """Every expression under `expr` (itself included) in source order, without recursion."""
+    out: list[n.Expr] = []
     stack: list[n.Expr] = [expr]
+    children = _CHILDREN.get
     while stack:
         e = stack.pop()
-        yield e
-        stack.extend(expr_children(e))
+        out.append(e)
+        found = children(type(e))
+        if found is not None:
+            stack.extend(found(e))
+    return out
 
 
 def expr_children(e: n.Expr) -> list[n.Expr]:
     """The direct sub-expressions of `e`, last first (ready to push on a stack)."""
-    if isinstance(e, n.Binary):
-        return [e.right, e.left]
-    if isinstance(e, (n.Unary,)):
-        return [e.operand]
-    if isinstance(e, n.Group):
-        return [e.expr]
-    if isinstance(e, n.Attribute):
-        return [e.obj]
-    if isinstance(e, n.Index):
-        return [e.index, e.obj]
-    if isinstance(e, n.Call):
-        return [*reversed([k.value for k in e.kwargs]), *reversed(e.args)]
-    if isinstance(e, n.ListLit):
-        return list(reversed(e.items))
-    if isinstance(e, n.MapLit):
-        return [entry.value for entry in reversed(e.entries)]
-    return []
+    found = _CHILDREN.get(type(e))
+    return found(e) if found is not None else []
+
+
+_CHILDREN: dict[type, Callable[[Any], list[n.Expr]]] = {
+    n.Binary: lambda e: [e.right, e.left],
+    n.Unary: lambda e: [e.operand],
+    n.Group: lambda e: [e.expr],
+    n.Attribute: lambda e: [e.obj],
+    n.Index: lambda e: [e.index, e.obj],
+    n.Call: lambda e: [*reversed([k.value for k in e.kwargs]), *reversed(e.args)],
+    n.ListLit: lambda e: list(reversed(e.items)),
+    n.MapLit: lambda e: [entry.value for entry in reversed(e.entries)],
+}
 
 
 def unwrap(expr: n.Expr) -> n.Expr:

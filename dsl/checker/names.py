@@ -8,6 +8,7 @@ checks, lets and labels more often than they misspell keywords.
 from __future__ import annotations
 
 from collections.abc import Container, Iterator
+from typing import TypeGuard
 
 from evaldsl import nodes as n
 from evaldsl.checker.annotations import mentions_table, param_fields
@@ -16,9 +17,7 @@ from evaldsl.checker.context import (
     Site,
     did_you_mean,
     listing,
-    names_in,
     similar,
-    sub_exprs,
 )
 from evaldsl.checker.typer import AGGREGATES
 from evaldsl.diagnostics import Diagnostic, error
@@ -37,14 +36,19 @@ _KIND_WORDS = {"check": "a check", "let": "a let", "table": "a table", "label": 
 
 def unknown_names(ctx: Context) -> Iterator[Diagnostic]:
     """E101/E104 for bare names that refer to nothing, E108 for ambiguous labels."""
-    for site in ctx.sites:
+    for site, exprs in ctx.site_exprs:
         wants_table = _wants_table(ctx, site)
-        for name, is_case_read in names_in(site.expr):
-            if is_case_read:
-                continue
+        for name in _referenced(exprs):
             problem = _resolve(ctx, name, wants_table)
             if problem is not None:
                 yield problem
+
+
+def _referenced(exprs: list[n.Expr]) -> list[n.Name]:
+    """The names among `exprs`, without the `case` of `case.x` reads."""
+    reads = {id(e.obj) for e in exprs if isinstance(e, n.Attribute) and isinstance(e.obj, n.Name)
+             and e.obj.name == CASE}
+    return [e for e in exprs if isinstance(e, n.Name) and id(e) not in reads]
 
 
 def _wants_table(ctx: Context, site: Site) -> bool:
@@ -96,8 +100,8 @@ def _unknown_hint(ctx: Context, word: str) -> str:
 
 def unknown_label_texts(ctx: Context) -> Iterator[Diagnostic]:
     """E105: `level == "excelent"` where the outcome `level` has no such label."""
-    for site in ctx.sites:
-        for e in sub_exprs(site.expr):
+    for _, exprs in ctx.site_exprs:
+        for e in exprs:
             if isinstance(e, n.Binary) and e.op in ("==", "!=", "in", "not in"):
                 yield from _label_texts(ctx, e)
 
@@ -124,17 +128,15 @@ def unknown_case_fields(ctx: Context) -> Iterator[Diagnostic]:
     declared = ctx.symbols.case_fields
     if ctx.symbols.case_block is None or ctx.symbols.kind_of(CASE) is not None:
         return
-    for site in ctx.sites:
-        stack: list[n.Expr] = [site.expr]
-        for e in _attributes(stack):
-            if isinstance(e.obj, n.Name) and e.obj.name == CASE and e.name not in declared:
+    for _, exprs in ctx.site_exprs:
+        for e in exprs:
+            if _is_case_read(e) and e.name not in declared:
                 yield error("E103", f"the case has no field `{e.name}`", e.name_span,
                             _case_field_hint(e.name, declared))
 
 
-def _attributes(stack: list[n.Expr]) -> Iterator[n.Attribute]:
-    for root in stack:
-        yield from (e for e in sub_exprs(root) if isinstance(e, n.Attribute))
+def _is_case_read(e: n.Expr) -> TypeGuard[n.Attribute]:
+    return isinstance(e, n.Attribute) and isinstance(e.obj, n.Name) and e.obj.name == CASE
 
 
 def _case_field_hint(field: str, declared: dict[str, n.CaseField]) -> str:
@@ -157,8 +159,8 @@ def unknown_case_types(ctx: Context) -> Iterator[Diagnostic]:
 
 def unknown_functions(ctx: Context) -> Iterator[Diagnostic]:
     """E110: a call to something that is not an aggregate."""
-    for site in ctx.sites:
-        for e in sub_exprs(site.expr):
+    for _, exprs in ctx.site_exprs:
+        for e in exprs:
             if isinstance(e, n.Call) and e.func not in AGGREGATES:
                 yield _unknown_function(ctx, e)
 

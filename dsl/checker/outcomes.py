@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from evaldsl import nodes as n
 from evaldsl.checker.conditions import Conjunction, Interval, covered_by, dnf
 from evaldsl.checker.consts import number_of
-from evaldsl.checker.context import Context, sub_exprs
+from evaldsl.checker.context import Context
 from evaldsl.checker.ranges import UNIT, Range, value_range
 from evaldsl.diagnostics import Diagnostic, error, warning
 
@@ -155,8 +155,8 @@ def _covers_all(intervals: list[Interval]) -> bool:
 
 def thresholds_out_of_range(ctx: Context) -> Iterator[Diagnostic]:
     """E406: a comparison that can never (or always) hold given the value's range."""
-    for site in ctx.sites:
-        for e in sub_exprs(site.expr):
+    for _, exprs in ctx.site_exprs:
+        for e in exprs:
             if isinstance(e, n.Binary) and e.op in ("<", "<=", ">", ">="):
                 problem = _threshold_problem(ctx, e)
                 if problem is not None:
@@ -219,10 +219,10 @@ def _subject_text(e: n.Expr) -> str:
 
 def percentages_out_of_range(ctx: Context) -> Iterator[Diagnostic]:
     """E407: a percentage literal above 100%."""
-    for site in ctx.sites:
+    for site, exprs in ctx.site_exprs:
         if site.role == "sample":
             continue
-        for e in sub_exprs(site.expr):
+        for e in exprs:
             if isinstance(e, n.Percent) and e.value > 1:
                 yield error("E407", f"`{e.text}` is more than 100%", e.span,
                             "a percentage is a share of cases or of a score: 0% to 100%")

@@ -14,8 +14,6 @@ from functools import lru_cache
 from typing import Any
 
 import regex
-from jsonschema import Draft202012Validator, SchemaError, validators
-
 from evaldsl import nodes as n
 from evaldsl.checker.annotations import param_fields
 from evaldsl.checker.arguments import arguments
@@ -23,6 +21,7 @@ from evaldsl.checker.context import Context, sub_exprs, unwrap
 from evaldsl.diagnostics import Diagnostic, error
 from evaldsl.registry import Primitive
 from evaldsl.source import Span
+from jsonschema import Draft202012Validator, SchemaError, validators
 
 REGEX_PARAMS = frozenset({"pattern", "patterns"})
 SCHEMA_PARAMS = frozenset({"schema"})

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from evaldsl import nodes as n
 from evaldsl.checker.conditions import never_holds
-from evaldsl.checker.context import Context, names_in, similar
+from evaldsl.checker.context import SCOPE_ARG, Context, names_in, similar
 from evaldsl.diagnostics import Diagnostic, warning
 
 
@@ -26,7 +26,8 @@ def _reachable(ctx: Context) -> set[str]:
              ("condition", "metric", "where", "sample", "priority", "expect")]
     seen: set[str] = set()
     if not symbols.outcomes and not symbols.metrics:
-        roots.extend(a.value for c in symbols.checks.values() for a in c.args)
+        roots.extend(a.value for c in symbols.checks.values() for a in c.args
+                     if a.name != SCOPE_ARG)
         seen.update(symbols.checks)
     stack = roots
     while stack:
@@ -36,11 +37,13 @@ def _reachable(ctx: Context) -> set[str]:
                 continue
             if symbols.kind_of(word) is None:
                 word = similar(word, symbols.value_names()) or word
+                if word in seen:
+                    continue
             seen.add(word)
             if word in symbols.lets:
                 stack.append(symbols.lets[word].value)
             elif word in symbols.checks:
-                stack.extend(a.value for a in symbols.checks[word].args)
+                stack.extend(a.value for a in symbols.checks[word].args if a.name != SCOPE_ARG)
     return seen
 
 

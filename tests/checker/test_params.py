@@ -111,7 +111,8 @@ class TestParameterValues:
 
     def test_dynamic_parameter_is_type_checked(self) -> None:
         """A dynamic parameter's expression must have the declared type."""
-        text = _used('case {\n  n: number\n}\ncheck h = classify(labels: ["a"], expect: case.n + 1)')
+        text = _used('case {\n  n: number\n}\n'
+                     'check h = classify(labels: ["a"], expect: case.n + 1)')
         assert messages(text, "E203") == ["`expect` needs a text, found a number"]
 
     def test_lets_and_tables_fold(self) -> None:

@@ -1,0 +1,244 @@
+"""The parser's fast path: lark's own LALR tables, driven by a small loop.
+
+lark builds a parse tree with positions and then transforms it into AST
+nodes; for a 100-line spec that costs several milliseconds, most of it in
+generic machinery. This module runs the *same* LALR(1) tables (computed by
+lark from the grammar, handed over by `evaldsl.parser` as plain data) with a
+single-regex lexer and calls the same AST builder methods directly, with the
+same positions lark would have given them.
+
+It only ever handles input it can parse exactly like lark: anything
+unexpected (a character no terminal matches, a token the current state does
+not accept, nesting deep enough to matter) raises `Fallback`, and the caller
+parses with lark instead, which also produces the worded syntax errors. The
+result is therefore identical by construction; a differential test compares
+both paths on generated specs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+MAX_DEPTH = 150
+"""Deeper values go through lark, which decides between a result and E003."""
+
+SPLICE, CALL = 0, 1
+
+
+class Fallback(Exception):
+    """The fast path cannot decide this input; use lark."""
+
+
+@dataclass(frozen=True, slots=True)
+class RuleShape:
+    """How one grammar rule shapes its children, mirroring lark's tree builder."""
+
+    length: int
+    origin: str
+    kept: tuple[int, ...]
+    """Indices of the children lark keeps (anonymous tokens are filtered out)."""
+    spliced: frozenset[int]
+    """Kept children that are inlined rules (`_sep`, `x*`): their items are spliced in."""
+    mode: int
+    """SPLICE for inlined rules, CALL for the others."""
+    expand1: bool
+    """`?rule` without alias: a single kept child is passed through unchanged."""
+    callback: Callable[..., Any] | None
+    unit: bool = False
+    """One child passed through unchanged (`?sum: product`, `and_chain` of one operand):
+    only the parser state changes, so the loop handles it without building anything."""
+
+
+@dataclass(frozen=True, slots=True)
+class Tables:
+    states: dict[int, dict[str, tuple[bool, int]]]
+    """state -> terminal or rule name -> (shift?, next state or rule index)."""
+    start: int
+    end: int
+    rules: list[RuleShape]
+    keywords: dict[str, str]
+    """Keyword text -> its terminal (`check` -> `CHECK`)."""
+    operators: dict[str, tuple[str, ...]]
+    """Operator text -> the terminals it may be, in lark's order of preference."""
+    kept_terminals: frozenset[str]
+    """Terminals the builder receives; the others (keywords, brackets) only count for spans."""
+    units: dict[tuple[int, int, str], int] = field(default_factory=dict)
+    """(state below, top state, lookahead) -> the top state after a chain of unit reductions.
+
+    A chain only replaces the top state and depends on nothing else, so it is
+    computed once and then costs one lookup; it fills up as inputs are parsed.
+    """
+
+
+class _Meta:
+    """What the AST builder reads from lark's `Meta`."""
+
+    __slots__ = ("line", "column", "end_line", "end_column", "empty")
+
+    def __init__(self, extent: tuple[int, int, int, int] | None) -> None:
+        if extent is None:
+            self.empty = True
+            self.line = self.column = self.end_line = self.end_column = 1
+        else:
+            self.empty = False
+            self.line, self.column, self.end_line, self.end_column = extent
+
+
+class _Splice(list):  # type: ignore[type-arg]
+    """The kept children of an inlined rule, spliced into the parent's."""
+
+
+_LEXER = re.compile(
+    r"(?P<WS>[ \t\r\n\f\u00a0\u3000]+)"
+    r"|(?P<COMMENT>#[^\n]*)"
+    r"|(?P<STRING>\"([^\"\\\n]|\\.)*\"|'([^'\\\n]|\\.)*')"
+    r"|(?P<PERCENT>\d+(\.\d+)?%)"
+    r"|(?P<NUMBER>\d+(\.\d+)?([eE][+-]?\d+)?)"
+    r"|(?P<NAME>(?!\d)\w+)"
+    r"|(?P<OP>->|==|!=|<=|>=|[<>=+\-*/(){}\[\],:.?])"
+)
+
+Token = Callable[[str, str, int, int, int, int, int, int], Any]
+"""(type, value, start_pos, line, column, end_line, end_column, end_pos) -> a token."""
+
+
+def parse_fast(text: str, tables: Tables, builder: Any, make_token: Token) -> tuple[Any, list[Any]]:
+    """(the start rule's value, comment tokens); `Fallback` when lark must decide."""
+    states = tables.states
+    rules = tables.rules
+    units = tables.units
+    keywords = tables.keywords
+    kept_terminals = tables.kept_terminals
+    state_stack = [tables.start]
+    stack: list[_Item] = []
+    comments: list[Any] = []
+    line, line_start = 1, 0
+    pos, size = 0, len(text)
+    match = _LEXER.match
+    while True:
+        if pos < size:
+            m = match(text, pos)
+            if m is None:
+                raise Fallback
+            kind, value, end = m.lastgroup, m.group(), m.end()
+            if kind == "WS":
+                newlines = value.count("\n")
+                if newlines:
+                    line += newlines
+                    line_start = pos + value.rfind("\n") + 1
+                pos = end
+                continue
+            col = pos - line_start + 1
+            if kind == "COMMENT":
+                end_col = col + len(value)
+                comments.append(make_token(kind, value, pos, line, col, line, end_col, end))
+                pos = end
+                continue
+            actions = states[state_stack[-1]]
+            if kind == "NAME":
+                terminal = keywords.get(value, "NAME")
+                if terminal not in actions:
+                    terminal = "NAME"
+            elif kind == "OP":
+                terminal = _operator(value, actions, tables)
+            else:
+                terminal = kind or ""
+            extent = (line, col, line, col + len(value))
+            token = make_token(terminal, value, pos, line, col, line, col + len(value), end) \
+                if terminal in kept_terminals else None
+            pos = end
+        else:
+            terminal, token, extent = "$END", None, None
+        while True:
+            action = states[state_stack[-1]].get(terminal)
+            if action is None:
+                raise Fallback
+            if action[0]:
+                if extent is None:
+                    raise Fallback
+                state_stack.append(action[1])
+                stack.append((token, extent, 0))
+                break
+            rule = rules[action[1]]
+            if rule.unit:
+                key = (state_stack[-2], state_stack[-1], terminal)
+                top = units.get(key)
+                if top is None:
+                    top = units[key] = _unit_chain(key[0], key[1], terminal, tables)
+                state_stack[-1] = top
+            else:
+                _reduce(rule, state_stack, stack, states, builder)
+            if extent is None and state_stack[-1] == tables.end:
+                return stack[-1][0], comments
+
+
+_Item = tuple[Any, "tuple[int, int, int, int] | None", int]
+"""A parser stack entry: (value, (line, col, end_line, end_col) or None, nesting depth)."""
+
+
+def _unit_chain(below: int, top: int, terminal: str, tables: Tables) -> int:
+    """Apply unit reductions on `top` (over `below`) while the lookahead asks for them."""
+    while True:
+        action = tables.states[top].get(terminal)
+        if action is None or action[0]:
+            return top
+        rule = tables.rules[action[1]]
+        if not rule.unit:
+            return top
+        top = tables.states[below][rule.origin][1]
+
+
+def _operator(value: str, actions: dict[str, tuple[bool, int]], tables: Tables) -> str:
+    for candidate in tables.operators.get(value, ()):
+        if candidate in actions:
+            return candidate
+    raise Fallback
+
+
+def _reduce(rule: RuleShape, state_stack: list[int], stack: list[_Item],
+            states: dict[int, dict[str, tuple[bool, int]]], builder: Any) -> None:
+    k = rule.length
+    if k:
+        items = stack[-k:]
+        del stack[-k:], state_stack[-k:]
+        depth = max(item[2] for item in items)
+    else:
+        items, depth = [], 0
+    extent = _extent(items)
+    if rule.spliced:
+        kept: list[Any] = []
+        for i in rule.kept:
+            if i in rule.spliced:
+                kept.extend(items[i][0])
+            else:
+                kept.append(items[i][0])
+    else:
+        kept = [items[i][0] for i in rule.kept]
+    if rule.mode == SPLICE:
+        value: Any = _Splice(kept)
+    elif rule.expand1 and len(kept) == 1:
+        value = kept[0]
+    else:
+        assert rule.callback is not None
+        value = rule.callback(builder, _Meta(extent), *kept)
+        depth += 1
+        if depth > MAX_DEPTH:
+            raise Fallback
+    stack.append((value, extent, depth))
+    state_stack.append(states[state_stack[-1]][rule.origin][1])
+
+
+def _extent(items: list[_Item]) -> tuple[int, int, int, int] | None:
+    first = last = None
+    for item in items:
+        span = item[1]
+        if span is not None:
+            if first is None:
+                first = span
+            last = span
+    if first is None or last is None:
+        return None
+    return (first[0], first[1], last[2], last[3])
