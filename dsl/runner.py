@@ -165,7 +165,7 @@ class _Run:
                 self._bad_row(item)
                 continue
             self.seen += 1
-            if self.done[item.id] > 0:
+            if self.done and self.done.get(item.id, 0) > 0:
                 self.done[item.id] -= 1
                 self.builder.offer_dialog(item)
                 continue

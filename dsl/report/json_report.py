@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from evaldsl.cases import Case
 from evaldsl.report.layout import VERDICT, SpecLayout
-from evaldsl.report.stats import HISTOGRAM_BINS, bin_of, wilson
+from evaldsl.report.stats import HISTOGRAM_BINS, wilson
 
 FORMAT, VERSION = "evaldsl-report", 1
 WORST_CASES = 10
@@ -60,22 +60,26 @@ class _Tally:
         score = result.get("score")
         kind = type(score)
         if kind is float or kind is int:
-            self._add_score(float(score))  # type: ignore[arg-type]
-        filled = result.get("filled")
-        if filled is not None and isinstance(filled, Mapping):
-            for slot, value in filled.items():
-                counts = self.slots.setdefault(str(slot), [0, 0])
-                counts[0] += value is True
-                counts[1] += 1
+            self._add_score(score)  # type: ignore[arg-type]
+        if "filled" in result:
+            self._add_slots(result["filled"])
 
     def _add_score(self, score: float) -> None:
         self.scored += 1
         self.score_units += round(score * _SCALE)
-        if self.low is None or score < self.low:
+        low, high = self.low, self.high
+        if low is None or score < low:
             self.low = score
-        if self.high is None or score > self.high:
+        if high is None or score > high:
             self.high = score
-        self.histogram[bin_of(score)] += 1
+        self.histogram[min(max(int(score * HISTOGRAM_BINS), 0), HISTOGRAM_BINS - 1)] += 1
+
+    def _add_slots(self, filled: Any) -> None:
+        if isinstance(filled, Mapping):
+            for slot, value in filled.items():
+                counts = self.slots.setdefault(str(slot), [0, 0])
+                counts[0] += value is True
+                counts[1] += 1
 
     def to_dict(self, name: str) -> dict[str, Any]:
         decided = self.passed + self.failed
@@ -120,11 +124,12 @@ class ReportBuilder:
         for key, label in record.get("labels", {}).items():
             counts = self._counts.setdefault(key, {})
             counts[label] = counts.get(label, 0) + 1
+        tallies = self._tallies
         checks: Mapping[str, Mapping[str, Any]] = record.get("checks", {})
         for name, result in checks.items():
-            self._tally(name).add(result)
+            (tallies.get(name) or self._tally(name)).add(result)
         for name in record.get("skipped", ()):
-            self._tally(name).not_needed += 1
+            (tallies.get(name) or self._tally(name)).not_needed += 1
         review = record.get("review")
         if review and review.get("sampled"):
             self.review_selected += 1
@@ -176,9 +181,13 @@ class ReportBuilder:
 
     @staticmethod
     def _tail(record: Mapping[str, Any]) -> tuple[float, str]:
-        scores = [float(r["score"]) for r in record.get("checks", {}).values()
-                  if type(r.get("score")) in (float, int)]
-        mean = round(sum(scores) / len(scores), 9) if scores else 1.0
+        total, count = 0.0, 0
+        for r in record.get("checks", {}).values():
+            score = r.get("score")
+            if type(score) is float or type(score) is int:
+                total += score
+                count += 1
+        mean = round(total / count, 9) if count else 1.0
         return mean, str(record.get("id", ""))
 
     def build(self, metrics: Sequence[Mapping[str, Any]], cost: Mapping[str, int],

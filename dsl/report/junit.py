@@ -56,14 +56,15 @@ def case_status(record: Mapping[str, Any], passing: frozenset[str]) -> tuple[str
 
 
 def details(record: Mapping[str, Any]) -> str:
-    """The body of a failure: each check that did not pass with its score and reason,
-    then the trace (why each outcome block gave its label)."""
+    """The body of a failure: each check that did not pass, with its score and reason.
+
+    (The full trace is in results.jsonl; a CI page wants the reasons at a glance.)
+    """
     lines = []
     for name, r in record.get("checks", {}).items():
         if r.get("status") != "passed":
             reason = f" - {r['reason']}" if r.get("reason") else ""
             lines.append(f"{name}: {r.get('status')} (score {_score(r.get('score'))}){reason}")
-    lines.extend(record.get("trace", ()))
     return "\n".join(lines)
 
 

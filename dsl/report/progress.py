@@ -1,8 +1,9 @@
 """The progress bar of a run: cases done, rate and time left, on stderr, only on a terminal.
 
 A bar in a log file or a CI transcript is noise, so with stderr not a
-terminal there is none (unless forced). Updates are throttled to ten a
-second: redrawing per case would cost more than evaluating a case.
+terminal there is none (unless forced), and rich is not even imported.
+Updates are throttled to ten a second: redrawing per case would cost more
+than evaluating a case.
 """
 
 from __future__ import annotations
@@ -10,17 +11,10 @@ from __future__ import annotations
 import sys
 import time
 from types import TracebackType
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    TaskID,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-from rich.progress import Progress as RichProgress
+if TYPE_CHECKING:
+    from rich.progress import Progress as RichProgress
 
 REFRESH_SECONDS = 0.1
 
@@ -38,10 +32,20 @@ class Progress:
         self._pending = 0
         self._last = 0.0
         self._bar: RichProgress | None = None
-        self._task: TaskID | None = None
+        self._task: Any = None
 
     def __enter__(self) -> Progress:
         if self.enabled:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+            from rich.progress import Progress as RichProgress
+
             self._bar = RichProgress(
                 TextColumn("[bold]judging"), BarColumn(), MofNCompleteColumn(),
                 TextColumn("{task.fields[rate]} cases/s"), TimeElapsedColumn(),
