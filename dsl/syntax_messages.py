@@ -136,6 +136,13 @@ def _special_case(
             f"a check calls one primitive with named arguments: `{last}(name: value, ...)`",
             "E011",
         )
+    if kind == "COMP_OP" and "COMP_OP" not in expected and any(
+            getattr(t, "type", "") == "COMP_OP" for t in previous[-3:]):
+        return (
+            f"a comparison cannot be chained with another `{token}`",
+            "compare twice and join with `and`: `a < b and b < c`",
+            "E011",
+        )
     if _wants_statement(expected) and getattr(token, "type", "") == "NAME":
         return (
             f"`{token}` does not start a statement",

@@ -170,6 +170,7 @@ SYNTAX_ERRORS = [
     ("spec title\n", "E011", (1, 6), "expected a text in quotes after `spec`, found the name "
      "`title`"),
     ("let x = 1\n7\n", "E011", (2, 1), "expected a new statement, found the number `7`"),
+    ("let x = a < b < c\n", "E011", (1, 15), "a comparison cannot be chained with another `<`"),
 ]
 
 

@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from evaldsl import nodes as n
-from evaldsl.checker.context import Context, Site, did_you_mean, listing
+from evaldsl.checker.consts import number_of
+from evaldsl.checker.context import Context, Site, did_you_mean, listing, unwrap
 from evaldsl.diagnostics import Diagnostic, error
 from evaldsl.source import Span
 from evaldsl.symbols import CASE
@@ -261,22 +262,33 @@ class _Typer:
         return None
 
     def call(self, e: n.Call) -> T:
-        args = [self.infer(a) for a in e.args]
-        for kw in e.kwargs:
-            self.infer(kw.value)
         wanted = AGGREGATES.get(e.func)
         if wanted is None:
+            for arg in [*e.args, *(k.value for k in e.kwargs)]:
+                self.infer(arg)
             return T.ANY
-        if e.kwargs:
-            self.report("E307", f"`{e.func}` takes no named arguments", e.kwargs[0].span,
+        given = list(e.args)
+        extra = [k for k in e.kwargs if not (e.func == "percentile" and k.name == "p")]
+        given += [k.value for k in e.kwargs if k not in extra]
+        if extra:
+            self.report("E307", f"`{e.func}` has no argument `{extra[0].name}`", extra[0].span,
                         f"write `{e.func}({_signature(e.func)})`")
-        elif len(args) != len(wanted):
-            self.report("E307", f"`{e.func}` takes {_count(len(wanted))}, found {len(args)}",
+        elif len(given) != len(wanted):
+            self.report("E307", f"`{e.func}` takes {_count(len(wanted))}, found {len(given)}",
                         e.span, f"write `{e.func}({_signature(e.func)})`")
         else:
-            for arg, found, want in zip(e.args, args, wanted, strict=True):
-                self.aggregate_arg(e.func, arg, found, want)
+            for arg, want in zip(given, wanted, strict=True):
+                self.aggregate_arg(e.func, arg, self.infer(arg), want)
+            if e.func == "percentile":
+                self.percentile_rank(given[1])
         return T.NUMBER
+
+    def percentile_rank(self, rank: n.Expr) -> None:
+        value = number_of(rank, self.ctx)
+        scale = 1.0 if isinstance(unwrap(rank), n.Percent) else 100.0
+        if value is None or not 0 <= value <= scale:
+            self.report("E307", "the percentile must be a constant between 0 and 100",
+                        rank.span, "write e.g. `percentile(latency.value, 90)` for the 90th")
 
     def aggregate_arg(self, func: str, arg: n.Expr, found: T, want: T) -> None:
         if want is T.BOOL and not is_condition(found):

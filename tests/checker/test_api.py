@@ -63,6 +63,15 @@ class TestRules:
             used |= set(re.findall(r'"([EW]\d{3})"', path.read_text("utf-8")))
         assert used and used <= set(CODES)
 
+    def test_every_code_is_documented(self) -> None:
+        """docs/diagnostics.md has a section with an example and a fix for every code."""
+        from pathlib import Path
+
+        docs = Path(__file__).resolve().parents[2] / "docs" / "diagnostics.md"
+        text = docs.read_text("utf-8")
+        for code, meaning in CODES.items():
+            assert f"### {code}: {meaning}" in text, code
+
     def test_public_names(self) -> None:
         """`__all__` lists the sorted public API."""
         assert checker.__all__ == sorted(checker.__all__)

@@ -201,3 +201,20 @@ class TestBareValuesInMetrics:
         """Constant lets and literals combine aggregates freely."""
         assert codes(BASE + "let w = 0.5\nmetric m = w * rate(success) + 100 * rate(intent)\n") \
             == []
+
+
+class TestPercentile:
+    def test_keyword_rank(self) -> None:
+        """`percentile(x, p: 90)` and `percentile(x, 90%)` are the 90th percentile."""
+        assert codes(BASE + "metric a = percentile(polite, p: 90)\n"
+                     "metric b = percentile(polite.value, 90%)\n") == []
+
+    def test_rank_out_of_range(self) -> None:
+        """The rank is a constant in 0..100."""
+        assert messages(BASE + "metric a = percentile(polite, 120)\n", "E307") == [
+            "the percentile must be a constant between 0 and 100"]
+
+    def test_unknown_keyword(self) -> None:
+        """Only `p:` may be named."""
+        assert messages(BASE + "metric a = percentile(polite, q: 90)\n", "E307") == [
+            "`percentile` has no argument `q`"]
