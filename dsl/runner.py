@@ -210,7 +210,7 @@ class _Run:
         return rest
 
     def _record(self, case: Case, result: CaseResult) -> None:
-        record = result.to_dict()
+        record = result.to_dict(trace=False)
         if self.writer is not None:
             self.writer.write(record)
         self.aggregate.add(result)

@@ -2,8 +2,9 @@
 
 The file is the run's journal. Its first line is a header naming the spec and
 its hash, so a resumed run can refuse to mix results of two different specs;
-every other line is one case result (`CaseResult.to_dict()`), appended in the
-order cases finish.
+every other line is one case result (`CaseResult.to_dict(trace=False)`: the
+trace follows from the branches, errors and checks, and rendering it in words
+for every case would slow a run noticeably), appended in the order cases finish.
 
 Durability policy: every line is handed to the operating system (`write` +
 `flush`) as soon as its case is done, so a killed process (even `kill -9`)
