@@ -92,20 +92,39 @@ class _Splice(list):  # type: ignore[type-arg]
 
 
 _LEXER = re.compile(
-    r"(?P<WS>[ \t\r\n\f\u00a0\u3000]+)"
-    r"|(?P<COMMENT>#[^\n]*)"
+    r"([ \t\r\n\f\u00a0\u3000]*)"
+    r"(?:(?P<COMMENT>#[^\n]*)"
     r"|(?P<STRING>\"([^\"\\\n]|\\.)*\"|'([^'\\\n]|\\.)*')"
     r"|(?P<PERCENT>\d+(\.\d+)?%)"
     r"|(?P<NUMBER>\d+(\.\d+)?([eE][+-]?\d+)?)"
     r"|(?P<NAME>(?!\d)\w+)"
-    r"|(?P<OP>->|==|!=|<=|>=|[<>=+\-*/(){}\[\],:.?])"
+    r"|(?P<OP>->|==|!=|<=|>=|[<>=+\-*/(){}\[\],:.?]))?"
 )
+"""Leading white space (group 1), then one token; no token at the end of the text."""
 
-Token = Callable[[str, str, int, int, int, int, int, int], Any]
-"""(type, value, start_pos, line, column, end_line, end_column, end_pos) -> a token."""
+class FastToken(str):
+    """A token as the AST builder reads it: its text, terminal name and position."""
+
+    __slots__ = ("type", "start_pos", "line", "column", "end_line", "end_column", "end_pos")
+    type: str
+    start_pos: int
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    end_pos: int
 
 
-def parse_fast(text: str, tables: Tables, builder: Any, make_token: Token) -> tuple[Any, list[Any]]:
+def make_token(kind: str, value: str, start: int, line: int, col: int, end_line: int,
+               end_col: int, end: int) -> FastToken:
+    """A token on one line (no terminal of the language spans lines)."""
+    token = FastToken(value)
+    token.type, token.start_pos, token.end_pos = kind, start, end
+    token.line, token.column, token.end_line, token.end_column = line, col, end_line, end_col
+    return token
+
+
+def parse_fast(text: str, tables: Tables, builder: Any) -> tuple[Any, list[FastToken]]:
     """(the start rule's value, comment tokens); `Fallback` when lark must decide."""
     states = tables.states
     rules = tables.rules
@@ -114,23 +133,23 @@ def parse_fast(text: str, tables: Tables, builder: Any, make_token: Token) -> tu
     kept_terminals = tables.kept_terminals
     state_stack = [tables.start]
     stack: list[_Item] = []
-    comments: list[Any] = []
+    comments: list[FastToken] = []
     line, line_start = 1, 0
     pos, size = 0, len(text)
     match = _LEXER.match
     while True:
-        if pos < size:
-            m = match(text, pos)
-            if m is None:
+        m = match(text, pos) if pos < size else None
+        kind = m.lastgroup if m is not None else None
+        if m is not None:
+            space = m.group(1)
+            if "\n" in space:
+                line += space.count("\n")
+                line_start = pos + space.rfind("\n") + 1
+            pos, end = m.end(1), m.end()
+            if kind is None and end < size:
                 raise Fallback
-            kind, value, end = m.lastgroup, m.group(), m.end()
-            if kind == "WS":
-                newlines = value.count("\n")
-                if newlines:
-                    line += newlines
-                    line_start = pos + value.rfind("\n") + 1
-                pos = end
-                continue
+        if kind is not None:
+            value = text[pos:end]
             col = pos - line_start + 1
             if kind == "COMMENT":
                 end_col = col + len(value)
@@ -146,14 +165,20 @@ def parse_fast(text: str, tables: Tables, builder: Any, make_token: Token) -> tu
                 terminal = _operator(value, actions, tables)
             else:
                 terminal = kind or ""
-            extent = (line, col, line, col + len(value))
-            token = make_token(terminal, value, pos, line, col, line, col + len(value), end) \
-                if terminal in kept_terminals else None
+            end_col = col + len(value)
+            extent = (line, col, line, end_col)
+            if terminal in kept_terminals:
+                token = FastToken(value)
+                token.type, token.start_pos, token.end_pos = terminal, pos, end
+                token.line, token.column, token.end_line, token.end_column = extent
+            else:
+                token = None
             pos = end
         else:
             terminal, token, extent = "$END", None, None
+            actions = states[state_stack[-1]]
         while True:
-            action = states[state_stack[-1]].get(terminal)
+            action = actions.get(terminal)
             if action is None:
                 raise Fallback
             if action[0]:
@@ -173,6 +198,7 @@ def parse_fast(text: str, tables: Tables, builder: Any, make_token: Token) -> tu
                 _reduce(rule, state_stack, stack, states, builder)
             if extent is None and state_stack[-1] == tables.end:
                 return stack[-1][0], comments
+            actions = states[state_stack[-1]]
 
 
 _Item = tuple[Any, "tuple[int, int, int, int] | None", int]
@@ -201,24 +227,23 @@ def _operator(value: str, actions: dict[str, tuple[bool, int]], tables: Tables) 
 def _reduce(rule: RuleShape, state_stack: list[int], stack: list[_Item],
             states: dict[int, dict[str, tuple[bool, int]]], builder: Any) -> None:
     k = rule.length
-    if k:
+    if k == 1:
+        items = [stack.pop()]
+        state_stack.pop()
+        extent, depth = items[0][1], items[0][2]
+    elif k:
         items = stack[-k:]
         del stack[-k:], state_stack[-k:]
         depth = max(item[2] for item in items)
+        extent = _extent(items)
     else:
-        items, depth = [], 0
-    extent = _extent(items)
+        items, depth, extent = [], 0, None
     if rule.spliced:
-        kept: list[Any] = []
-        for i in rule.kept:
-            if i in rule.spliced:
-                kept.extend(items[i][0])
-            else:
-                kept.append(items[i][0])
+        kept = _spliced(rule, items)
     else:
         kept = [items[i][0] for i in rule.kept]
     if rule.mode == SPLICE:
-        value: Any = _Splice(kept)
+        value: Any = kept if type(kept) is _Splice else _Splice(kept)
     elif rule.expand1 and len(kept) == 1:
         value = kept[0]
     else:
@@ -229,6 +254,24 @@ def _reduce(rule: RuleShape, state_stack: list[int], stack: list[_Item],
             raise Fallback
     stack.append((value, extent, depth))
     state_stack.append(states[state_stack[-1]][rule.origin][1])
+
+
+def _spliced(rule: RuleShape, items: list[_Item]) -> list[Any]:
+    """The kept children with inlined rules' items spliced in.
+
+    A left-recursive list (`x*`) arrives as (list so far, next item): the list
+    is extended in place, as lark does, so long lists cost linear time.
+    """
+    kept: list[Any] | None = None
+    for i in rule.kept:
+        value = items[i][0]
+        if kept is None:
+            kept = value if i in rule.spliced else [value]
+        elif i in rule.spliced:
+            kept.extend(value)
+        else:
+            kept.append(value)
+    return kept if kept is not None else []
 
 
 def _extent(items: list[_Item]) -> tuple[int, int, int, int] | None:

@@ -69,7 +69,7 @@ def _fast_module(text: str, source: Source) -> n.Module | None:
     if tables is None:
         return None
     try:
-        module, comments = parse_fast(text, tables, _Builder(source), Token)
+        module, comments = parse_fast(text, tables, _Builder(source))
     except Fallback:
         return None
     found = tuple(_comment(t, source.name) for t in comments)

@@ -138,12 +138,20 @@ TRUE = Conjunction()
 
 
 def dnf(expr: n.Expr, ctx: Context) -> list[Conjunction] | None:
-    """`expr` as a disjunction of satisfiable conjunctions; None when too large to say."""
-    try:
-        found = _dnf(expr, ctx, negate=False)
-    except _TooLarge:
-        return None
-    return [c for c in found if not c.contradiction]
+    """`expr` as a disjunction of satisfiable conjunctions; None when too large to say.
+
+    Memoised per expression node: several rules ask about the same conditions.
+    """
+    cache: dict[int, list[Conjunction] | None] = ctx.memo("conditions.dnf", dict)
+    key = id(expr)
+    if key not in cache:
+        try:
+            found: list[Conjunction] | None = [
+                c for c in _dnf(expr, ctx, negate=False) if not c.contradiction]
+        except _TooLarge:
+            found = None
+        cache[key] = found
+    return cache[key]
 
 
 class _TooLarge(Exception):

@@ -16,7 +16,8 @@ from evaldsl import nodes as n
 from evaldsl.checker.consts import number_of
 from evaldsl.checker.context import Context, Site, did_you_mean, listing, unwrap
 from evaldsl.diagnostics import Diagnostic, error
-from evaldsl.source import Span
+from evaldsl.registry import Registry, default_registry
+from evaldsl.source import Source, Span
 from evaldsl.symbols import CASE
 from evaldsl.valuetypes import ValueType as T
 
@@ -59,6 +60,11 @@ class TypeEnv:
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
+
+    @classmethod
+    def of(cls, module: n.Module, source: Source, registry: Registry | None = None) -> TypeEnv:
+        """The environment of a parsed spec (the standard library by default)."""
+        return cls(Context(module, source, registry or default_registry()))
 
     def let_type(self, name: str) -> T:
         facts = self.ctx.let_facts(

@@ -35,6 +35,14 @@ class TestInferType:
         let = defs["probe"]
         assert infer_type(let.value, env) is expected  # type: ignore[attr-defined]
 
+    def test_environment_of_a_module(self) -> None:
+        """`TypeEnv.of` builds the environment from a parsed spec."""
+        result = parse(BASE + "let probe = intent.label\n")
+        assert result.module is not None
+        env = TypeEnv.of(result.module, result.source, registry())
+        let = result.module.statements[-1]
+        assert infer_type(let.value, env) is T.TEXT  # type: ignore[union-attr]
+
     def test_lets_take_their_value_type(self) -> None:
         """A let has the type of its expression, through chains of lets."""
         env, defs = _env(BASE + "let a = b\nlet b = polite.score * 2\nlet probe = a\n")
