@@ -125,7 +125,11 @@ def make_token(kind: str, value: str, start: int, line: int, col: int, end_line:
 
 
 def parse_fast(text: str, tables: Tables, builder: Any) -> tuple[Any, list[FastToken]]:
-    """(the start rule's value, comment tokens); `Fallback` when lark must decide."""
+    """(the start rule's value, comment tokens); `Fallback` when lark must decide.
+
+    One function on purpose: this is the hot loop (lexing, shifting, unit
+    reductions), and calls cost more than the work they would hide.
+    """
     states = tables.states
     rules = tables.rules
     units = tables.units

@@ -3,6 +3,11 @@
 `parse` never raises for bad input: it returns the module it could build (or
 None) with diagnostics. Syntax errors are worded for people who do not know
 token names: see `syntax_messages`.
+
+Valid input takes the fast path of `evaldsl.fastparse` (lark's own LALR tables
+run by a small loop, four to five times faster); anything it cannot decide,
+every syntax error included, goes through lark itself, so both paths build
+the same module with the same spans.
 """
 
 from __future__ import annotations
@@ -17,7 +22,11 @@ from evaldsl import nodes as n
 from evaldsl.diagnostics import Diagnostic, error
 from evaldsl.fastparse import CALL, SPLICE, Fallback, RuleShape, Tables, parse_fast
 from evaldsl.source import Source, Span
-from evaldsl.syntax_messages import describe_unexpected_eof, describe_unexpected_token
+from evaldsl.syntax_messages import (
+    FULLWIDTH_HINTS,
+    describe_unexpected_eof,
+    describe_unexpected_token,
+)
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from lark.parsers.lalr_analysis import Shift
@@ -308,25 +317,8 @@ def _unexpected_character(exc: UnexpectedCharacters, source: Source) -> Diagnost
             span,
             f"end the text with a matching {ch}; use \\n for a line break inside text",
         )
-    hint = _FULLWIDTH_HINTS.get(ch, "remove it, or put it inside a quoted text")
+    hint = FULLWIDTH_HINTS.get(ch, "remove it, or put it inside a quoted text")
     return error("E010", f"unexpected character `{ch}`", span, hint)
-
-
-_FULLWIDTH_HINTS = {
-    "：": "this is a full-width colon; use `:`",
-    "，": "this is a full-width comma; use `,`",
-    "（": "this is a full-width parenthesis; use `(`",
-    "）": "this is a full-width parenthesis; use `)`",
-    "“": "this is a curly quote; use a straight `\"`",
-    "”": "this is a curly quote; use a straight `\"`",
-    "【": "use `[` for lists",
-    "】": "use `]` for lists",
-    "｛": "use `{`",
-    "｝": "use `}`",
-    "；": "statements need no separator; remove it",
-    ";": "statements need no separator; remove it",
-    "=": "",
-}
 
 
 def _end_span(source: Source) -> Span:

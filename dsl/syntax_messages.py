@@ -213,3 +213,21 @@ def _word(terminal: str) -> str:
 def _terminal_order(terminal: str) -> tuple[int, str]:
     word = _word(terminal)
     return (0 if word.startswith("`") else 1, word)
+
+
+FULLWIDTH_HINTS = {
+    "：": "this is a full-width colon; use `:`",
+    "，": "this is a full-width comma; use `,`",
+    "（": "this is a full-width parenthesis; use `(`",
+    "）": "this is a full-width parenthesis; use `)`",
+    "“": "this is a curly quote; use a straight `\"`",
+    "”": "this is a curly quote; use a straight `\"`",
+    "【": "use `[` for lists",
+    "】": "use `]` for lists",
+    "｛": "use `{`",
+    "｝": "use `}`",
+    "；": "statements need no separator; remove it",
+    ";": "statements need no separator; remove it",
+    "=": "",
+}
+"""Hints for characters that look like punctuation of the language but are not."""
