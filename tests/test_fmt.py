@@ -8,7 +8,7 @@ from evaldsl.fmt import format_module, format_source, quote
 from evaldsl.parser import parse
 from hypothesis import HealthCheck, given, settings
 
-from tests.strategies import laid_out_specs, specs
+from tests.strategies import laid_out_specs, mutations, specs
 
 PROPERTY = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -47,6 +47,18 @@ class TestLaws:
         once = format_source(text)
         squeezed = format_source(once.replace("  ", " "))
         assert squeezed == once
+
+
+    @PROPERTY
+    @given(specs().flatmap(mutations))
+    def test_law_holds_for_any_parsable_text(self, data: bytes) -> None:
+        """Law: round trip and idempotence hold for broken specs that still parse."""
+        result = parse(data)
+        if result.module is None:
+            return
+        once = format_module(result.module)
+        assert parse(once).module == result.module
+        assert format_source(once) == once
 
 
 class TestLayout:
