@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import os
-import time
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -114,7 +114,11 @@ def read_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 class ResultsWriter:
-    """Appends one line per case; see the module docstring for the durability policy."""
+    """Appends one line per case; see the module docstring for the durability policy.
+
+    The periodic `fsync` runs on a background thread (the call releases the
+    GIL), so waiting for the disk never holds up judging.
+    """
 
     def __init__(self, path: Path, header: Header, resume_at: int | None = None) -> None:
         """Start a new file, or with `resume_at` continue one after its good bytes.
@@ -130,22 +134,30 @@ class ResultsWriter:
             self._file.truncate(resume_at)
             self._file.seek(resume_at)
         self._file.flush()
-        self._synced = time.monotonic()
+        self._stop = threading.Event()
+        self._syncer = threading.Thread(target=self._sync_every, args=(self._file.fileno(),),
+                                        name="evaldsl-fsync", daemon=True)
+        self._syncer.start()
+
+    def _sync_every(self, fd: int) -> None:
+        while not self._stop.wait(FSYNC_SECONDS):
+            try:
+                os.fsync(fd)
+            except OSError:  # closed meanwhile: `close` syncs for the last time
+                return
 
     def write(self, record: dict[str, Any]) -> None:
         self.write_line(_line(record))
 
     def write_line(self, line: bytes) -> None:
-        """Append an already encoded line (ending in a newline)."""
+        """Append an already encoded line (ending in a newline) and hand it to the OS."""
         self._file.write(line)
         self._file.flush()
-        now = time.monotonic()
-        if now - self._synced >= FSYNC_SECONDS:
-            os.fsync(self._file.fileno())
-            self._synced = now
 
     def close(self) -> None:
         if not self._file.closed:
+            self._stop.set()
+            self._syncer.join()
             self._file.flush()
             os.fsync(self._file.fileno())
             self._file.close()
