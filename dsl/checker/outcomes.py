@@ -202,7 +202,7 @@ def _verdict(op: str, c: float, bounds: Range) -> str | None:
 
 
 def _range_hint(bounds: Range, c: float) -> str:
-    if bounds == UNIT and 1 < c <= 100:
+    if bounds == UNIT and 5 <= c <= 100:
         return f"scores and rates run from 0 to 1; write `{c:g}%` or `{c / 100:g}`"
     return f"choose a threshold between {bounds[0]:g} and {bounds[1]:g}"
 

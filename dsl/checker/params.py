@@ -59,8 +59,7 @@ def positional_arguments(ctx: Context) -> Iterator[Diagnostic]:
 def _positional_hint(primitive: Primitive | None) -> str:
     if primitive is None:
         return "write each argument as `name: value`"
-    fields = param_fields(primitive)
-    names = sorted(fields, key=lambda k: not fields[k].is_required())
+    names = _ordered_names(primitive)
     if not names:
         return f"`{primitive.name}` takes no arguments besides `scope`"
     return f"write it as `{names[0]}: ...`; `{primitive.name}` takes {listing(names)}"
@@ -91,8 +90,14 @@ def unknown_parameters(ctx: Context) -> Iterator[Diagnostic]:
                             arg.name_span, _parameter_hint(primitive, arg.name))
 
 
+def _ordered_names(primitive: Primitive) -> list[str]:
+    """Parameter names, required ones first, otherwise in declaration order."""
+    fields = param_fields(primitive)
+    return sorted(fields, key=lambda k: not fields[k].is_required())
+
+
 def _parameter_hint(primitive: Primitive, name: str) -> str:
-    names = list(param_fields(primitive))
+    names = _ordered_names(primitive)
     if primitive.scopes:
         names.append(SCOPE_ARG)
     close = did_you_mean(name, names)
@@ -162,6 +167,9 @@ def _from_pydantic(args: Arguments, check: n.Check, err: dict[str, Any],
     span = _locate(args.given[name].value, loc[1:])
     if kind == "literal_error":
         return _choice(args.primitive, name, loc, err, span)
+    if kind in ("too_short", "string_too_short", "too_long", "string_too_long"):
+        return error("E204", f"`{_path(loc)}` {_size_reason(kind, err)}", span,
+                     _field_hint(args.primitive, name))
     if kind in _RANGE_ERRORS:
         return error("E204", f"`{_path(loc)}` {_reason(str(err.get('msg', '')))}, found "
                      f"{_shown(err.get('input'))}", span, _field_hint(args.primitive, name))
@@ -178,6 +186,18 @@ def _choice(primitive: Primitive, name: str, loc: tuple[Any, ...], err: dict[str
     known = f"the choices are {listing(choices)}" if choices else _field_hint(primitive, name)
     return error("E204", f"`{_path(loc)}` cannot be {_shown(given)}", span,
                  f"{close} {known}" if close else known)
+
+
+def _size_reason(kind: str, err: dict[str, Any]) -> str:
+    ctx = err.get("ctx") or {}
+    text = kind.startswith("string")
+    unit = "character" if text else "item"
+    if kind.endswith("too_short"):
+        least = int(ctx.get("min_length", 1))
+        return f"needs at least {least} {unit}{'s' if least != 1 else ''}, found " + (
+            "an empty text" if text else f"{ctx.get('actual_length', 0)}")
+    most = int(ctx.get("max_length", 0))
+    return f"takes at most {most} {unit}{'s' if most != 1 else ''}"
 
 
 def _reason(msg: str) -> str:
@@ -220,15 +240,22 @@ def _shown(value: Any) -> str:
 
 
 def _field_hint(primitive: Primitive, name: str) -> str:
-    info = param_fields(primitive).get(name)
-    description = (info.description or "").strip() if info is not None else ""
+    description = _description(primitive, name)
     return f"`{name}`: {description}" if description else ""
 
 
 def _described(primitive: Primitive, name: str) -> str:
-    info = param_fields(primitive).get(name)
-    description = (info.description or "").strip() if info is not None else ""
+    description = _description(primitive, name)
     return f" ({description})" if description else ""
+
+
+def _description(primitive: Primitive, name: str) -> str:
+    """The parameter's description in diagnostic style: lowercase, no final period."""
+    info = param_fields(primitive).get(name)
+    text = " ".join((info.description or "").split()) if info is not None else ""
+    if text[:1].isupper() and not text[1:2].isupper():
+        text = text[0].lower() + text[1:]
+    return text.rstrip(".")
 
 
 def _locate(expr: n.Expr, path: tuple[Any, ...]) -> Span:
