@@ -13,6 +13,9 @@ from evaldsl.errors import CaseDataError
 from evaldsl.loading import read_cases
 from evaldsl.report.layout import layout_of
 from evaldsl.runner import RunOptions, run
+from evaldsl.values import CheckResult, ErrorValue
+from hypothesis import given
+from hypothesis import strategies as st
 
 
 @pytest.fixture
@@ -72,3 +75,38 @@ def test_resume_without_a_journal_starts_afresh(tmp_path: Path, kit: Any, spec: 
     kit.write_cases(cases, 3)
     result = judge(spec, cases, results=tmp_path / "new.jsonl", resume=True)
     assert (result.resumed, result.evaluated) == (0, 3)
+
+
+def test_journal_line_is_the_case_result_without_its_trace(tmp_path: Path, kit: Any,
+                                                           spec: Any) -> None:
+    from evaldsl.results import CaseResult
+
+    rows = kit.write_cases(tmp_path / "cases.jsonl", 20)
+    for row in rows:
+        result = spec.evaluate(row)
+        whole = result.to_dict()
+        line = result.to_dict(trace=False)
+        assert line == {k: v for k, v in whole.items() if k != "trace"}
+        assert CaseResult.from_dict(line).to_dict(trace=False) == line
+
+
+values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5)
+    | st.builds(ErrorValue, st.text(max_size=5)),
+    lambda inner: st.lists(inner, max_size=3) | st.tuples(inner, inner)
+    | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=8)
+
+
+@given(st.booleans(), st.floats(0, 1), values, st.dictionaries(st.text(max_size=6), values,
+                                                                max_size=4), st.text(max_size=5))
+def test_law_single_pass_serialization_equals_plain_then_jsonable(
+        passed: bool, score: float, value: Any, fields: dict[str, Any], reason: str) -> None:
+    """Law: `check_to_dict` equals `values._plain` followed by `_jsonable`, key for key."""
+    from evaldsl.results import _jsonable, check_to_dict, status
+
+    result = CheckResult(passed, score, value, fields, reason)
+    expected: dict[str, Any] = {"status": status(result)}
+    expected.update({k: _jsonable(v) for k, v in result.to_dict().items()})
+    expected.setdefault("reason", "")
+    assert json.dumps(check_to_dict(result)) == json.dumps(expected)
