@@ -211,3 +211,13 @@ class TestFmt:
         result = subprocess.run([sys.executable, "-m", "evaldsl", "fmt", "-"], input=UGLY,
                                 capture_output=True, text=True, timeout=120)
         assert (result.returncode, result.stdout) == (0, GOOD)
+
+
+class TestBenchmark:
+    def test_benchmark_specs_are_valid(self) -> None:
+        """The check-speed benchmark measures specs the checker accepts."""
+        script = Path(__file__).resolve().parents[1] / "benchmarks" / "check_speed.py"
+        result = subprocess.run([sys.executable, str(script), "--specs", "30"],
+                                capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stderr
+        assert "errors found: 0," in result.stdout
