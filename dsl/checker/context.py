@@ -54,6 +54,28 @@ class Context:
         self.source = source
         self.registry = registry
         self.symbols: SymbolTable = build_symbols(module)
+        self._suggestions = 0
+
+    @cached_property
+    def value_names(self) -> list[str]:
+        """Every name an expression may use bare (checks, lets, tables, labels, outcomes)."""
+        return self.symbols.value_names()
+
+    def similar(self, name: str, candidates: Iterable[str]) -> str | None:
+        """`similar` over names the spec defines, within a budget per module.
+
+        Each lookup scans every candidate; a generated spec with thousands of
+        unknown names would make that quadratic, so only the first
+        `MAX_SUGGESTIONS` unknown names get a "did you mean".
+        """
+        self._suggestions += 1
+        if self._suggestions > MAX_SUGGESTIONS:
+            return None
+        return similar(name, candidates)
+
+    def did_you_mean(self, name: str, candidates: Iterable[str]) -> str:
+        close = self.similar(name, candidates)
+        return f"did you mean `{close}`?" if close else ""
 
     @cached_property
     def case_types(self) -> Mapping[str, ValueType] | None:
@@ -142,10 +164,17 @@ class Context:
 
 Rule = Callable[[Context], Iterable[Diagnostic]]
 
+MAX_SUGGESTIONS = 100
+"""Unknown names per module that get a "did you mean" (see `Context.similar`)."""
+LARGE_POOL = 1000
+"""Above this many candidates, only those that could plausibly be meant are compared."""
+
 
 def similar(name: str, candidates: Iterable[str]) -> str | None:
     """The candidate closest to `name`, if any is close enough to suggest."""
     pool = [c for c in candidates if c != name]
+    if len(pool) > LARGE_POOL:
+        pool = [c for c in pool if c[:1] == name[:1] and abs(len(c) - len(name)) <= 2]
     cutoff = 0.5 if len(name) <= 3 else 0.6
     found = difflib.get_close_matches(name, pool, n=1, cutoff=cutoff)
     if not found:

@@ -41,7 +41,7 @@ def unknown_pins(ctx: Context) -> Iterator[Diagnostic]:
 def _pin_problem(ctx: Context, given: n.ExampleGiven) -> Diagnostic | None:
     checks = ctx.symbols.checks
     if given.check not in checks:
-        close = did_you_mean(given.check, checks)
+        close = ctx.did_you_mean(given.check, checks)
         return error("E502", f"`given` pins `{given.check}`, which is not a check",
                      given.check_span, close or "only check results can be pinned")
     primitive = ctx.primitive_named(given.check)
@@ -108,7 +108,7 @@ def example_case_fields(ctx: Context) -> Iterator[Diagnostic]:
             if isinstance(item, n.ExampleCase):
                 for entry in item.fields.entries:
                     if entry.key not in declared:
-                        close = did_you_mean(entry.key, declared)
+                        close = ctx.did_you_mean(entry.key, declared)
                         yield error("E103", f"the case has no field `{entry.key}`",
                                     entry.key_span,
                                     close or f"declare it in the `case` block: `{entry.key}: "

@@ -17,7 +17,6 @@ from evaldsl.checker.context import (
     Site,
     did_you_mean,
     listing,
-    similar,
 )
 from evaldsl.checker.typer import AGGREGATES
 from evaldsl.diagnostics import Diagnostic, error
@@ -75,23 +74,23 @@ def _resolve(ctx: Context, name: n.Name, wants_table: bool) -> Diagnostic | None
     if word in symbols.metrics:
         return error("E101", f"`{word}` is a metric and cannot be used in an expression",
                      name.span, "repeat its expression, or name the shared part with `let`")
-    close = similar(word, symbols.value_names())
+    close = ctx.similar(word, ctx.value_names)
     if wants_table or (close is not None and close in symbols.tables):
-        hint = did_you_mean(word, symbols.tables) or "define it with `table " + word + " { ... }`"
+        define = f"define it with `table {word} {{ ... }}`"
+        hint = ctx.did_you_mean(word, symbols.tables) or define
         return error("E104", f"unknown table `{word}`", name.span, hint)
     if close is not None and symbols.kind_of(close) == "label":
         return error("E105", f"unknown outcome label `{word}`", name.span,
                      f"did you mean `{close}`? {_labels(ctx)}")
-    return error("E101", f"unknown name `{word}`", name.span, _unknown_hint(ctx, word))
+    return error("E101", f"unknown name `{word}`", name.span, _unknown_hint(ctx, word, close))
 
 
 def _labels(ctx: Context) -> str:
     return f"the labels are {listing(ctx.symbols.labels)}"
 
 
-def _unknown_hint(ctx: Context, word: str) -> str:
+def _unknown_hint(ctx: Context, word: str, close: str | None) -> str:
     symbols = ctx.symbols
-    close = similar(word, symbols.value_names())
     if close is None:
         return f"define it first, e.g. `let {word} = ...` or `check {word} = ...`"
     kind = symbols.kind_of(close) or "name"
@@ -132,15 +131,15 @@ def unknown_case_fields(ctx: Context) -> Iterator[Diagnostic]:
         for e in exprs:
             if _is_case_read(e) and e.name not in declared:
                 yield error("E103", f"the case has no field `{e.name}`", e.name_span,
-                            _case_field_hint(e.name, declared))
+                            _case_field_hint(ctx, e.name, declared))
 
 
 def _is_case_read(e: n.Expr) -> TypeGuard[n.Attribute]:
     return isinstance(e, n.Attribute) and isinstance(e.obj, n.Name) and e.obj.name == CASE
 
 
-def _case_field_hint(field: str, declared: dict[str, n.CaseField]) -> str:
-    close = did_you_mean(field, declared)
+def _case_field_hint(ctx: Context, field: str, declared: dict[str, n.CaseField]) -> str:
+    close = ctx.did_you_mean(field, declared)
     if close:
         return close
     return f"declare it in the `case` block, e.g. `{field}: text`"

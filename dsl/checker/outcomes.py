@@ -75,6 +75,10 @@ def duplicate_blocks(ctx: Context) -> Iterator[Diagnostic]:
         seen.setdefault(outcome.name, outcome)
 
 
+MAX_COMPARED = 50
+"""Earlier branches a branch is compared with; keeps huge blocks linear."""
+
+
 def dead_branches(ctx: Context) -> Iterator[Diagnostic]:
     """E405: a branch whose condition never holds, or that earlier branches cover."""
     for outcome in ctx.module.of_type(n.Outcome):
@@ -96,14 +100,16 @@ def _dead(branch: n.Branch, mine: list[Conjunction],
     if not mine:
         return error("E405", f"the branch `{branch.label}` can never fire", branch.label_span,
                      "its condition can never hold")
-    for before, theirs in earlier:
+    for before, theirs in earlier[-MAX_COMPARED:]:
         if covered_by(mine, theirs):
             return error("E405", f"the branch `{branch.label}` can never fire",
                          branch.label_span,
                          f"every case it takes is already taken by `{before.label}` on line "
                          f"{before.span.line}; put the stricter branch first")
+    if not 1 < len(earlier) <= MAX_COMPARED:
+        return None
     every = [c for _, conj in earlier for c in conj]
-    if len(earlier) > 1 and (covered_by(mine, every) or _exhaustive(every)):
+    if covered_by(mine, every) or _exhaustive(every):
         labels = ", ".join(f"`{b.label}`" for b, _ in earlier)
         return error("E405", f"the branch `{branch.label}` can never fire", branch.label_span,
                      f"the earlier branches {labels} already take every case it would")

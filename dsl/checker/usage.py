@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from evaldsl import nodes as n
 from evaldsl.checker.conditions import never_holds
-from evaldsl.checker.context import SCOPE_ARG, Context, names_in, similar
+from evaldsl.checker.context import SCOPE_ARG, Context, names_in
 from evaldsl.diagnostics import Diagnostic, warning
 
 
@@ -36,7 +36,7 @@ def _reachable(ctx: Context) -> set[str]:
             if is_case or word in seen:
                 continue
             if symbols.kind_of(word) is None:
-                word = similar(word, symbols.value_names()) or word
+                word = ctx.similar(word, ctx.value_names) or word
                 if word in seen:
                     continue
             seen.add(word)
