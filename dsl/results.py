@@ -20,6 +20,7 @@ JSON shape (keys always present unless noted)::
      "review":   {"sampled": true, "rule": 2, "priority": 37.5, "draw": 0.0123,
                   "error": null} | null,
      "trace":    ["outcome: `success` if intent.passed and ... -> true", ...]}
+                                                # not with to_dict(trace=False)
 
 `metrics[name]` is a list of the aggregate arguments' values when the case is
 in that metric's denominator, `null` when its `where` is false, and
@@ -143,9 +144,13 @@ class CaseResult:
     def __repr__(self) -> str:
         return f"CaseResult(id={self.id!r}, labels={self.labels!r})"
 
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict; `from_dict` reads it back."""
-        return {
+    def to_dict(self, trace: bool = True) -> dict[str, Any]:
+        """A JSON-ready dict; `from_dict` reads it back.
+
+        `trace=False` leaves the trace out (it follows from `branches`, `errors`
+        and `checks` and the spec); the runner's journal does, to stay fast.
+        """
+        out = {
             "id": self.id,
             "labels": dict(self.labels),
             "branches": dict(self.branches),
@@ -154,8 +159,10 @@ class CaseResult:
             "skipped": list(self.skipped),
             "metrics": {name: _input_to_json(v) for name, v in self.metrics.items()},
             "review": self.review.to_dict() if self.review else None,
-            "trace": list(self.trace),
         }
+        if trace:
+            out["trace"] = list(self.trace)
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CaseResult:
@@ -182,10 +189,32 @@ def status(result: CheckResult) -> str:
 
 
 def check_to_dict(result: CheckResult) -> dict[str, Any]:
-    out: dict[str, Any] = {"status": status(result)}
-    out.update({k: _jsonable(v) for k, v in result.to_dict().items()})
-    out.setdefault("reason", "")
+    """`status`, then `CheckResult.to_dict()` made JSON-safe, in one pass (a hot path of runs)."""
+    out: dict[str, Any] = {"status": status(result), "passed": _json_value(result.passed),
+                           "score": _json_value(result.score),
+                           "value": _json_value(result.value)}
+    for k, v in result.fields.items():
+        out[k] = _json_value(v)
+    if result.reason or "reason" not in out:
+        out["reason"] = result.reason
     return out
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
+def _json_value(value: Any) -> Any:
+    """`_jsonable(values._plain(value))` without walking the value twice."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    if kind is ErrorValue:
+        return {"error": value.reason}
+    if kind is dict:
+        return {str(k): _json_value(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [_json_value(v) for v in value]
+    return _jsonable(_plain(value))
 
 
 def _jsonable(value: Any) -> Any:
