@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 from evaldsl import nodes as n
 from evaldsl.diagnostics import Diagnostic, error
-from evaldsl.fastparse import CALL, SPLICE, Fallback, RuleShape, Tables, parse_fast
+from evaldsl.fastparse import CALL, SPLICE, Fallback, FastToken, RuleShape, Tables, parse_fast
 from evaldsl.source import Source, Span
 from evaldsl.syntax_messages import (
     FULLWIDTH_HINTS,
@@ -263,11 +263,11 @@ def _parse_tree(text: str, comments: list[Token]) -> Any:
         _local.comments = []
 
 
-def _comment(token: Token, file: str) -> n.Comment:
+def _comment(token: Token | FastToken, file: str) -> n.Comment:
     return n.Comment(str(token).rstrip(), _token_span(token, file))
 
 
-def _token_span(token: Token, file: str) -> Span:
+def _token_span(token: Token | FastToken, file: str) -> Span:
     return Span(
         file,
         token.line or 1,
