@@ -41,7 +41,7 @@ class FewShot(BaseModel):
 class ModelParams(BaseModel):
     """Options every model-backed primitive accepts."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
     fuse: bool = True
     """Ask together with the other model checks on the same scope (one request)."""

@@ -1,0 +1,95 @@
+"""`evaldsl primitives [NAME...]`: the registry as a reference, read from the entries themselves.
+
+The checker lints from the same params models, so what this prints is exactly
+what a spec may write: every parameter with its type, default and meaning,
+the scopes, the result fields and the cost class.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import sys
+from typing import Any
+
+from evaldsl.registry import Primitive, default_registry
+from pydantic.fields import FieldInfo
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "primitives", help="list the primitives a check may call, with their parameters",
+        description="List the registered primitives (standard library and installed plugins).",
+    )
+    parser.add_argument("names", nargs="*", metavar="NAME", help="only these primitives")
+    parser.add_argument("--format", choices=("text", "markdown"), default="text")
+
+
+def run(args: argparse.Namespace) -> int:
+    registry = default_registry()
+    unknown = [n for n in args.names if n not in registry]
+    if unknown:
+        print(f"evaldsl: unknown primitive: {', '.join(unknown)}; known: "
+              f"{', '.join(registry.names())}", file=sys.stderr)
+        return 2
+    chosen = [p for p in registry if not args.names or p.name in args.names]
+    render = describe_markdown if args.format == "markdown" else describe_text
+    print("\n\n".join(render(p) for p in chosen))
+    return 0
+
+
+def describe_text(p: Primitive) -> str:
+    lines = [f"{p.name}  ({p.cost.name.lower()}; scopes: {_scopes(p)})"]
+    lines.extend(f"  {line}" for line in _summary(p).splitlines())
+    lines.append("  parameters:")
+    lines.extend(f"    {_param_line(name, info, p)}" for name, info in _params(p))
+    fields = ", ".join(f".{k} ({v.value})" for k, v in p.result_fields().items())
+    lines.append(f"  result: {fields}")
+    return "\n".join(lines)
+
+
+def describe_markdown(p: Primitive) -> str:
+    lines = [f"## `{p.name}`", "", inspect.cleandoc(p.doc), "",
+             f"Cost: {p.cost.name.lower()}. Scopes: {_scopes(p)}.", "",
+             "| parameter | type | default | meaning |", "|---|---|---|---|"]
+    for name, info in _params(p):
+        default = "required" if info.is_required() else f"`{_default(info)}`"
+        per_case = " (may be per case)" if name in p.dynamic else ""
+        lines.append(f"| `{name}` | {_type(info)} | {default} | "
+                     f"{(info.description or '').replace('|', '/')}{per_case} |")
+    fields = ", ".join(f"`.{k}` ({v.value})" for k, v in p.result_fields().items())
+    lines.extend(["", f"Result fields: {fields}."])
+    return "\n".join(lines)
+
+
+def _params(p: Primitive) -> list[tuple[str, FieldInfo]]:
+    return list(p.params.model_fields.items())
+
+
+def _param_line(name: str, info: FieldInfo, p: Primitive) -> str:
+    default = "required" if info.is_required() else f"default {_default(info)}"
+    per_case = ", per case" if name in p.dynamic else ""
+    meaning = f": {info.description}" if info.description else ""
+    return f"{name} ({_type(info)}, {default}{per_case}){meaning}"
+
+
+def _default(info: FieldInfo) -> str:
+    value = info.get_default(call_default_factory=True)
+    return repr(value) if not isinstance(value, str) else f'"{value}"'
+
+
+def _type(info: FieldInfo) -> str:
+    text = str(info.annotation).replace("typing.", "").replace("<class '", "")
+    text = text.replace("'>", "").replace("evaldsl.tables.NormalizationTable", "table")
+    return text.replace("evaldsl.model.checks.", "").replace(" | ", " or ")
+
+
+def _scopes(p: Primitive) -> str:
+    if not p.scopes:
+        return "whole case"
+    default = f", default {p.default_scope}" if p.default_scope else ""
+    return ", ".join(sorted(p.scopes)) + default
+
+
+def _summary(p: Primitive) -> str:
+    return inspect.cleandoc(p.doc)
