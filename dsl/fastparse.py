@@ -51,6 +51,12 @@ class RuleShape:
     """One child passed through unchanged (`?sum: product`, `and_chain` of one operand):
     only the parser state changes, so the loop handles it without building anything."""
 
+    @property
+    def wraps(self) -> bool:
+        """One child handed to the builder (`name: NAME`): the loop does it in place."""
+        return (self.length == 1 and self.kept == (0,) and not self.spliced
+                and self.mode == CALL and not self.expand1 and self.callback is not None)
+
 
 @dataclass(frozen=True, slots=True)
 class Tables:
@@ -65,6 +71,8 @@ class Tables:
     """Operator text -> the terminals it may be, in lark's order of preference."""
     kept_terminals: frozenset[str]
     """Terminals the builder receives; the others (keywords, brackets) only count for spans."""
+    wrapping_rules: frozenset[int] = frozenset()
+    """Indices of rules whose `wraps` is true."""
     units: dict[tuple[int, int, str], int] = field(default_factory=dict)
     """(state below, top state, lookahead) -> the top state after a chain of unit reductions.
 
@@ -135,6 +143,7 @@ def parse_fast(text: str, tables: Tables, builder: Any) -> tuple[Any, list[FastT
     units = tables.units
     keywords = tables.keywords
     kept_terminals = tables.kept_terminals
+    wraps = tables.wrapping_rules
     state_stack = [tables.start]
     stack: list[_Item] = []
     comments: list[FastToken] = []
@@ -198,6 +207,13 @@ def parse_fast(text: str, tables: Tables, builder: Any) -> tuple[Any, list[FastT
                 if top is None:
                     top = units[key] = _unit_chain(key[0], key[1], terminal, tables)
                 state_stack[-1] = top
+            elif action[1] in wraps:
+                child, span, depth = stack[-1]
+                if depth >= MAX_DEPTH:
+                    raise Fallback
+                wrapped = rule.callback(builder, _Meta(span), child)  # type: ignore[misc]
+                stack[-1] = (wrapped, span, depth + 1)
+                state_stack[-1] = states[state_stack[-2]][rule.origin][1]
             else:
                 _reduce(rule, state_stack, stack, states, builder)
             if extent is None and state_stack[-1] == tables.end:

@@ -102,8 +102,10 @@ def _fast_tables() -> Tables | None:
     keywords, operators = _literal_terminals(lark)
     kept = frozenset(str(sym.name) for rule in lark.rules for sym in rule.expansion
                      if sym.is_term and not getattr(sym, "filter_out", False))
-    return Tables(states, table.start_states["start"], table.end_states["start"],
-                  [s for s in shapes if s is not None], keywords, operators, kept)
+    rules = [s for s in shapes if s is not None]
+    wrapping = frozenset(i for i, rule in enumerate(rules) if rule.wraps)
+    return Tables(states, table.start_states["start"], table.end_states["start"], rules, keywords,
+                  operators, kept, wrapping)
 
 
 def _shape(rule: Any) -> RuleShape | None:
