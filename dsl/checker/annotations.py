@@ -101,9 +101,10 @@ def describe(wanted: frozenset[T]) -> str:
 
 def param_fields(primitive: Primitive) -> dict[str, FieldInfo]:
     """A primitive's parameters by the name a spec writes (the alias, when one is set)."""
-    return _fields_of(primitive.params)
+    return param_fields_of(primitive.params)
 
 
 @lru_cache(maxsize=256)
-def _fields_of(model: type[BaseModel]) -> dict[str, FieldInfo]:
+def param_fields_of(model: type[BaseModel]) -> dict[str, FieldInfo]:
+    """`param_fields` by params model."""
     return {(info.alias or name): info for name, info in model.model_fields.items()}

@@ -15,13 +15,14 @@ from typing import Any
 
 import regex
 from evaldsl import nodes as n
-from evaldsl.checker.annotations import param_fields
+from evaldsl.checker.annotations import param_fields_of
 from evaldsl.checker.arguments import arguments
 from evaldsl.checker.context import Context, sub_exprs, unwrap
 from evaldsl.diagnostics import Diagnostic, error
 from evaldsl.registry import Primitive
 from evaldsl.source import Span
 from jsonschema import Draft202012Validator, SchemaError, validators
+from pydantic import BaseModel
 
 REGEX_PARAMS = frozenset({"pattern", "patterns"})
 SCHEMA_PARAMS = frozenset({"schema"})
@@ -68,21 +69,22 @@ def bad_fields(ctx: Context, check: n.Check) -> set[str]:
     return bad
 
 
-def regex_fields(primitive: Primitive) -> set[str]:
-    return _fields_with(primitive, REGEX_PARAMS, "regex")
+def regex_fields(primitive: Primitive) -> frozenset[str]:
+    return _fields_with(primitive.params, REGEX_PARAMS, "regex")
 
 
-def schema_fields(primitive: Primitive) -> set[str]:
-    return _fields_with(primitive, SCHEMA_PARAMS, "json-schema")
+def schema_fields(primitive: Primitive) -> frozenset[str]:
+    return _fields_with(primitive.params, SCHEMA_PARAMS, "json-schema")
 
 
-def _fields_with(primitive: Primitive, names: frozenset[str], fmt: str) -> set[str]:
+@lru_cache(maxsize=512)
+def _fields_with(model: type[BaseModel], names: frozenset[str], fmt: str) -> frozenset[str]:
     out = set()
-    for name, info in param_fields(primitive).items():
+    for name, info in param_fields_of(model).items():
         extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
         if name in names or extra.get("format") == fmt:
             out.add(name)
-    return out
+    return frozenset(out)
 
 
 @lru_cache(maxsize=1024)
