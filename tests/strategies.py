@@ -6,6 +6,8 @@ on their own lines and after code, blank lines, maps and argument lists over
 several lines, trailing commas, odd spacing, Chinese identifiers, labels and
 texts. Use it for laws that must hold for every spec:
 
+    from tests.strategies import specs
+
     @given(specs())
     def test_law(text: str) -> None: ...
 
