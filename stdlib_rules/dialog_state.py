@@ -8,6 +8,7 @@ model, and when every slot is decided that way the check costs no call.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any, Literal
 
 import regex
@@ -70,21 +71,50 @@ class SlotsCheck(ChatCheck):
         asked = [n for n in params.slots if n not in decided]
         if not asked:
             return Plan(result=share_result(decided, params.min, filled=decided))
-        item = {"type": "object", "properties": {"filled": {"type": "boolean"}},
-                "required": ["filled"], "additionalProperties": False}
+        item = {"type": "object", "properties": {"evidence": {"type": "string"}},
+                "required": ["evidence"], "additionalProperties": False}
         schema = {"type": "object", "properties": {n: item for n in asked},
                   "required": asked, "additionalProperties": False}
         listing = "; ".join(f"{n} = {params.slots[n]}" for n in asked)
-        instruction = (f"For each required fact, is it filled? A fact is filled when "
-                       f"{MODES[params.mode]}. Facts: {listing}")
-        shots = tuple((s.text, _slot_shot(s.answer)) for s in params.examples)
+        instruction = (f"For each required fact, copy the exact words of the dialog that show "
+                       f"it is filled (a fact is filled when {MODES[params.mode]}), or give an "
+                       f"empty string when the dialog does not contain it. Facts: {listing}")
+        shots = tuple((s.text, _slot_shot(s.text, s.answer)) for s in params.examples)
         return Plan(ChatTask(instruction, schema, shots), state=decided)
 
     def read(self, params: SlotsParams, unit: Unit, plan: Plan, answer: Any) -> CheckResult:
         decided: dict[str, bool] = plan.state or {}
-        told = flags(answer, [n for n in params.slots if n not in decided], "filled")
+        asked = [n for n in params.slots if n not in decided]
+        told = grounded_flags(answer, asked, _pattern_text(params, unit))
         filled = {n: decided.get(n, told.get(n, False)) for n in params.slots}
         return share_result(filled, params.min, filled=filled)
+
+
+def grounded_flags(answer: Any, names: list[str], text: str) -> dict[str, bool]:
+    """Per-slot booleans from `{name: {evidence: "..."}}`, or `{name: {filled: bool}}`.
+
+    Evidence counts only when it is really in the judged text (after folding width,
+    case, white space and punctuation): small models tend to answer "filled" for
+    everything, but they cannot quote words the dialog does not contain.
+    """
+    if not isinstance(answer, dict):
+        raise AnswerError(f"expected an object with {', '.join(names)}, got {answer!r}")
+    haystack = _fold(text)
+    out: dict[str, bool] = {}
+    for name in names:
+        item = answer.get(name)
+        evidence = item.get("evidence") if isinstance(item, dict) else None
+        if isinstance(evidence, str):
+            needle = _fold(evidence)
+            out[name] = bool(needle) and needle in haystack
+        else:
+            out.update(flags({name: item}, [name], "filled"))
+    return out
+
+
+def _fold(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).casefold()
+    return "".join(c for c in text if c.isalnum())
 
 
 def _pattern_text(params: SlotsParams, unit: Unit) -> str:
@@ -94,10 +124,19 @@ def _pattern_text(params: SlotsParams, unit: Unit) -> str:
     return unit.text
 
 
-def _slot_shot(answer: Any) -> Any:
-    if isinstance(answer, dict):
-        return {k: {"filled": bool(v)} for k, v in answer.items()}
-    return answer
+def _slot_shot(text: str, answer: Any) -> Any:
+    """A few-shot answer in the asked shape: quoted evidence per slot.
+
+    Authors may write the quote (`{phone: "13812345678"}`) or just true/false; a
+    bare true quotes the whole example text, which is where the fact is.
+    """
+    if not isinstance(answer, dict):
+        return answer
+    def evidence(value: Any) -> str:
+        if isinstance(value, str):
+            return value
+        return text if value is True else ""
+    return {k: {"evidence": evidence(v)} for k, v in answer.items()}
 
 
 def _pin_slots(params: SlotsParams, fields: dict[str, Any]) -> CheckResult:

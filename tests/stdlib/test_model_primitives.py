@@ -155,15 +155,15 @@ class TestSlots:
 
     def test_score_is_filled_over_total(self) -> None:
         """Two of three filled: score 2/3; `.filled` per slot."""
-        answer = {"phone": {"filled": True}, "address": {"filled": True},
-                  "time": {"filled": False}}
+        answer = {"phone": {"evidence": "13812345678"}, "address": {"evidence": "北京市海淀区"},
+                  "time": {"evidence": ""}}
         result, _ = run("slots", answer, DIALOG, slots=self.SLOTS, min=0.6)
         assert result.fields["filled"] == {"phone": True, "address": True, "time": False}
         assert result.passed is True and result.score == pytest.approx(2 / 3)
 
     def test_a_pattern_decides_its_slot_and_the_model_the_rest(self) -> None:
         """The phone pattern matches; only address and time are asked."""
-        answer = {"address": {"filled": True}, "time": {"filled": True}}
+        answer = {"address": {"evidence": "北京市海淀区"}, "time": {"evidence": "明天上午"}}
         result, judge = run("slots", answer, DIALOG, slots=self.SLOTS,
                             patterns={"phone": r"1[3-9]\d{9}"})
         assert result.fields["filled"] == {"phone": True, "address": True, "time": True}
@@ -172,10 +172,23 @@ class TestSlots:
 
     def test_step_mode_patterns_read_the_agents_words(self) -> None:
         """In `step` mode a pattern must match what the agent said."""
-        result, judge = run("slots", {"phone": {"filled": False}}, DIALOG,
+        result, judge = run("slots", {"phone": {"evidence": ""}}, DIALOG,
                             slots={"phone": "电话"}, mode="step", patterns={"phone": r"1\d{10}"})
         assert result.fields["filled"] == {"phone": False}
         assert len(judge.requests) == 1
+
+    def test_evidence_must_be_in_the_dialog(self) -> None:
+        """A quote the dialog does not contain fills nothing; width and spacing are folded."""
+        answer = {"phone": {"evidence": "１３８ 1234 5678"}, "address": {"evidence": "上海市"},
+                  "time": {"evidence": "明天上午"}}
+        result, _ = run("slots", answer, DIALOG, slots=self.SLOTS, min=0.6)
+        assert result.fields["filled"] == {"phone": True, "address": False, "time": True}
+
+    def test_step_mode_evidence_must_be_the_agents_words(self) -> None:
+        """In `step` mode only what the assistant said can show a step."""
+        answer = {"phone": {"evidence": "13812345678"}}
+        result, _ = run("slots", answer, DIALOG, slots={"phone": "电话"}, mode="step")
+        assert result.fields["filled"] == {"phone": False}
 
     def test_a_pattern_for_an_unknown_slot_is_rejected(self) -> None:
         """`patterns` may only name declared slots, and must compile."""
