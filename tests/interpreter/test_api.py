@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import evaldsl
-import evaldsl_test_interpreter_kit as kit
 import pytest
+
+from tests.support import interpreter_kit as kit
 
 TEXT = 'check a = probe(key: "a")\noutcome {\n  ok if a\n  bad otherwise\n}\n' \
        "metric ok_rate = rate(ok)\n"

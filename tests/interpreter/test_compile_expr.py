@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import evaldsl
-import evaldsl_test_interpreter_kit as kit
 import pytest
+
+from tests.support import interpreter_kit as kit
 
 
 def verdict(condition: str, *, lets: str = "", **probes: Any) -> str | None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import evaldsl
-import evaldsl_test_interpreter_kit as kit
 import pytest
 from evaldsl.cli.main import main
 from evaldsl.explain import needs
+
+from tests.support import interpreter_kit as kit
 
 GATED = """
 spec "gated"

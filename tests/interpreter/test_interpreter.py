@@ -7,10 +7,11 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import evaldsl
-import evaldsl_test_interpreter_kit as kit
 import pytest
 from evaldsl.registry import Cost, Primitive
 from evaldsl.values import CheckResult
+
+from tests.support import interpreter_kit as kit
 
 SPEC = """
 case { wanted: text? }

@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import evaldsl
-import evaldsl_test_interpreter_kit as kit
 from evaldsl.logic import PENDING, and_values, not_value, or_values
 from evaldsl.values import ErrorValue
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from tests.support import interpreter_kit as kit
 
 ERR = ErrorValue("e")
 known = st.sampled_from([True, False, ERR])

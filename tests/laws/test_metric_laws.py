@@ -6,9 +6,10 @@ import json
 from typing import Any
 
 import evaldsl
-import evaldsl_test_interpreter_kit as kit
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from tests.support import interpreter_kit as kit
 
 SPEC = """
 check a = probe(key: "a")

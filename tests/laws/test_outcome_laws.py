@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import evaldsl
-import evaldsl_test_interpreter_kit as kit
 from evaldsl.interpreter import Interpreter
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from tests.support import interpreter_kit as kit
 
 SPEC = """
 check a = probe(key: "a")

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import evaldsl
-import evaldsl_test_interpreter_kit as kit
 import pytest
 from evaldsl.review import draw
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from tests.support import interpreter_kit as kit
 
 
 def review_spec(rate: str = "30%", seed: int = 7) -> evaldsl.Spec:

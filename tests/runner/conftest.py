@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import random
@@ -10,10 +9,12 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType, SimpleNamespace
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
+
+from tests.support import openai_server as test_server
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -111,24 +112,13 @@ def spec_file(tmp_path: Path) -> Path:
     return path
 
 
-SERVER_FILE = REPO / "tests" / "support" / "openai_server.py"
 
-
-def _server_module() -> ModuleType:
-    name = "evaldsl_test_openai_server"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, SERVER_FILE)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
 
 
 @pytest.fixture(scope="module")
 def judge_server() -> Iterator[Any]:
     """The project's OpenAI-compatible test server, as a real process on 127.0.0.1."""
-    server = _server_module().start()
+    server = test_server.start()
     try:
         yield server
     finally:
