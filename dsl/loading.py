@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
+
 from evaldsl.caserows import EMPTY_SCHEMA, CaseSchema, RowProblem, to_case
 from evaldsl.cases import Case
 from evaldsl.errors import CaseDataError

@@ -18,6 +18,11 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, NamedTuple
 
+from lark import Lark, Token, Transformer, v_args
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.parsers.lalr_analysis import Shift
+from lark.tree import Meta
+
 from evaldsl import nodes as n
 from evaldsl.diagnostics import Diagnostic, error
 from evaldsl.fastparse import CALL, SPLICE, Fallback, FastToken, RuleShape, Tables, parse_fast
@@ -27,10 +32,6 @@ from evaldsl.syntax_messages import (
     describe_unexpected_eof,
     describe_unexpected_token,
 )
-from lark import Lark, Token, Transformer, v_args
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
-from lark.parsers.lalr_analysis import Shift
-from lark.tree import Meta
 
 MAX_SPEC_BYTES = 1_000_000
 MAX_NESTING = 64

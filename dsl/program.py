@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel, ValidationError
+
 from evaldsl import nodes as n
 from evaldsl.compile_expr import Compiler, Slots, spec_error
 from evaldsl.frame import MISSING, Fn, Frame
@@ -26,7 +28,6 @@ from evaldsl.registry import Cost
 from evaldsl.results import ReportPlan
 from evaldsl.review import ReviewProgram, compile_review
 from evaldsl.values import CheckResult, ErrorValue
-from pydantic import BaseModel, ValidationError
 
 RuntimeGetter = Callable[[], Any]
 

@@ -24,11 +24,12 @@ from importlib import import_module
 from importlib.metadata import entry_points
 from typing import Any, Protocol
 
+from pydantic import BaseModel
+
 from evaldsl.cases import Case
 from evaldsl.scopes import Scope
 from evaldsl.values import CheckResult
 from evaldsl.valuetypes import ValueType
-from pydantic import BaseModel
 
 ENTRY_POINT_GROUP = "evaldsl.primitives"
 

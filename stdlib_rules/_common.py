@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
 from evaldsl.cases import Case, ToolCall
 from evaldsl.scopes import Scope, Unit, evaluate_over
 from evaldsl.tables import NormalizationTable
 from evaldsl.values import CheckResult
-from pydantic import BaseModel, ConfigDict
 
 Table = NormalizationTable
 """The annotation of a parameter that names a spec's `table`."""

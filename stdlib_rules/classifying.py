@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field, field_validator
+
 from evaldsl.model.checks import AnswerError, ChatCheck, ChatTask, ModelParams, Plan, overlay
 from evaldsl.registry import Cost, primitive
 from evaldsl.scopes import ALL_SCOPES, Unit
 from evaldsl.stdlib.judging import REASON
 from evaldsl.values import CheckResult
 from evaldsl.valuetypes import ValueType
-from pydantic import Field, field_validator
 
 
 class ClassifyParams(ModelParams):

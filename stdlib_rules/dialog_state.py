@@ -12,12 +12,13 @@ import unicodedata
 from typing import Any, Literal
 
 import regex
+from pydantic import Field, field_validator, model_validator
+
 from evaldsl.model.checks import AnswerError, ChatCheck, ChatTask, ModelParams, Plan, flags, overlay
 from evaldsl.registry import Cost, primitive
 from evaldsl.scopes import ALL_SCOPES, Unit
 from evaldsl.values import CheckResult
 from evaldsl.valuetypes import ValueType
-from pydantic import Field, field_validator, model_validator
 
 MODES = {
     "slot": "its value was stated in the conversation (by anyone)",

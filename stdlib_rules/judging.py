@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from pydantic import Field, model_validator
+
 from evaldsl.model.checks import (
     AnswerError,
     ChatCheck,
@@ -22,7 +24,6 @@ from evaldsl.registry import Cost, primitive
 from evaldsl.scopes import ALL_SCOPES, Unit
 from evaldsl.values import CheckResult
 from evaldsl.valuetypes import ValueType
-from pydantic import Field, model_validator
 
 REASON = {"type": "string", "description": "one short sentence"}
 

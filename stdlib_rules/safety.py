@@ -16,6 +16,8 @@ from importlib import resources
 from typing import Any, Literal
 
 import regex
+from pydantic import Field, field_validator
+
 from evaldsl.cases import Case
 from evaldsl.registry import Cost, primitive
 from evaldsl.scopes import ALL_SCOPES, Scope, Unit
@@ -23,7 +25,6 @@ from evaldsl.stdlib._common import Params, over, unique
 from evaldsl.stdlib._pins import measured
 from evaldsl.values import CheckResult
 from evaldsl.valuetypes import ValueType
-from pydantic import Field, field_validator
 
 Family = Literal["secrets", "system_prompt", "phone", "id_card", "email", "bank_card"]
 DEFAULT_FAMILIES: list[Family] = ["secrets", "system_prompt", "phone", "id_card"]

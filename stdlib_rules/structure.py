@@ -13,14 +13,15 @@ import warnings
 from typing import Any
 
 import jsonschema
+from jsonschema.validators import validator_for
+from pydantic import Field, field_validator
+
 from evaldsl.cases import Case
 from evaldsl.registry import Cost, primitive
 from evaldsl.scopes import REPLY_SCOPES, Scope, Unit
 from evaldsl.stdlib._common import Params, over
 from evaldsl.values import CheckResult
 from evaldsl.valuetypes import ValueType
-from jsonschema.validators import validator_for
-from pydantic import Field, field_validator
 
 _FENCE = ("```json", "```JSON", "```")
 

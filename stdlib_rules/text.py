@@ -12,6 +12,8 @@ from functools import lru_cache
 from typing import Any
 
 import regex
+from pydantic import Field, field_validator, model_validator
+
 from evaldsl.cases import Case
 from evaldsl.registry import Cost, primitive
 from evaldsl.scopes import TEXT_SCOPES, Scope, Unit
@@ -20,7 +22,6 @@ from evaldsl.stdlib._pins import measured, scored
 from evaldsl.tables import IDENTITY, NormalizationTable
 from evaldsl.values import CheckResult
 from evaldsl.valuetypes import ValueType
-from pydantic import Field, field_validator, model_validator
 
 
 class KeywordParams(Params):

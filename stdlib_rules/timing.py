@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from pydantic import Field, model_validator
+
 from evaldsl.cases import Case
 from evaldsl.registry import Cost, primitive
 from evaldsl.scopes import REPLY_SCOPES, Scope, Unit
@@ -16,7 +18,6 @@ from evaldsl.stdlib._common import Params, over
 from evaldsl.stdlib._pins import measured
 from evaldsl.values import CheckResult
 from evaldsl.valuetypes import ValueType
-from pydantic import Field, model_validator
 
 
 class LatencyParams(Params):

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Literal
 
+from pydantic import Field, model_validator
+
 from evaldsl.argcalls import expected_calls, given_calls, scope_calls
 from evaldsl.argmatch import Options
 from evaldsl.argpairing import match_calls, same_name
@@ -21,7 +23,6 @@ from evaldsl.stdlib._common import Params, Table, over, unit_calls, unit_range
 from evaldsl.stdlib._pins import measured, overlay
 from evaldsl.values import CheckResult
 from evaldsl.valuetypes import ValueType
-from pydantic import Field, model_validator
 
 CALL_SCOPES = REPLY_SCOPES | {"dialog"}
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from evaldsl.cli.main import main
 
 GOOD = 'check polite = judge(criteria: "polite")\n\nmetric polite_rate = rate(polite)\n'

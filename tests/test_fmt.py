@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+
 from evaldsl.errors import SpecError
 from evaldsl.fmt import format_module, format_source, quote
 from evaldsl.parser import parse
-from hypothesis import HealthCheck, given, settings
-
 from tests.strategies import laid_out_specs, mutations, specs
 
 PROPERTY = settings(max_examples=150, deadline=None,

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from evaldsl import nodes as n
-from evaldsl.parser import MAX_NESTING, parse, parse_expression
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from evaldsl import nodes as n
+from evaldsl.parser import MAX_NESTING, parse, parse_expression
 from tests.strategies import mutations, specs
 
 PROPERTY = settings(max_examples=150, deadline=None,

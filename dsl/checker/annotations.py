@@ -12,11 +12,12 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+
 from evaldsl.registry import Primitive
 from evaldsl.tables import NormalizationTable
 from evaldsl.valuetypes import ValueType as T
-from pydantic import BaseModel
-from pydantic.fields import FieldInfo
 
 _SIMPLE: dict[Any, T] = {
     str: T.TEXT, bool: T.BOOL, int: T.NUMBER, float: T.NUMBER, NormalizationTable: T.TABLE,

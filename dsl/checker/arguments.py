@@ -11,13 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel, ValidationError
+
 from evaldsl import nodes as n
 from evaldsl.checker.annotations import param_fields
 from evaldsl.checker.consts import NOT_CONSTANT, fold
 from evaldsl.checker.context import SCOPE_ARG, Context, names_in
 from evaldsl.registry import Primitive
 from evaldsl.symbols import CASE
-from pydantic import BaseModel, ValidationError
 
 
 @dataclass

@@ -14,6 +14,9 @@ from functools import lru_cache
 from typing import Any
 
 import regex
+from jsonschema import Draft202012Validator, SchemaError, validators
+from pydantic import BaseModel
+
 from evaldsl import nodes as n
 from evaldsl.checker.annotations import param_fields_of
 from evaldsl.checker.arguments import arguments
@@ -21,8 +24,6 @@ from evaldsl.checker.context import Context, sub_exprs, unwrap
 from evaldsl.diagnostics import Diagnostic, error
 from evaldsl.registry import Primitive
 from evaldsl.source import Span
-from jsonschema import Draft202012Validator, SchemaError, validators
-from pydantic import BaseModel
 
 REGEX_PARAMS = frozenset({"pattern", "patterns"})
 SCHEMA_PARAMS = frozenset({"schema"})

@@ -12,8 +12,9 @@ import inspect
 import sys
 from typing import Any
 
-from evaldsl.registry import Primitive, default_registry
 from pydantic.fields import FieldInfo
+
+from evaldsl.registry import Primitive, default_registry
 
 
 def add_parser(subparsers: Any) -> None:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+
 from evaldsl.model.cache import AnswerCache, cache_key
 from evaldsl.model.errors import MalformedAnswer
 from evaldsl.model.limits import Limiter, RetryPolicy, with_retries

@@ -20,9 +20,10 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from evaldsl.scopes import Unit
 from evaldsl.values import CheckResult
-from pydantic import BaseModel, ConfigDict, Field
 
 
 class FewShot(BaseModel):

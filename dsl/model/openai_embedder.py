@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import openai
+
 from evaldsl.errors import ConfigError
 from evaldsl.model.errors import MalformedAnswer
 from evaldsl.model.loops import PerLoop

@@ -23,6 +23,7 @@ from dataclasses import replace
 from typing import Any
 
 import openai
+
 from evaldsl.errors import ConfigError
 from evaldsl.model.errors import (
     MalformedAnswer,

@@ -16,11 +16,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from pydantic import BaseModel
+
 from evaldsl.cases import Case
 from evaldsl.registry import Primitive
 from evaldsl.scopes import Scope
 from evaldsl.values import CheckResult
-from pydantic import BaseModel
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import evaldsl
 import pytest
+
+import evaldsl
 from evaldsl.model.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]

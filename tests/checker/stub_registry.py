@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from evaldsl.registry import Cost, Primitive, Registry
 from evaldsl.scopes import ALL_SCOPES, REPLY_SCOPES
 from evaldsl.tables import NormalizationTable
 from evaldsl.valuetypes import ValueType
-from pydantic import BaseModel, ConfigDict, Field
 
 Share = float
 

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from evaldsl.checker import check_source
 from evaldsl.codes import CODES
 from evaldsl.fmt import format_source

@@ -6,7 +6,6 @@ import re
 
 from evaldsl.checker.context import listing
 from evaldsl.tables import FLAG_OPTIONS, VALUE_OPTIONS
-
 from tests.checker.helpers import codes, messages, of, rendered
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from evaldsl.cli.main import main
 from evaldsl.registry import default_registry
 

@@ -8,8 +8,9 @@ from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
-import evaldsl
 import pytest
+
+import evaldsl
 
 HERE = Path(__file__).resolve().parent
 SPECS = HERE.parents[1] / "specs"

@@ -12,6 +12,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+
 from evaldsl import Spec
 
 DOCUMENTED_DISAGREEMENTS: list[str] = []

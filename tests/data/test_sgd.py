@@ -9,6 +9,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+
 from evaldsl import Spec
 
 PARTIAL_NAME = "theater_name"

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import random
 
-from evaldsl.aggregate import AggregateSpec, ExactSum, MetricPlan, MetricState, percentile
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from evaldsl.aggregate import AggregateSpec, ExactSum, MetricPlan, MetricState, percentile
 
 
 class TestExactSum:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import evaldsl
 import pytest
 
+import evaldsl
 from tests.support import interpreter_kit as kit
 
 TEXT = 'check a = probe(key: "a")\noutcome {\n  ok if a\n  bad otherwise\n}\n' \

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import evaldsl
 import pytest
 
+import evaldsl
 from tests.support import interpreter_kit as kit
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import evaldsl
 import pytest
+
+import evaldsl
 from evaldsl.cli.main import main
 from evaldsl.explain import needs
-
 from tests.support import interpreter_kit as kit
 
 GATED = """

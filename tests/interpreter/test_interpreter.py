@@ -6,11 +6,11 @@ import asyncio
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-import evaldsl
 import pytest
+
+import evaldsl
 from evaldsl.registry import Cost, Primitive
 from evaldsl.values import CheckResult
-
 from tests.support import interpreter_kit as kit
 
 SPEC = """

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import evaldsl
-from evaldsl.logic import PENDING, and_values, not_value, or_values
-from evaldsl.values import ErrorValue
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import evaldsl
+from evaldsl.logic import PENDING, and_values, not_value, or_values
+from evaldsl.values import ErrorValue
 from tests.support import interpreter_kit as kit
 
 ERR = ErrorValue("e")

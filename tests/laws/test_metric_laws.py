@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import evaldsl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import evaldsl
 from tests.support import interpreter_kit as kit
 
 SPEC = """

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import evaldsl
-from evaldsl.interpreter import Interpreter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import evaldsl
+from evaldsl.interpreter import Interpreter
 from tests.support import interpreter_kit as kit
 
 SPEC = """

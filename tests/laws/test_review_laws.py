@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import evaldsl
 import pytest
-from evaldsl.review import draw
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import evaldsl
+from evaldsl.review import draw
 from tests.support import interpreter_kit as kit
 
 

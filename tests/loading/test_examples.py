@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import evaldsl
 import pytest
+
+import evaldsl
 from evaldsl.caserows import CaseSchema
 from evaldsl.loading import BadRow, read_cases
 

@@ -8,14 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from evaldsl.caserows import CaseSchema
 from evaldsl.cases import Case
 from evaldsl.errors import CaseDataError
 from evaldsl.loading import BadRow, load_cases, read_cases
 from evaldsl.nodes import CaseBlock
 from evaldsl.parser import parse
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 SCHEMA_TEXT = "case {\n  intent: text\n  solvable: bool\n  budget: number?\n  tags: list?\n}"
 

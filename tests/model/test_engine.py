@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from evaldsl.values import ErrorValue
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from evaldsl.values import ErrorValue
 
 THREE = [
     ("polite", "judge", {"criteria": "服务态度是否专业、礼貌", "scale": 10, "min": 7}),

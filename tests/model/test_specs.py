@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-import evaldsl
 import pytest
+
+import evaldsl
 from evaldsl.model import Settings
 
 REPO = Path(__file__).resolve().parents[2]

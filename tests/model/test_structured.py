@@ -6,9 +6,10 @@ from typing import Any
 
 import jsonschema
 import pytest
-from evaldsl.model.structured import Unparsed, fits, parse_object, problem, read_answer
 from hypothesis import given
 from hypothesis import strategies as st
+
+from evaldsl.model.structured import Unparsed, fits, parse_object, problem, read_answer
 
 SCHEMA = {"type": "object", "properties": {
     "polite": {"type": "object", "properties": {

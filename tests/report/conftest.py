@@ -9,6 +9,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+
 from evaldsl.cases import Case
 from evaldsl.loading import BadRow
 from evaldsl.report.json_report import ReportBuilder, metric_entry

@@ -7,6 +7,7 @@ from html.parser import HTMLParser
 from typing import Any
 
 import pytest
+
 from evaldsl.report.html import esc, histogram_svg, outcome_chart, render_html, write_html
 
 

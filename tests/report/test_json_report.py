@@ -7,11 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from evaldsl.report.json_report import ReportBuilder, metric_entry
 from evaldsl.report.layout import SpecLayout, layout_of
 from evaldsl.source import Source
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs" / "report.schema.json")
                     .read_text("utf-8"))

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from evaldsl.errors import CaseDataError
 from evaldsl.report.results import Header, ResultsWriter, read_records, recover
 

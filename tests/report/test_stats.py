@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from evaldsl.report.stats import bin_of, histogram, wilson
 from hypothesis import given
 from hypothesis import strategies as st
+
+from evaldsl.report.stats import bin_of, histogram, wilson
 
 
 @given(st.integers(1, 10_000), st.data())

@@ -7,9 +7,10 @@ import math
 from pathlib import Path
 from typing import Any
 
-from evaldsl.calibrate import Judged, calibrate, cohen_kappa, label_agreement, score_agreement
 from hypothesis import given
 from hypothesis import strategies as st
+
+from evaldsl.calibrate import Judged, calibrate, cohen_kappa, label_agreement, score_agreement
 
 
 class TestStatistics:

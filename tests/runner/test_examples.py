@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from evaldsl.api import load
 from evaldsl.examples import example_case, generic_pin, run_examples
 

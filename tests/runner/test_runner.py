@@ -7,6 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from evaldsl.api import load
 from evaldsl.caserows import CaseSchema
 from evaldsl.errors import CaseDataError
@@ -14,8 +17,6 @@ from evaldsl.loading import read_cases
 from evaldsl.report.layout import layout_of
 from evaldsl.runner import RunOptions, run
 from evaldsl.values import CheckResult, ErrorValue
-from hypothesis import given
-from hypothesis import strategies as st
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+
 from evaldsl.cases import Case
 from evaldsl.registry import default_registry
 from evaldsl.scopes import Scope

@@ -6,13 +6,14 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from evaldsl.argmatch import Call, Options, canonical_text
 from evaldsl.argpairing import match_calls
 from evaldsl.cases import Case
 from evaldsl.tables import FLAG_OPTIONS, NormalizationTable
 from evaldsl.values import CheckResult
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 Run = Callable[..., CheckResult]
 Dialog = Callable[..., Case]

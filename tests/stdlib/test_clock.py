@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from evaldsl.clock import normalize_clock, to_clock
-from evaldsl.tables import NormalizationTable
 from hypothesis import given
 from hypothesis import strategies as st
+
+from evaldsl.clock import normalize_clock, to_clock
+from evaldsl.tables import NormalizationTable
 
 
 @pytest.mark.parametrize(("text", "expected"), [

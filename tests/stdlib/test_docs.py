@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from evaldsl.parser import parse
 from evaldsl.registry import default_registry
 

@@ -12,13 +12,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
+
 from evaldsl.cases import Case
 from evaldsl.model import JudgeAnswer, JudgeRequest, ModelRequest, default_runtime
 from evaldsl.model.settings import Settings
 from evaldsl.registry import Cost, default_registry
 from evaldsl.scopes import ALL_SCOPES, Scope
 from evaldsl.values import CheckResult
-from pydantic import ValidationError
 
 Answer = Callable[[JudgeRequest], Any]
 

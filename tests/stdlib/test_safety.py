@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from pydantic import ValidationError
+
 from evaldsl.cases import Case
 from evaldsl.stdlib.safety import id_card_ok, luhn_ok, mask
 from evaldsl.values import CheckResult
-from pydantic import ValidationError
 
 Run = Callable[..., CheckResult]
 Dialog = Callable[..., Case]

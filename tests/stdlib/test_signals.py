@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+
 from evaldsl.cases import Case
 from evaldsl.values import CheckResult
 

@@ -6,9 +6,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
+
 from evaldsl.cases import Case
 from evaldsl.values import CheckResult
-from pydantic import ValidationError
 
 Run = Callable[..., CheckResult]
 Dialog = Callable[..., Case]

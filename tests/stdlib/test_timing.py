@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from pydantic import ValidationError
+
 from evaldsl.cases import Case
 from evaldsl.values import CheckResult
-from pydantic import ValidationError
 
 Run = Callable[..., CheckResult]
 Dialog = Callable[..., Case]

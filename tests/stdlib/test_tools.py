@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+
 from evaldsl.cases import Case
 from evaldsl.stdlib.tools import judge_trajectory
 from evaldsl.values import CheckResult

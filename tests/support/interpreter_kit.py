@@ -16,12 +16,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
 from evaldsl.cases import Case
 from evaldsl.model.runtime import ModelRequest, ModelStats
 from evaldsl.registry import Cost, Primitive, Registry
 from evaldsl.scopes import Scope
 from evaldsl.values import CheckResult
-from pydantic import BaseModel, ConfigDict
 
 
 class ProbeParams(BaseModel):
