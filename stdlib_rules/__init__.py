@@ -8,6 +8,7 @@ from evaldsl.stdlib import (
     classifying,
     dialog_state,
     judging,
+    moderation,
     safety,
     signals,
     similarity,
@@ -17,5 +18,5 @@ from evaldsl.stdlib import (
     tools,
 )
 
-__all__ = ["classifying", "dialog_state", "judging", "safety", "signals", "similarity",
-           "structure", "text", "timing", "tools"]
+__all__ = ["classifying", "dialog_state", "judging", "moderation", "safety", "signals",
+           "similarity", "structure", "text", "timing", "tools"]

@@ -78,7 +78,7 @@ DIALOG = case("我想预约修空调，电话13812345678", "好的，请问地�
 
 class TestRegistry:
     @pytest.mark.parametrize("name", ["judge", "classify", "slots", "steps", "similarity",
-                                      "refusal"])
+                                      "refusal", "moderation"])
     def test_every_model_primitive_is_registered_for_every_scope(self, name: str) -> None:
         """Model cost, every scope including the dialog, a docstring with an example."""
         entry = default_registry().get(name)
@@ -270,3 +270,30 @@ class TestBarePins:
         assert result.passed is passed
         assert isinstance(result.score, float)
         assert (result.score > 0) is passed
+
+
+class TestModeration:
+    CATEGORIES = {"hate": "歧视或侮辱", "violence": "暴力威胁"}
+
+    def test_nothing_flagged_passes(self) -> None:
+        result, judge = run("moderation", {"flagged": []}, DIALOG, categories=self.CATEGORIES)
+        assert (result.passed, result.value, result.fields["flagged"]) == (True, 0, [])
+        assert len(judge.requests) == 1
+
+    def test_flagged_categories_fail_and_are_listed(self) -> None:
+        result, _ = run("moderation", {"flagged": ["violence", "hate"]}, DIALOG,
+                        categories=self.CATEGORIES)
+        assert (result.passed, result.value) == (False, 2)
+        assert result.fields["flagged"] == ["hate", "violence"]
+
+    def test_an_unknown_category_in_the_answer_is_an_error(self) -> None:
+        """The schema names the categories; anything else is malformed output, never a pass."""
+        result, _ = run("moderation", {"flagged": ["spam"]}, DIALOG, categories=self.CATEGORIES)
+        assert result.is_error
+
+    def test_default_categories_when_none_given(self) -> None:
+        result, judge = run("moderation", {"flagged": []}, DIALOG)
+        schema = judge.requests[0].schema
+        assert schema is not None
+        assert "self_harm" in str(schema)
+        assert result.passed is True

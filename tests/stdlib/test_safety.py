@@ -80,14 +80,12 @@ class TestSafety:
         with pytest.raises(ValidationError, match="invalid regular expression for `坏`"):
             SafetyParams(patterns={"坏": "(x"})
 
-    def test_moderation_without_a_model_is_an_error(self, run: Run, dialog: Dialog) -> None:
-        """Asked for moderation that nobody provides: error, never a silent pass."""
-        case = dialog(("user", "x"), ("assistant", "您好"))
-        assert run("safety", case, moderation=True).is_error
+    def test_moderation_is_a_parameter_no_more(self) -> None:
+        """Model screening is the `moderation` primitive, with its own cost class."""
+        from evaldsl.stdlib.safety import SafetyParams
 
-    def test_moderation_not_needed_when_patterns_fail(self, run: Run, dialog: Dialog) -> None:
-        case = dialog(("user", "x"), ("assistant", f"身份证 {VALID_ID}"))
-        assert run("safety", case, moderation=True).passed is False
+        with pytest.raises(ValidationError, match="moderation"):
+            SafetyParams(moderation=True)  # type: ignore[call-arg]
 
 
 class TestChecksums:
