@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import evaldsl
+import evaldsl.model.openai_judge  # noqa: F401  (imports `openai`, ~0.4 s, before any timer)
 from evaldsl.model import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
