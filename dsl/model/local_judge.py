@@ -66,9 +66,16 @@ class LocalJudgeServer:
 
     @property
     def base_url(self) -> str:
-        """`http://127.0.0.1:PORT/v1` of the running server."""
-        if not self.running:
+        """`http://127.0.0.1:PORT/v1` of the running server.
+
+        Raises:
+            RuntimeError: the server was never started (or was stopped).
+            ConfigError: the server died on its own; the message ends with its log.
+        """
+        if self._process is None or self._workdir is None:
             raise RuntimeError("the local judge server is not running; call start() first")
+        if self._process.poll() is not None:
+            raise ConfigError(_exited(self._process, Path(self._workdir.name)))
         return self._url
 
     @property
@@ -142,8 +149,7 @@ class LocalJudgeServer:
         while time.monotonic() < deadline:
             assert self._process is not None
             if self._process.poll() is not None:
-                raise ConfigError(f"the local judge server exited with code "
-                                  f"{self._process.returncode}: {_tail(work / 'server.log')}")
+                raise ConfigError(_exited(self._process, work))
             if port_file.is_file() and _healthy(port_file.read_text(encoding="utf-8")):
                 return f"http://127.0.0.1:{port_file.read_text(encoding='utf-8')}/v1"
             time.sleep(_POLL_S)
@@ -178,6 +184,11 @@ def _terminate(process: subprocess.Popen[bytes]) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=5)
+
+
+def _exited(process: subprocess.Popen[bytes], work: Path) -> str:
+    return (f"the local judge server exited with code {process.returncode}: "
+            f"{_tail(work / 'server.log')}")
 
 
 def _tail(log: Path, limit: int = 800) -> str:

@@ -23,6 +23,7 @@ import evaldsl
 import jsonschema
 import openai
 import pytest
+from evaldsl.errors import ConfigError
 from evaldsl.model.local_judge import LocalJudgeServer
 from evaldsl.model.settings import Settings
 
@@ -146,6 +147,19 @@ class TestLifecycle:
         assert server.base_url.startswith("http://127.0.0.1:")
         assert server.base_url.endswith("/v1")
 
+    def test_a_server_that_died_says_so(self) -> None:
+        """A crash is a configuration problem worth reading, not a silent connection error."""
+        with LocalJudgeServer() as server:
+            assert server.pid is not None
+            os.kill(server.pid, signal.SIGKILL)
+            deadline = time.monotonic() + 10
+            while server.running and time.monotonic() < deadline:
+                time.sleep(0.05)
+            with pytest.raises(ConfigError, match="the local judge server exited with code -9"):
+                _ = server.base_url
+            assert server.start().running  # start() replaces a dead server
+        assert not server.running
+
     def test_base_url_before_start_is_an_error(self) -> None:
         with pytest.raises(RuntimeError, match="not running"):
             _ = LocalJudgeServer().base_url
@@ -176,6 +190,7 @@ class TestLifecycle:
 
 _OWNER = """
 import time
+from evaldsl.errors import ConfigError
 from evaldsl.model.local_judge import LocalJudgeServer
 from evaldsl.model.settings import Settings
 server = LocalJudgeServer().start()
