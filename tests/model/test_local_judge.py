@@ -19,10 +19,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import evaldsl
 import jsonschema
 import openai
 import pytest
+
+import evaldsl
 from evaldsl.errors import ConfigError
 from evaldsl.model.local_judge import LocalJudgeServer
 from evaldsl.model.settings import Settings
