@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import importlib
+import importlib.util
 import json
 import ssl
 import threading
@@ -215,9 +216,15 @@ def answer_of(body: str) -> JudgeAnswer:
                        int(usage.get("completion_tokens") or 0))
 
 
+def _never_connected(exc: Exception) -> bool:
+    """Whether a timeout is really a failed connect (the aiohttp transport reports a refused
+    connection as a connect timeout)."""
+    return type(exc.__cause__).__name__ in ("ConnectTimeout", "ConnectError")
+
+
 def translate(exc: Exception, what: str, timeout: float) -> ModelError:
     """An `openai` exception as a model error whose message names no URL or key."""
-    if isinstance(exc, openai.APITimeoutError):
+    if isinstance(exc, openai.APITimeoutError) and not _never_connected(exc):
         return TransientError(f"the {what} did not answer within {timeout:g} s")
     if isinstance(exc, openai.APIConnectionError):
         return TransientError(f"cannot connect to the {what} server")
@@ -262,7 +269,14 @@ def ssl_context() -> ssl.SSLContext:
 
 
 def async_http_client() -> Any:
-    """The `openai` client's default HTTP client, sharing `ssl_context()`."""
+    """The `openai` client's HTTP client: its aiohttp transport when installed.
+
+    The openai package recommends aiohttp for concurrency; here it halves the client
+    CPU per request, which is what bounds a run at high concurrency. Without the
+    `openai[aiohttp]` extra the default httpx client is used. Both share `ssl_context()`.
+    """
+    if importlib.util.find_spec("aiohttp") is not None:
+        return openai.DefaultAioHttpClient(verify=ssl_context())
     return openai.DefaultAsyncHttpxClient(verify=ssl_context())
 
 
