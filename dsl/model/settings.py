@@ -97,10 +97,13 @@ class Settings:
         """
         env = os.environ if env is None else env
         table = _read_toml(config)
-        flat = {**_from_toml(table), **_from_env(env),
-                **{k: v for k, v in overrides.items() if v is not None}}
+        given = {_OVERRIDE_ALIASES.get(k, k): v for k, v in overrides.items() if v is not None}
+        flat = {**_from_toml(table), **_from_env(env), **given}
         return _build(_resolve_keys(flat, env))
 
+
+_OVERRIDE_ALIASES = {"judge": "judge_provider", "embedder": "embed_provider"}
+"""Override names that choose the provider, as `EVALDSL_JUDGE` and `EVALDSL_EMBEDDER` do."""
 
 LOCAL_JUDGE_DEFAULTS: dict[str, Any] = {"model": "judge", "concurrency": 1, "timeout": 600.0}
 """The local judge answers one request at a time on the CPU: queueing more only makes

@@ -51,6 +51,11 @@ class TestSources:
         assert Settings.load(write(tmp_path, 'judge = "local"\n'), env={}).judge.provider == "local"
         assert Settings.load(env={"EVALDSL_JUDGE": "local"}).judge.provider == "local"
 
+    def test_judge_local_as_an_override(self) -> None:
+        """`Settings.load(judge="local")` chooses the provider, like `EVALDSL_JUDGE=local`."""
+        settings = Settings.load(env={}, judge="local")
+        assert (settings.judge.provider, settings.judge.concurrency) == ("local", 1)
+
     def test_key_comes_from_the_named_variable(self, tmp_path: Path) -> None:
         """`api_key_env` names the variable; the key itself never sits in the file."""
         path = write(tmp_path, '[judge]\napi_key_env = "MY_KEY"\n')
