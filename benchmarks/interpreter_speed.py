@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.util
 import os
 import random
 import sys
@@ -169,12 +168,12 @@ def _run_on_test_server(cases: list[Case]) -> tuple[int, list[evaldsl.CaseResult
 
 
 def _server_module() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "openai_test_server", ROOT / "tests" / "support" / "openai_server.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """The project's OpenAI-compatible test server module (tests/support/openai_server.py)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from tests.support import openai_server
+
+    return openai_server
 
 
 def main(argv: list[str] | None = None) -> int:
