@@ -12,7 +12,17 @@ from __future__ import annotations
 from typing import Any
 
 from evaldsl.frame import MISSING, Fn, Frame
-from evaldsl.logic import PENDING, SPECIAL, arith, compare, contains, first_unknown, not_value
+from evaldsl.logic import (
+    PENDING,
+    SPECIAL,
+    and_values,
+    arith,
+    compare,
+    contains,
+    first_unknown,
+    not_value,
+    or_values,
+)
 from evaldsl.values import CheckResult, ErrorValue
 
 
@@ -112,14 +122,7 @@ def and_chain(fns: tuple[Fn, ...]) -> Fn:
         return and2
 
     def and_n(fr: Frame) -> Any:
-        unknown: Any = None
-        for f in fns:
-            v = f(fr)
-            if v is False:
-                return False
-            if v is not True and (unknown is None or v is PENDING):
-                unknown = v
-        return True if unknown is None else unknown
+        return and_values(f(fr) for f in fns)
     return and_n
 
 
@@ -140,14 +143,7 @@ def or_chain(fns: tuple[Fn, ...]) -> Fn:
         return or2
 
     def or_n(fr: Frame) -> Any:
-        unknown: Any = None
-        for f in fns:
-            v = f(fr)
-            if v is True:
-                return True
-            if v is not False and (unknown is None or v is PENDING):
-                unknown = v
-        return False if unknown is None else unknown
+        return or_values(f(fr) for f in fns)
     return or_n
 
 

@@ -211,24 +211,23 @@ def _comparison(e: n.Binary, ctx: Context, negate: bool) -> Conjunction | None:
 
 def number_key(e: n.Expr, ctx: Context) -> Any:
     """What a number is about: a bare check name means its `.score`."""
-    e = unwrap(e)
-    if isinstance(e, n.Name) and e.name in ctx.symbols.checks:
-        return ("num", e.name, "score")
-    if isinstance(e, n.Attribute) and isinstance(e.obj, n.Name) and e.name == "score" and (
-            e.obj.name in ctx.symbols.checks):
-        return ("num", e.obj.name, "score")
-    return ("num", e)
+    return _field_key(e, ctx, "num", "score")
 
 
 def truth_key(e: n.Expr, ctx: Context) -> Any:
     """What a condition is about: a bare check name means its `.passed`."""
+    return _field_key(e, ctx, "bool", "passed")
+
+
+def _field_key(e: n.Expr, ctx: Context, kind: str, field: str) -> Any:
+    """`(kind, check, field)` for a check read bare or as `.field`, else `(kind, expr)`."""
     e = unwrap(e)
     if isinstance(e, n.Name) and e.name in ctx.symbols.checks:
-        return ("bool", e.name, "passed")
-    if isinstance(e, n.Attribute) and isinstance(e.obj, n.Name) and e.name == "passed" and (
+        return (kind, e.name, field)
+    if isinstance(e, n.Attribute) and isinstance(e.obj, n.Name) and e.name == field and (
             e.obj.name in ctx.symbols.checks):
-        return ("bool", e.obj.name, "passed")
-    return ("bool", e)
+        return (kind, e.obj.name, field)
+    return (kind, e)
 
 
 def never_holds(expr: n.Expr, ctx: Context) -> bool:

@@ -7,12 +7,13 @@ reports its checks directly, so there every check counts as used.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 from evaldsl import nodes as n
 from evaldsl.checker.conditions import never_holds
 from evaldsl.checker.context import SCOPE_ARG, Context, names_in
 from evaldsl.diagnostics import Diagnostic, warning
+from evaldsl.source import Span
 
 
 def _reachable(ctx: Context) -> set[str]:
@@ -54,29 +55,29 @@ def reachable(ctx: Context) -> set[str]:
 
 def unused_checks(ctx: Context) -> Iterator[Diagnostic]:
     """W101: a check no outcome, metric, review rule or expectation reads."""
-    used = reachable(ctx)
-    for name, check in ctx.symbols.checks.items():
-        if name not in used:
-            yield warning("W101", f"the check `{name}` is never used", check.name_span,
-                          "use it in an outcome or a metric, or remove it to save its cost")
+    for name, span in _unused(ctx, ctx.symbols.checks):
+        yield warning("W101", f"the check `{name}` is never used", span,
+                      "use it in an outcome or a metric, or remove it to save its cost")
 
 
 def unused_lets(ctx: Context) -> Iterator[Diagnostic]:
     """W102: a let nothing reported reads."""
-    used = reachable(ctx)
-    for name, let in ctx.symbols.lets.items():
-        if name not in used:
-            yield warning("W102", f"the let `{name}` is never used", let.name_span,
-                          "use it, or remove it")
+    for name, span in _unused(ctx, ctx.symbols.lets):
+        yield warning("W102", f"the let `{name}` is never used", span, "use it, or remove it")
 
 
 def unused_tables(ctx: Context) -> Iterator[Diagnostic]:
     """W103: a normalization table no check reads."""
+    for name, span in _unused(ctx, ctx.symbols.tables):
+        yield warning("W103", f"the table `{name}` is never used", span,
+                      "pass it to a check, e.g. `table: " + name + "`, or remove it")
+
+
+def _unused(ctx: Context, defined: Mapping[str, n.Check | n.Let | n.Table]
+            ) -> Iterator[tuple[str, Span]]:
+    """(name, span) of each definition nothing reported reaches."""
     used = reachable(ctx)
-    for name, table in ctx.symbols.tables.items():
-        if name not in used:
-            yield warning("W103", f"the table `{name}` is never used", table.name_span,
-                          "pass it to a check, e.g. `table: " + name + "`, or remove it")
+    return ((name, node.name_span) for name, node in defined.items() if name not in used)
 
 
 def impossible_wheres(ctx: Context) -> Iterator[Diagnostic]:
