@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-FORMAT = 1
+FORMAT = 2
 """Bumped whenever prompts or stored values change shape: old entries then miss."""
 FILE_NAME = "answers.sqlite3"
 

@@ -3,10 +3,17 @@
 The text under judgment is written once, between `<dialog>` tags, with
 numbered `role: text` lines (so `steps` can name the message a step
 happened in). Then one question per check, each under the key its answer
-must use, with the check's worked examples; then the answer's JSON Schema:
+must use, with the check's worked examples; then the shape of the answer:
 an object with one property per check. A request for one check is the same
 prompt with one question, which is what makes fused and separate verdicts
 agree. Nothing here depends on the server, so cache keys do not either.
+
+The JSON Schema itself goes to the server as the response format (where
+the server takes one, it constrains the answer); the prompt shows the same
+shape in a compact notation (`{"score": integer 0 to 10}`). Models follow a
+shape more reliably than a schema written out as JSON, and the schema text
+cost 100 to 200 prompt tokens per question, which a small local judge on a
+CPU pays for in seconds.
 """
 
 from __future__ import annotations
@@ -46,6 +53,39 @@ def answer_schema(tasks: Sequence[tuple[str, ChatTask]]) -> dict[str, Any]:
             "additionalProperties": False}
 
 
+def shape(schema: dict[str, Any]) -> str:
+    """`schema` in the compact notation the prompt shows; JSON for what it cannot say.
+
+    >>> shape({"type": "object", "properties": {"score": {"type": "integer", "minimum": 0,
+    ...        "maximum": 10}, "kind": {"enum": ["a", "b"]}}})
+    '{"score": integer 0 to 10, "kind": "a" | "b"}'
+    """
+    if "enum" in schema:
+        return " | ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
+    kind = schema.get("type")
+    if kind == "object" and "properties" in schema:
+        fields = ", ".join(f"{json.dumps(k, ensure_ascii=False)}: {shape(v)}"
+                           for k, v in schema["properties"].items())
+        return f"{{{fields}}}"
+    if kind == "array" and isinstance(schema.get("items"), dict):
+        distinct = ", no repeats" if schema.get("uniqueItems") else ""
+        return f"[{shape(schema['items'])}, ...{distinct}]"
+    if kind in ("integer", "number"):
+        return f"{kind}{_bounds(schema.get('minimum'), schema.get('maximum'))}"
+    if kind in ("string", "boolean"):
+        note = schema.get("description")
+        return f"{kind} ({note})" if isinstance(note, str) else str(kind)
+    return json.dumps(schema, ensure_ascii=False, sort_keys=True)
+
+
+def _bounds(low: object, high: object) -> str:
+    if low is not None and high is not None:
+        return f" {low} to {high}"
+    if low is not None:
+        return f" >= {low}"
+    return f" <= {high}" if high is not None else ""
+
+
 def question(key: str, task: ChatTask) -> str:
     """One check's question with its worked examples."""
     lines = [f'- "{key}": {task.instruction}']
@@ -62,8 +102,7 @@ def build_request(unit: Unit, tasks: Sequence[tuple[str, ChatTask]], temperature
     questions = "\n".join(question(key, task) for key, task in tasks)
     user = (f"<dialog>\n{render_unit(unit)}\n</dialog>\n\n"
             f"Answer each question under its key:\n{questions}\n\n"
-            f"Reply with JSON only, matching this JSON Schema:\n"
-            f"{json.dumps(schema, ensure_ascii=False, sort_keys=True)}")
+            f"Reply with JSON only, in this shape:\n{shape(schema)}")
     return JudgeRequest(
         messages=({"role": "system", "content": SYSTEM}, {"role": "user", "content": user}),
         schema=schema, schema_name="verdicts", temperature=temperature,
