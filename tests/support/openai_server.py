@@ -18,7 +18,7 @@ Run as a real process on 127.0.0.1 (`python openai_server.py --port 0` prints
   `{"reject_json_schema": true}` (answer the standard form with HTTP 500, as
   llama.cpp's Python server does), `{"reset": true}`.
 - `GET /stats`: request counts, peak requests in flight, start times, formats seen,
-  whether an Authorization header came.
+  whether an Authorization header came, connections accepted.
 """
 
 from __future__ import annotations
@@ -81,6 +81,7 @@ class State:
         self.formats: list[str] = []
         self.authorized = 0
         self.models: list[str] = []
+        self.connections = 0
 
     def control(self, body: dict[str, Any]) -> None:
         if body.get("reset"):
@@ -102,7 +103,8 @@ class State:
 
     def stats(self) -> dict[str, Any]:
         return {**self.counts, "peak_in_flight": self.peak, "starts": self.starts,
-                "formats": self.formats, "authorized": self.authorized, "models": self.models}
+                "formats": self.formats, "authorized": self.authorized, "models": self.models,
+                "connections": self.connections}
 
 
 def chat_answer(state: State, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -158,6 +160,9 @@ def embeddings_answer(body: dict[str, Any]) -> dict[str, Any]:
             "usage": {"prompt_tokens": 0, "total_tokens": 0}}
 
 
+ROUTES = {"/v1/chat/completions": "chat", "/v1/embeddings": "embeddings"}
+
+
 async def serve_request(state: State, method: str, path: str,
                         headers: dict[str, str], body: bytes) -> tuple[int, Any, dict[str, str]]:
     """The status, JSON payload (or raw text) and extra headers for one request."""
@@ -167,24 +172,17 @@ async def serve_request(state: State, method: str, path: str,
     if path == "/control":
         state.control(data)
         return 200, {"ok": True}, {}
-    route = {"/v1/chat/completions": "chat", "/v1/embeddings": "embeddings"}.get(path)
+    route = ROUTES.get(path)
     if route is None:
         return 404, {"error": {"message": f"no route {path}"}}, {}
     state.counts[route] += 1
     state.starts.append(time.monotonic())
     state.authorized += "authorization" in headers
-    state.in_flight += 1
-    state.peak = max(state.peak, state.in_flight)
-    try:
-        return await _answer(state, route, data)
-    finally:
-        state.in_flight -= 1
+    return await _answer(state, route, data)
 
 
 async def _answer(state: State, route: str, data: dict[str, Any]
                   ) -> tuple[int, Any, dict[str, str]]:
-    if state.latency:
-        await asyncio.sleep(state.latency)
     fault = state.take_fault(route)
     kind = fault.get("kind") if fault else None
     if kind == "429":
@@ -202,30 +200,58 @@ async def _answer(state: State, route: str, data: dict[str, Any]
     return status, payload, {}
 
 
+async def respond(state: State, method: str, path: str, headers: dict[str, str],
+                  body: bytes) -> bytes:
+    """The whole HTTP response, sent `latency_ms` after the request arrived.
+
+    The answer is made and encoded on arrival and the wait is what is left of the
+    latency, so a burst of responses does not queue behind its own encoding: a
+    request is answered after the latency asked for, like a model server whose
+    latency that is, not after the latency plus this process's own work.
+    """
+    arrived = time.monotonic()
+    model = path in ROUTES
+    if model:
+        state.in_flight += 1
+        state.peak = max(state.peak, state.in_flight)
+    try:
+        try:
+            status, payload, extra = await serve_request(state, method, path, headers, body)
+        except Exception as exc:  # a bug here must show as a response, not a hang
+            status, payload, extra = 599, {"error": {"message": repr(exc)}}, {}
+        data = json.dumps(payload, ensure_ascii=False).encode()
+        head = [f"HTTP/1.1 {status} X", "content-type: application/json",
+                f"content-length: {len(data)}", *(f"{k}: {v}" for k, v in extra.items())]
+        left = state.latency - (time.monotonic() - arrived) if model else 0.0
+        if left > 0:
+            await asyncio.sleep(left)
+        return ("\r\n".join(head) + "\r\n\r\n").encode() + data
+    finally:
+        if model:
+            state.in_flight -= 1
+
+
 async def handle(state: State, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
                  ) -> None:
+    state.connections += 1
     try:
         while True:
-            line = await reader.readline()
-            if not line:
-                break
-            method, path, _ = line.decode("latin-1").split(" ", 2)
-            headers: dict[str, str] = {}
-            while (header := await reader.readline()) not in (b"\r\n", b"\n", b""):
-                name, _, value = header.decode("latin-1").partition(":")
-                headers[name.strip().lower()] = value.strip()
-            body = await reader.readexactly(int(headers.get("content-length", 0)))
             try:
-                status, payload, extra = await serve_request(state, method, path.split("?")[0],
-                                                             headers, body)
-            except Exception as exc:  # a bug here must show as a response, not a hang
-                status, payload, extra = 599, {"error": {"message": repr(exc)}}, {}
-            data = json.dumps(payload, ensure_ascii=False).encode()
-            head = [f"HTTP/1.1 {status} X", "content-type: application/json",
-                    f"content-length: {len(data)}", *(f"{k}: {v}" for k, v in extra.items())]
-            writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + data)
+                head = await reader.readuntil(b"\r\n\r\n")
+            except asyncio.IncompleteReadError:
+                break
+            request_line, *lines = head.decode("latin-1").split("\r\n")
+            method, path, _ = request_line.split(" ", 2)
+            headers: dict[str, str] = {}
+            for line in lines:
+                name, _, value = line.partition(":")
+                if name:
+                    headers[name.strip().lower()] = value.strip()
+            body = await reader.readexactly(int(headers.get("content-length", 0)))
+            writer.write(await respond(state, method, path.split("?")[0], headers, body))
             await writer.drain()
-    except (ConnectionError, asyncio.IncompleteReadError, ValueError):
+    except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError,
+            ValueError):
         pass
     finally:
         writer.close()
