@@ -17,14 +17,15 @@ import asyncio
 import hashlib
 import os
 import threading
-from collections.abc import AsyncIterable, Iterable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Mapping
+from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
 from evaldsl.cases import Case
 from evaldsl.errors import SpecError
 from evaldsl.graph import Graph, build_graph
-from evaldsl.interpreter import Interpreter, refuse_running_loop
+from evaldsl.interpreter import Interpreter, refuse_running_loop, run_concurrently
 from evaldsl.model.protocols import Embedder, Judge
 from evaldsl.model.runtime import ModelRuntime
 from evaldsl.registry import Registry, default_registry
@@ -119,12 +120,22 @@ class Spec:
     async def run_async(self, cases: Iterable[CaseLike] | AsyncIterable[CaseLike], *,
                         concurrency: int = 8) -> Report:
         """Evaluate cases with up to `concurrency` in flight and aggregate the results."""
-        from evaldsl.interpreter import run_concurrently
-
         report = self.new_report()
-        async for result in run_concurrently(self.evaluate_async, cases, concurrency):
-            report.add(result)
+        results = self.evaluate_many(cases, concurrency=concurrency)
+        async with aclosing(results):
+            async for result in results:
+                report.add(result)
         return report
+
+    def evaluate_many(self, cases: Iterable[CaseLike] | AsyncIterable[CaseLike], *,
+                      concurrency: int = 8) -> AsyncGenerator[CaseResult, None]:
+        """Each case's result as it finishes, with up to `concurrency` cases in flight.
+
+        Results come in the order they finish, not the order of `cases`; each
+        carries its case's id. More cases in flight than the judge's
+        concurrency keeps its request slots full when some cases need no call.
+        """
+        return run_concurrently(self.evaluate_async, cases, concurrency)
 
     def model_stats(self) -> Any:
         """The runtime's `ModelStats` (calls, cache hits, tokens), or None without a runtime."""

@@ -15,8 +15,16 @@ never leaves the first round and never touches asyncio.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from typing import Any
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterable,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Mapping,
+)
+from typing import Any, TypeVar
 
 from evaldsl.cases import Case
 from evaldsl.errors import EvaldslError
@@ -27,6 +35,8 @@ from evaldsl.program import RuntimeGetter, build_program, checked_result
 from evaldsl.results import ERROR_LABEL, CaseResult
 from evaldsl.trace import Tracer
 from evaldsl.values import CheckResult
+
+T = TypeVar("T")
 
 
 class Interpreter:
@@ -175,22 +185,42 @@ def refuse_running_loop(instead: str = "await spec.evaluate_async(case)") -> Non
 
 
 async def run_concurrently(
-    evaluate: Callable[[Any], Awaitable[CaseResult]],
+    evaluate: Callable[[Any], Awaitable[T]],
     cases: Iterable[Any] | AsyncIterable[Any],
     concurrency: int,
-) -> AsyncIterator[CaseResult]:
-    """Evaluate cases with at most `concurrency` in flight; yield results as they finish."""
-    in_flight: set[asyncio.Task[CaseResult]] = set()
-    async for case in _aiter(cases):
-        in_flight.add(asyncio.ensure_future(evaluate(case)))
-        if len(in_flight) >= max(1, concurrency):
-            done, in_flight = await asyncio.wait(in_flight, return_when=asyncio.FIRST_COMPLETED)
-            for task in done:
-                yield task.result()
-    while in_flight:
-        done, in_flight = await asyncio.wait(in_flight, return_when=asyncio.FIRST_COMPLETED)
-        for task in done:
+) -> AsyncGenerator[T, None]:
+    """Evaluate cases with at most `concurrency` in flight; yield results as they finish.
+
+    Each finished task reports itself on a queue, so a completion costs the
+    same whatever the width: waiting on the whole in-flight set instead
+    (`asyncio.wait`) costs a callback per task in flight per completion,
+    which at a width of a hundred cases is a visible share of a run's CPU.
+    Leaving early cancels what is still in flight.
+    """
+    width = max(1, concurrency)
+    finished: asyncio.Queue[asyncio.Task[T]] = asyncio.Queue()
+    in_flight: set[asyncio.Task[T]] = set()
+    source = _aiter(cases)
+    exhausted = False
+    try:
+        while True:
+            while not exhausted and len(in_flight) < width:
+                try:
+                    case = await anext(source)
+                except StopAsyncIteration:
+                    exhausted = True
+                    break
+                task = asyncio.ensure_future(evaluate(case))
+                task.add_done_callback(finished.put_nowait)
+                in_flight.add(task)
+            if not in_flight:
+                return
+            task = await finished.get()
+            in_flight.discard(task)
             yield task.result()
+    finally:
+        for task in in_flight:
+            task.cancel()
 
 
 async def _aiter(cases: Iterable[Any] | AsyncIterable[Any]) -> AsyncIterator[Any]:

@@ -21,6 +21,7 @@ import asyncio
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -28,6 +29,7 @@ from typing import Any, Literal, Protocol
 from evaldsl.api import Spec
 from evaldsl.cases import Case
 from evaldsl.errors import CaseDataError, EvaldslError
+from evaldsl.interpreter import run_concurrently
 from evaldsl.loading import BadRow, Item
 from evaldsl.report.json_report import ReportBuilder, cost_dict, metric_entry
 from evaldsl.report.layout import SpecLayout
@@ -184,30 +186,17 @@ class _Run:
             self._record(case, evaluate(case))
 
     async def _drive_async(self, cases: Iterator[Case]) -> None:
-        pending: set[asyncio.Task[tuple[Case, CaseResult]]] = set()
-        width = max(1, self.options.concurrency)
+        results = run_concurrently(self._evaluate, cases, self.options.concurrency)
         try:
-            for case in cases:
-                if len(pending) >= width:
-                    pending = await self._collect(pending)
-                pending.add(asyncio.ensure_future(self._evaluate(case)))
-            while pending:
-                pending = await self._collect(pending)
+            async with aclosing(results):
+                async for case, result in results:
+                    self._record(case, result)
         finally:
-            for task in pending:
-                task.cancel()
             if self.runtime is not None:
                 await _aclose(self.runtime)
 
     async def _evaluate(self, case: Case) -> tuple[Case, CaseResult]:
         return case, await self.spec.evaluate_async(case)
-
-    async def _collect(self, pending: set[asyncio.Task[tuple[Case, CaseResult]]],
-                       ) -> set[asyncio.Task[tuple[Case, CaseResult]]]:
-        finished, rest = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-        for task in finished:
-            self._record(*task.result())
-        return rest
 
     def _record(self, case: Case, result: CaseResult) -> None:
         record = result.to_dict(trace=False)

@@ -7,8 +7,11 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import evaldsl
+from evaldsl.interpreter import run_concurrently
 from evaldsl.registry import Cost, Primitive
 from evaldsl.values import CheckResult
 from tests.support import interpreter_kit as kit
@@ -187,3 +190,52 @@ class TestConcurrency:
         report = asyncio.run(spec.run_async(cases(), concurrency=6))
         assert report.cases == 40 and report.counts["outcome"]["success"] == 40
         assert 1 < runtime.peak <= 6 and runtime.calls == 40
+
+    def test_evaluate_many_yields_in_finishing_order_with_every_case_once(self) -> None:
+        """A case that needs no model call finishes before slower ones started earlier."""
+        spec = make(kit.CountingRuntime(delay=0.02))
+        cases = [kit.case("slow", g=1.0, j=1.0), kit.case("fast", g=0.0, f=0.0)]
+
+        async def collect() -> list[str]:
+            return [r.id async for r in spec.evaluate_many(cases, concurrency=2)]
+
+        assert asyncio.run(collect()) == ["fast", "slow"]
+
+    def test_leaving_evaluate_many_early_cancels_what_is_in_flight(self) -> None:
+        runtime = kit.CountingRuntime(delay=0.5)
+        spec = make(runtime)
+        cases = [kit.case("quick", g=0.0, f=0.0)] + [
+            kit.case(f"c{i}", g=1.0, j=1.0) for i in range(5)]
+
+        async def first_then_leave() -> tuple[str, int]:
+            results = spec.evaluate_many(cases, concurrency=6)
+            first = await anext(results)
+            await results.aclose()
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            await asyncio.sleep(0)
+            return first.id, sum(not t.done() for t in tasks)
+
+        assert asyncio.run(first_then_leave()) == ("quick", 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(delays=st.lists(st.integers(0, 3), max_size=30), width=st.integers(1, 8))
+def test_run_concurrently_yields_each_case_once_within_its_width(delays: list[int],
+                                                                 width: int) -> None:
+    """Whatever the finishing order: every case once, never more than `width` running."""
+    running = peak = 0
+
+    async def evaluate(i: int) -> int:
+        nonlocal running, peak
+        running += 1
+        peak = max(peak, running)
+        for _ in range(delays[i]):
+            await asyncio.sleep(0)
+        running -= 1
+        return i
+
+    async def collect() -> list[int]:
+        return [i async for i in run_concurrently(evaluate, range(len(delays)), width)]
+
+    assert sorted(asyncio.run(collect())) == list(range(len(delays)))
+    assert peak <= width
