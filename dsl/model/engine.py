@@ -160,12 +160,16 @@ class DefaultRuntime:
         return cache_key("chat", identity, payload)
 
     async def _call(self, request: JudgeRequest, model: str | None, kind: str) -> JudgeAnswer:
+        judge: Judge = self.judge
+        if model is not None and hasattr(judge, "with_model"):
+            judge = judge.with_model(model)
+        ready = getattr(judge, "ready", None)
+
         async def attempt() -> JudgeAnswer:
+            if ready is not None:  # before a slot: limits count requests the server sees
+                await ready()
             async with self.limiter.slot():
                 self.tally.add(calls=1, kind=kind)
-                judge: Judge = self.judge
-                if model is not None and hasattr(judge, "with_model"):
-                    judge = judge.with_model(model)
                 return await judge.complete(request)
 
         answer = await with_retries(attempt, self.policy, lambda e: self.tally.add(retries=1))

@@ -16,6 +16,7 @@ uses the `openai` client's own environment (`OPENAI_BASE_URL`,
     concurrency = 8                  # requests in flight
     requests_per_minute = 600
     max_retries = 4
+    client_process = "auto"          # on, off: requests sent from a child process
     [embedder]
     model = "text-embedding-3-small" # configuring a model or base_url selects an endpoint
     [cache]
@@ -62,6 +63,10 @@ class Endpoint:
     max_retries: int = 4
     backoff: float = 0.5
     """Base delay in seconds of the exponential backoff between retries."""
+    client_process: str = "auto"
+    """`on`: send requests from a child process, so the `openai` client's CPU (about a
+    millisecond a request) does not compete with evaluation; `off`: in-process; `auto`:
+    on from 16 requests in flight (judge only)."""
     configured: bool = False
     """Whether any source set a model or endpoint (decides remote vs in-process embeddings)."""
 
@@ -76,6 +81,9 @@ class Endpoint:
                 raise ConfigError(f"{name}: `{attr}` must be at least {low}")
         if self.requests_per_minute is not None and self.requests_per_minute <= 0:
             raise ConfigError(f"{name}: `requests_per_minute` must be positive")
+        if self.client_process not in ("auto", "on", "off"):
+            raise ConfigError(f"{name}: `client_process` must be `auto`, `on` or `off`, "
+                              f"not `{self.client_process}`")
         return self
 
 

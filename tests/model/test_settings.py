@@ -56,6 +56,20 @@ class TestSources:
         settings = Settings.load(env={}, judge="local")
         assert (settings.judge.provider, settings.judge.concurrency) == ("local", 1)
 
+    def test_client_process_is_automatic_from_16_requests_in_flight(self) -> None:
+        """`auto` sends from a child process at high concurrency only, never for local."""
+        from evaldsl.model.openai_judge import OpenAIJudge
+
+        def offloads(**env: str) -> bool:
+            judge = OpenAIJudge(Settings.load(env=env).judge)
+            return judge._client_process() is not None
+
+        assert not offloads()
+        assert offloads(EVALDSL_JUDGE_CONCURRENCY="16")
+        assert not offloads(EVALDSL_JUDGE_CONCURRENCY="32", EVALDSL_JUDGE_CLIENT_PROCESS="off")
+        assert offloads(EVALDSL_JUDGE_CLIENT_PROCESS="on")
+        assert not offloads(EVALDSL_JUDGE="local", EVALDSL_JUDGE_CONCURRENCY="32")
+
     def test_key_comes_from_the_named_variable(self, tmp_path: Path) -> None:
         """`api_key_env` names the variable; the key itself never sits in the file."""
         path = write(tmp_path, '[judge]\napi_key_env = "MY_KEY"\n')
@@ -74,6 +88,7 @@ class TestErrors:
         ('[judge]\ncolour = "red"\n', "unknown setting `colour`"),
         ('[judge]\nconcurrency = "many"\n', "`concurrency` must be a number"),
         ('[judge]\nconcurrency = 0\n', "`concurrency` must be at least 1"),
+        ('[judge]\nclient_process = "yes"\n', "`client_process` must be `auto`, `on` or `off`"),
         ('judge = "magic"\n', "provider must be `openai` or `local`"),
         ("[judge\n", "cannot read settings file"),
     ])
