@@ -90,6 +90,8 @@ class ClientProcess:
         self._ids = itertools.count(1)
         self._inbox = bytearray()
         self._outbox = bytearray()
+        self._waiting = False
+        """Whether the bound loop watches stdin for room to write the outbox."""
         self._lock = threading.Lock()
         self._started = False
         self._starting: asyncio.Future[None] | None = None
@@ -161,7 +163,8 @@ class ClientProcess:
             self._pending.clear()  # futures of a closed loop: nobody awaits them any more
             loop.add_reader(self._process.stdout.fileno(), self._readable)
             self._loop = loop
-            if self._outbox:
+            self._waiting = bool(self._outbox)
+            if self._waiting:
                 loop.add_writer(self._stdin_fd(), self._writable)
 
     def _start(self) -> None:
@@ -196,9 +199,10 @@ class ClientProcess:
             return
         del self._outbox[:written]
         loop = self._loop
-        if loop is None or loop.is_closed():
+        if loop is None or loop.is_closed() or bool(self._outbox) == self._waiting:
             return
-        if self._outbox:
+        self._waiting = bool(self._outbox)
+        if self._waiting:
             loop.add_writer(self._stdin_fd(), self._writable)
         else:
             loop.remove_writer(self._stdin_fd())

@@ -18,6 +18,7 @@ CPU pays for in seconds.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Sequence
@@ -78,6 +79,16 @@ def shape(schema: dict[str, Any]) -> str:
     return json.dumps(schema, ensure_ascii=False, sort_keys=True)
 
 
+def task_shape(task: ChatTask) -> str:
+    """`shape` of a task's answer, remembered: every case asks the same few."""
+    return _shape_of(json.dumps(task.schema, ensure_ascii=False, sort_keys=True))
+
+
+@functools.lru_cache(maxsize=1024)
+def _shape_of(schema_json: str) -> str:
+    return shape(json.loads(schema_json))
+
+
 def _bounds(low: object, high: object) -> str:
     if low is not None and high is not None:
         return f" {low} to {high}"
@@ -100,9 +111,11 @@ def build_request(unit: Unit, tasks: Sequence[tuple[str, ChatTask]], temperature
     """The request asking every task in `tasks` about `unit` at once."""
     schema = answer_schema(tasks)
     questions = "\n".join(question(key, task) for key, task in tasks)
+    fields = ", ".join(f"{json.dumps(key, ensure_ascii=False)}: {task_shape(task)}"
+                       for key, task in tasks)
     user = (f"<dialog>\n{render_unit(unit)}\n</dialog>\n\n"
             f"Answer each question under its key:\n{questions}\n\n"
-            f"Reply with JSON only, in this shape:\n{shape(schema)}")
+            f"Reply with JSON only, in this shape:\n{{{fields}}}")
     return JudgeRequest(
         messages=({"role": "system", "content": SYSTEM}, {"role": "user", "content": user}),
         schema=schema, schema_name="verdicts", temperature=temperature,

@@ -66,7 +66,7 @@ class Endpoint:
     client_process: str = "auto"
     """`on`: send requests from a child process, so the `openai` client's CPU (about a
     millisecond a request) does not compete with evaluation; `off`: in-process; `auto`:
-    on from 16 requests in flight (judge only)."""
+    on from 32 requests in flight (judge only)."""
     configured: bool = False
     """Whether any source set a model or endpoint (decides remote vs in-process embeddings)."""
 

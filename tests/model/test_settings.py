@@ -56,7 +56,7 @@ class TestSources:
         settings = Settings.load(env={}, judge="local")
         assert (settings.judge.provider, settings.judge.concurrency) == ("local", 1)
 
-    def test_client_process_is_automatic_from_16_requests_in_flight(self) -> None:
+    def test_client_process_is_automatic_from_32_requests_in_flight(self) -> None:
         """`auto` sends from a child process at high concurrency only, never for local."""
         from evaldsl.model.openai_judge import OpenAIJudge
 
@@ -64,8 +64,8 @@ class TestSources:
             judge = OpenAIJudge(Settings.load(env=env).judge)
             return judge._client_process() is not None
 
-        assert not offloads()
-        assert offloads(EVALDSL_JUDGE_CONCURRENCY="16")
+        assert not offloads() and not offloads(EVALDSL_JUDGE_CONCURRENCY="16")
+        assert offloads(EVALDSL_JUDGE_CONCURRENCY="32")
         assert not offloads(EVALDSL_JUDGE_CONCURRENCY="32", EVALDSL_JUDGE_CLIENT_PROCESS="off")
         assert offloads(EVALDSL_JUDGE_CLIENT_PROCESS="on")
         assert not offloads(EVALDSL_JUDGE="local", EVALDSL_JUDGE_CONCURRENCY="32")
