@@ -18,7 +18,6 @@ import asyncio
 from collections.abc import (
     AsyncGenerator,
     AsyncIterable,
-    AsyncIterator,
     Awaitable,
     Callable,
     Iterable,
@@ -221,9 +220,10 @@ async def run_concurrently(
     finally:
         for task in in_flight:
             task.cancel()
+        await source.aclose()
 
 
-async def _aiter(cases: Iterable[Any] | AsyncIterable[Any]) -> AsyncIterator[Any]:
+async def _aiter(cases: Iterable[Any] | AsyncIterable[Any]) -> AsyncGenerator[Any, None]:
     if isinstance(cases, AsyncIterable):
         async for case in cases:
             yield case

@@ -129,7 +129,7 @@ class ClientProcess:
         return True
 
     async def post(self, path: str, body: bytes) -> str:
-        """The server's reply (its text) to the JSON `body` at `path`.
+        """The server's reply (its text) to the JSON `body` at `path`; call when `usable()`.
 
         Raises `Refused` with the HTTP status and the model error when there is no reply.
         """

@@ -6,8 +6,10 @@ answers it with HTTP 500 but accepts `{"type": "json_object", "schema": ...}`,
 others only plain `json_object`. The first request that is refused walks
 down that list once, and the first form that works is remembered for the
 judge's lifetime. The prompt always shows the answer's shape too, so even
-free text can be parsed and checked against the schema. Retries are the runtime's business: the
-client's own are off (`max_retries=0`) so every attempt is counted.
+free text can be parsed and checked against the schema. Retries are the
+runtime's business: the client's own are off (`max_retries=0`) so every
+attempt is counted. From `CLIENT_PROCESS_FROM` requests in flight the same
+client runs in a child process (`client_process`), off the evaluating core.
 """
 
 from __future__ import annotations
@@ -44,8 +46,9 @@ FORMATS = ("json_schema", "json_object_schema", "json_object", "none")
 CLIENT_PROCESS_FROM = 32
 """With `client_process = "auto"`, the concurrency from which requests are sent from a
 child process. At 32 requests in flight against a server answering in 50 ms the client's
-CPU alone is most of a core (measured: 1.40x the ideal wall time in-process, 1.21x from
-the child); at 16 against the peer harness's mock it made no difference."""
+CPU is most of a core (benchmarks/judge_calls.py: median 1.25x the ideal wall time
+in-process, 1.21x from the child); at 16 against the peer harness's mock it made no
+difference."""
 DOWNGRADE_STATUSES = frozenset({400, 404, 415, 422, 500, 501})
 PATH = "/chat/completions"
 """Sent with the client's `post` as JSON bytes and read as text: the typed `create`
