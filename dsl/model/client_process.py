@@ -168,10 +168,14 @@ class ClientProcess:
                 loop.add_writer(self._stdin_fd(), self._writable)
 
     def _start(self) -> None:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "evaldsl.model.client_process"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            bufsize=0)
+        try:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "evaldsl.model.client_process"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                bufsize=0)
+        except OSError as exc:  # no process to spare: the judge stays in-process
+            self.broken = f"the {self.what}'s client process could not start: {exc.strerror}"
+            raise Refused(None, TransientError(self.broken)) from exc
         assert process.stdin is not None and process.stdout is not None
         os.set_blocking(process.stdin.fileno(), False)
         os.set_blocking(process.stdout.fileno(), False)
@@ -208,9 +212,11 @@ class ClientProcess:
             loop.remove_writer(self._stdin_fd())
 
     def _readable(self) -> None:
-        assert self._process is not None and self._process.stdout is not None
+        process = self._process
+        if process is None or process.stdout is None:  # given up meanwhile
+            return
         try:
-            chunk = os.read(self._process.stdout.fileno(), 1 << 16)
+            chunk = os.read(process.stdout.fileno(), 1 << 16)
         except BlockingIOError:
             return
         except OSError:
@@ -242,9 +248,11 @@ class ClientProcess:
             self._starting.set_result(None)
 
     def _fail(self, reason: str) -> None:
+        """Give the process up (once): fail what waits on it, stop it, unhook its pipes."""
         with self._lock:
             self.broken = self.broken or reason
             process, loop = self._process, self._loop
+            self._process = None
             pending: list[asyncio.Future[Any]] = list(self._pending.values())
             self._pending.clear()
         if process is not None and loop is not None and not loop.is_closed():

@@ -114,6 +114,20 @@ class TestTheChild:
         assert runtime.stats().retries == 4
         assert "stopped" in (client_process_of(runtime).broken or "")
 
+    @pytest.mark.parametrize("executable", ["/nonexistent/python", "/bin/false"],
+                             ids=["cannot-start", "exits-at-once"])
+    def test_a_child_that_cannot_start_leaves_the_judge_in_process(
+            self, runtime_for: Any, requests_of: Any, make_dialog: Any,
+            monkeypatch: pytest.MonkeyPatch, executable: str) -> None:
+        from evaldsl.model import client_process
+
+        monkeypatch.setattr(client_process.sys, "executable", executable)
+        runtime = runtime_for(cache=False)
+        request = requests_of("polite", "judge", criteria="x")
+        result = asyncio.run(runtime.resolve(make_dialog("q", "a"), [request]))[0]
+        assert not result.is_error
+        assert client_process_of(runtime).broken is not None
+
     def test_closing_the_judge_stops_the_child(self, runtime_for: Any, requests_of: Any,
                                                make_dialog: Any) -> None:
         runtime = runtime_for(cache=False)
