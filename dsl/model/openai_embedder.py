@@ -4,10 +4,16 @@ Used when an embedder model or endpoint is configured; otherwise
 `similarity` embeds in-process (`local_embedder`). Batching across cases is
 the runtime's job (`batching.py`): this class sends what it is given as one
 request.
+
+The request goes through the client's `post` and the reply is read as JSON
+text, as the judge does: the typed `embeddings.create` builds a model object
+per float of every vector, which measured a third of a judged run's CPU
+(3.7 s of 12 s for 2,000 cases with a similarity check each).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 
 import openai
@@ -15,7 +21,7 @@ import openai
 from evaldsl.errors import ConfigError
 from evaldsl.model.errors import MalformedAnswer
 from evaldsl.model.loops import PerLoop
-from evaldsl.model.openai_judge import async_http_client, translate
+from evaldsl.model.openai_judge import async_http_client, encode, translate
 from evaldsl.model.settings import Endpoint
 
 
@@ -45,18 +51,28 @@ class OpenAIEmbedder:
         if not texts:
             return []
         client = await self._clients.get()
+        body = {"model": self.model, "input": list(texts), "encoding_format": "float"}
         try:
-            response = await client.embeddings.create(model=self.model, input=list(texts),
-                                                      encoding_format="float")
+            reply = await client.post("/embeddings", content=encode(body), cast_to=str)
         except openai.OpenAIError as exc:
             raise translate(exc, "embedding", self.endpoint.timeout) from exc
-        rows = sorted(response.data, key=lambda d: d.index)
-        if len(rows) != len(texts):
-            raise MalformedAnswer(f"asked for {len(texts)} embeddings, got {len(rows)}", "")
-        return [list(row.embedding) for row in rows]
+        return vectors_of(reply, len(texts))
 
     async def aclose(self) -> None:
         await self._clients.close_current()
+
+
+def vectors_of(reply: str, expected: int) -> list[list[float]]:
+    """The vectors of an embeddings reply (JSON text), in input order; malformed otherwise."""
+    try:
+        rows = sorted(json.loads(reply)["data"], key=lambda row: int(row["index"]))
+        vectors = [[float(x) for x in row["embedding"]] for row in rows]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise MalformedAnswer("the server's reply is not a list of embeddings",
+                              reply) from exc
+    if len(vectors) != expected:
+        raise MalformedAnswer(f"asked for {expected} embeddings, got {len(vectors)}", "")
+    return vectors
 
 
 async def _aclose(client: openai.AsyncOpenAI) -> None:
