@@ -105,6 +105,8 @@ class TestLimits:
         stats = openai_server.stats()
         assert stats["chat"] == 12
         assert 2 <= stats["peak_in_flight"] <= 3
+        # connections are kept alive: at most one per slot, plus the two test-control ones
+        assert stats["connections"] <= 3 + 2
 
     def test_requests_per_minute_spaces_request_starts(self, runtime_for: Any,
                                                       requests_of: Any, make_dialog: Any,
