@@ -27,6 +27,10 @@ from evaldsl.errors import CaseDataError, ConfigError, EvaldslError, SpecError
 
 BAD_ROWS_SHOWN = 10
 """Skipped rows listed on stderr; the report lists up to 100 and counts all."""
+CASES_PER_REQUEST = 4
+"""Cases in flight per judge request slot when `--concurrency` is not given."""
+DEFAULT_REQUESTS = 8
+"""The judge's default `concurrency`, for a runtime that does not say its own."""
 
 
 def add_parser(subparsers: Any) -> None:
@@ -45,7 +49,9 @@ def add_parser(subparsers: Any) -> None:
     out.add_argument("--results", type=Path, help="results.jsonl, one line per case")
     out.add_argument("-q", "--quiet", action="store_true", help="do not print the summary")
     flow = p.add_argument_group("how to run")
-    flow.add_argument("--concurrency", type=_positive, default=8, metavar="N")
+    flow.add_argument("--concurrency", type=_positive, default=None, metavar="N",
+                      help="cases in flight when model checks are involved (default: "
+                           f"{CASES_PER_REQUEST} times the judge's concurrency setting)")
     flow.add_argument("--limit", type=_positive, default=None, metavar="N",
                       help="judge only the first N cases")
     flow.add_argument("--resume", action="store_true",
@@ -138,7 +144,8 @@ def _run(args: argparse.Namespace) -> int:
     if missing:
         print(f"error: cannot read `{missing[0]}`: no such file", file=sys.stderr)
         return EXIT_DATA
-    options = RunOptions(results=args.results, concurrency=args.concurrency, limit=args.limit,
+    options = RunOptions(results=args.results, concurrency=_cases_in_flight(args, runtime),
+                         limit=args.limit,
                          resume=args.resume, on_bad_row=args.on_bad_row, progress=args.progress,
                          total=_count_rows(args), generated_by=_version())
     cases = read_cases(args.cases, CaseSchema.of(spec), "skip")
@@ -162,6 +169,19 @@ def _run(args: argparse.Namespace) -> int:
 
         print(render_terminal(result.report))
     return _thresholds(args.fail_under, result.report)
+
+
+def _cases_in_flight(args: argparse.Namespace, runtime: Any) -> int:
+    """`--concurrency`, or enough cases to keep the judge's request slots full.
+
+    A case often needs no model call (a cheap check decided it) or is between
+    rounds, so as many cases as requests would leave slots empty; a few times
+    as many keeps them busy and costs only the cases' memory.
+    """
+    if args.concurrency is not None:
+        return int(args.concurrency)
+    limiter = getattr(runtime, "limiter", None)
+    return CASES_PER_REQUEST * int(getattr(limiter, "concurrency", DEFAULT_REQUESTS))
 
 
 def _runtime(args: argparse.Namespace) -> Any:

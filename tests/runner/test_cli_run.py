@@ -146,3 +146,21 @@ class TestExitCodes:
 
     def test_zero_concurrency_is_2(self, kit: Any, spec_file: Path, cases: Path) -> None:
         assert kit.evaldsl("run", spec_file, cases, "--concurrency", "0").returncode == 2
+
+
+class TestCasesInFlight:
+    @pytest.mark.parametrize(("flags", "expected"), [((), 12), (("--concurrency", "5"), 5)],
+                             ids=["four-per-request-slot", "as-given"])
+    def test_default_keeps_four_cases_per_judge_request_slot(
+            self, tmp_path: Path, kit: Any, judge_server: Any, flags: tuple[str, ...],
+            expected: int) -> None:
+        spec = tmp_path / "judged.eval"
+        spec.write_text(kit.MODEL_SPEC, encoding="utf-8")
+        cases = tmp_path / "cases.jsonl"
+        kit.write_cases(cases, 20)
+        env = {"EVALDSL_JUDGE_API_KEY": "sk-test", "EVALDSL_JUDGE_CONCURRENCY": "3"}
+        done = kit.evaldsl("run", spec, cases, "--judge", judge_server.base_url, "--no-cache",
+                           "-o", tmp_path / "report.json", *flags, env=env)
+        assert done.returncode in (0, 1), done.stderr
+        report = json.loads((tmp_path / "report.json").read_text("utf-8"))
+        assert report["run"]["concurrency"] == expected
