@@ -39,6 +39,7 @@ CPU: list[tuple[float, float]] = []
 """Client CPU seconds of each measured run: this process, and its children but the server
 (the judge's client process)."""
 SERVER_PIDS: set[int] = set()
+"""The test server's process, whose CPU is the server's, not the client's."""
 WARM_UP: list[float] = []
 """Seconds of each spec's warm-up case."""
 CHECKS = """
