@@ -138,7 +138,8 @@ def completion(body: dict[str, Any], text: str) -> dict[str, Any]:
             "model": body.get("model", "test"),
             "choices": [{"index": 0, "finish_reason": "stop",
                          "message": {"role": "assistant", "content": text}}],
-            "usage": {"prompt_tokens": len(json.dumps(body)) // 4,
+            "usage": {"prompt_tokens": sum(len(str(m.get("content", "")))
+                                           for m in body.get("messages", [])) // 4,
                       "completion_tokens": len(text) // 4, "total_tokens": 0}}
 
 
