@@ -46,8 +46,8 @@ FORMATS = ("json_schema", "json_object_schema", "json_object", "none")
 CLIENT_PROCESS_FROM = 32
 """With `client_process = "auto"`, the concurrency from which requests are sent from a
 child process. At 32 requests in flight against a server answering in 50 ms the client's
-CPU is most of a core (benchmarks/judge_calls.py: median 1.24x the ideal wall time
-in-process, 1.19x from the child); at 16 against the peer harness's mock it made no
+CPU is most of a core (benchmarks/judge_calls.py: median 1.26x the ideal wall time
+in-process, 1.20x from the child); at 16 against the peer harness's mock it made no
 difference."""
 DOWNGRADE_STATUSES = frozenset({400, 404, 415, 422, 500, 501})
 PATH = "/chat/completions"
