@@ -42,6 +42,7 @@ import weakref
 from typing import Any
 
 from evaldsl.model.errors import ModelError, PermanentError, RateLimited, TransientError
+from evaldsl.model.processes import terminate
 
 STARTUP_TIMEOUT = 60.0
 """Seconds a child may take to start (Python, then importing `openai`) before it is given up."""
@@ -293,16 +294,11 @@ def unframe(buffer: bytes | bytearray) -> tuple[dict[str, Any], bytes, int] | No
 
 
 def _terminate(process: subprocess.Popen[bytes]) -> None:
+    """Close the pipes (the child exits on EOF), then make sure it is gone."""
     for stream in (process.stdin, process.stdout):
         if stream is not None:
             stream.close()
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
+    terminate(process)
 
 
 # ------------------------------------------------------------------ the child

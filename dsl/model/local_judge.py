@@ -34,6 +34,7 @@ from types import TracebackType
 from evaldsl.errors import ConfigError
 from evaldsl.model.local_judge_server import MODEL_ALIAS
 from evaldsl.model.local_weights import LOCAL_EXTRA_HINT, ensure_weights
+from evaldsl.model.processes import terminate
 
 STARTUP_TIMEOUT_S = 120.0
 """Loading takes about a second; the bound only guards against a server that hangs."""
@@ -160,7 +161,7 @@ class LocalJudgeServer:
         process, self._process = self._process, None
         if process is not None:
             atexit.unregister(self.stop)
-            _terminate(process)
+            terminate(process)
         if self._workdir is not None:
             self._workdir.cleanup()
             self._workdir = None
@@ -173,17 +174,6 @@ def _healthy(port: str) -> bool:
             return bool(answer.status == 200)
     except (OSError, ValueError, urllib.error.URLError):
         return False
-
-
-def _terminate(process: subprocess.Popen[bytes]) -> None:
-    """SIGTERM, then SIGKILL after a grace period; always reaps the child."""
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
 
 
 def _exited(process: subprocess.Popen[bytes], work: Path) -> str:
