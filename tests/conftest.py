@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,3 +31,16 @@ def shared_data() -> Path:
     if found is None:
         pytest.skip("third-party data (../shared/data) is not present beside this checkout")
     return found
+
+
+@pytest.fixture(scope="session")
+def model_server_process() -> Iterator[Any]:
+    """The project's OpenAI-compatible test server (tests/support/openai_server.py), one
+    real process on 127.0.0.1 for the session; fixtures hand it out reset."""
+    from tests.support import openai_server
+
+    server = openai_server.start()
+    try:
+        yield server
+    finally:
+        server.stop()

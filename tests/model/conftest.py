@@ -8,23 +8,12 @@ from typing import Any
 
 import pytest
 
-from tests.support import openai_server as test_server
-
-
-@pytest.fixture(scope="session")
-def _server_process() -> Iterator[Any]:
-    server = test_server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
-
 
 @pytest.fixture
-def openai_server(_server_process: Any) -> Any:
+def openai_server(model_server_process: Any) -> Any:
     """The running test server, reset (no latency, faults or scripts, zero counts)."""
-    _server_process.reset()
-    return _server_process
+    model_server_process.reset()
+    return model_server_process
 
 
 def model_request(check: str, primitive: str, scope: str = "last_reply", **params: Any) -> Any:

@@ -7,14 +7,11 @@ import os
 import random
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
-
-from tests.support import openai_server as test_server
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -112,14 +109,8 @@ def spec_file(tmp_path: Path) -> Path:
     return path
 
 
-
-
-
-@pytest.fixture(scope="module")
-def judge_server() -> Iterator[Any]:
-    """The project's OpenAI-compatible test server, as a real process on 127.0.0.1."""
-    server = test_server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
+@pytest.fixture
+def judge_server(model_server_process: Any) -> Any:
+    """The project's OpenAI-compatible test server, as a real process on 127.0.0.1, reset."""
+    model_server_process.reset()
+    return model_server_process
