@@ -144,8 +144,8 @@ class OpenAIJudge:
             raise refusal(exc, self.endpoint.timeout) from exc
 
     def _client_process(self) -> ClientProcess | None:
-        if not self._offload:
-            return None
+        if self._process is not None or not self._offload:  # every request asks: no lock
+            return self._process
         with self._lock:
             if self._process is None:
                 options = {"base_url": self._base_url(), "api_key": self.endpoint.api_key,
