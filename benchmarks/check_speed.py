@@ -19,8 +19,8 @@ import statistics
 import time
 
 from evaldsl.checker import check_module
-from evaldsl.parser import parse
-from evaldsl.registry import default_registry
+from evaldsl.primitives.registry import default_registry
+from evaldsl.syntax.parser import parse
 
 TARGET_MS = 5.0
 WORDS = ("intent", "polite", "fast", "brief", "booked", "calm", "safe", "steps", "facts", "tone",

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import evaldsl
-from evaldsl.cases import Case
+from evaldsl.cases.case import Case
 from evaldsl.model.runtime import ModelRequest, ModelStats
 from evaldsl.values import CheckResult
 

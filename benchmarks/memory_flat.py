@@ -1,7 +1,7 @@
 """Peak memory of a deterministic run over 10,000 and 100,000 cases: it must stay flat.
 
 Each size runs in a fresh subprocess that streams a generated JSONL file
-through `evaldsl.loading.read_cases` into `Spec.run` and reports its peak
+through `evaldsl.cases.loading.read_cases` into `Spec.run` and reports its peak
 resident set size (`ru_maxrss`). Cases are never all in memory, so the peak
 of the 100,000-case run should match the 10,000-case one (the report holds
 mergeable counters, not per-case results). The spec has no `percentile`
@@ -100,9 +100,9 @@ def peak_mb() -> float:
 def child(cases_file: Path) -> None:
     """Load the spec, stream the file through the loader, print figures as JSON."""
     import evaldsl
-    from evaldsl.caserows import CaseSchema
-    from evaldsl.cases import Case
-    from evaldsl.loading import read_cases
+    from evaldsl.cases.case import Case
+    from evaldsl.cases.loading import read_cases
+    from evaldsl.cases.rows import CaseSchema
 
     spec = evaldsl.load(SPEC)
     baseline = peak_mb()

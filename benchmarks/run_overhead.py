@@ -73,8 +73,8 @@ class Timing(NamedTuple):
 
 def through_api(spec_path: Path, cases: Path) -> tuple[Timing, int]:
     import evaldsl.api as api
-    from evaldsl.caserows import CaseSchema
-    from evaldsl.loading import load_cases
+    from evaldsl.cases.loading import load_cases
+    from evaldsl.cases.rows import CaseSchema
 
     spec = api.load(spec_path)
     wall, cpu = time.perf_counter(), time.process_time()

@@ -81,7 +81,7 @@ def evaldsl(*args: str | Path) -> subprocess.CompletedProcess[str]:
 
 
 def spearman(xs: list[float], ys: list[float]) -> float | None:
-    from evaldsl.calibrate import pearson, ranks
+    from evaldsl.analysis.calibrate import pearson, ranks
 
     return pearson(ranks(xs), ranks(ys))
 
@@ -116,7 +116,7 @@ def _score(record: dict[str, Any], name: str) -> float | None:
 
 def annotators(labels: list[dict[str, Any]]) -> dict[str, Any]:
     """Leave-one-out: each annotator against the mean of the others, in points and levels."""
-    from evaldsl.calibrate import cohen_kappa
+    from evaldsl.analysis.calibrate import cohen_kappa
 
     deviations, pairs = [], []
     for row in labels:
@@ -165,8 +165,8 @@ def refined_spec(text: str) -> str:
 
 def explore(cases: list[dict[str, Any]], labels: list[dict[str, Any]]) -> dict[str, Any]:
     """The refined spec's figures, and the best thresholds for the shipped score."""
+    from evaldsl.analysis.calibrate import Judged, calibrate
     from evaldsl.api import load
-    from evaldsl.calibrate import Judged, calibrate
 
     human = {r["id"]: r for r in labels}
     out: dict[str, Any] = {}
@@ -192,7 +192,7 @@ def explore(cases: list[dict[str, Any]], labels: list[dict[str, Any]]) -> dict[s
 
 def refit(judged: list[Any]) -> dict[str, Any]:
     """Thresholds at the automatic score's quantiles that reproduce the human level shares."""
-    from evaldsl.calibrate import Judged, label_agreement
+    from evaldsl.analysis.calibrate import Judged, label_agreement
 
     scores = sorted(j.auto_score for j in judged)
     shares = {lv: sum(1 for j in judged if j.human_label == lv) / len(judged)

@@ -6,17 +6,17 @@
     result = spec.evaluate({"id": "c1", "messages": [...]})
     report = spec.run(cases)
 
-See docs/api.md. Everything else lives in submodules (`evaldsl.parser`,
-`evaldsl.registry`, `evaldsl.model`, ...).
+See docs/api.md. Everything else lives in submodules (`evaldsl.syntax.parser`,
+`evaldsl.primitives.registry`, `evaldsl.model`, ...).
 """
 
 from __future__ import annotations
 
 from evaldsl.api import Spec, load
-from evaldsl.cases import Case
+from evaldsl.cases.case import Case
 from evaldsl.errors import EvaldslError, SpecError
 from evaldsl.model.protocols import Embedder, Judge
-from evaldsl.registry import Registry, primitive
+from evaldsl.primitives.registry import Registry, primitive
 from evaldsl.results import CaseResult, Report
 from evaldsl.values import CheckResult, ErrorValue
 

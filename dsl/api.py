@@ -22,15 +22,16 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
-from evaldsl.cases import Case
+from evaldsl.cases.case import Case
 from evaldsl.errors import SpecError
-from evaldsl.graph import Graph, build_graph
-from evaldsl.interpreter import Interpreter, refuse_running_loop, run_concurrently
 from evaldsl.model.protocols import Embedder, Judge
 from evaldsl.model.runtime import ModelRuntime
-from evaldsl.registry import Registry, default_registry
+from evaldsl.primitives.registry import Registry, default_registry
 from evaldsl.results import CaseResult, Report
-from evaldsl.source import Source
+from evaldsl.run.concurrency import run_concurrently
+from evaldsl.runtime.graph import Graph, build_graph
+from evaldsl.runtime.interpreter import Interpreter, refuse_running_loop
+from evaldsl.syntax.source import Source
 from evaldsl.values import CheckResult
 
 CaseLike = Case | Mapping[str, Any]
@@ -167,7 +168,7 @@ class Spec:
 
     def explain(self, format: str = "text") -> str:
         """The evaluation graph as a text tree, or as `dot` or `mermaid` source."""
-        from evaldsl.explain import render
+        from evaldsl.analysis.explain import render
 
         return render(self.graph, format)
 
@@ -216,7 +217,7 @@ def load(
 def compile_spec(text: str | bytes, name: str, registry: Registry) -> Graph:
     """Parse, check and build the evaluation graph, or raise `SpecError`."""
     from evaldsl.diagnostics import render_all
-    from evaldsl.parser import parse
+    from evaldsl.syntax.parser import parse
 
     parsed = parse(text, name)
     diagnostics = list(parsed.diagnostics)

@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from evaldsl.source import Source, Span
+from evaldsl.syntax.source import Source, Span
 
 
 class Severity(enum.StrEnum):

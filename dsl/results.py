@@ -33,8 +33,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from evaldsl.aggregate import MetricPlan, MetricState, MetricValue
 from evaldsl.errors import EvaldslError
+from evaldsl.runtime.aggregation import MetricPlan, MetricState, MetricValue
 from evaldsl.values import CheckResult, ErrorValue, _plain
 
 VERDICT = "outcome"

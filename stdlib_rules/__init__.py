@@ -1,7 +1,7 @@
 """The evaldsl standard library of primitives.
 
 One module per family; importing this package registers every primitive with
-`evaldsl.registry.primitive`.
+`evaldsl.primitives.registry.primitive`.
 """
 
 from evaldsl.stdlib import (

@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from evaldsl.cases import Case, ToolCall
-from evaldsl.scopes import Scope, Unit, evaluate_over
-from evaldsl.tables import NormalizationTable
+from evaldsl.cases.case import Case, ToolCall
+from evaldsl.cases.scopes import Scope, Unit, evaluate_over
+from evaldsl.primitives.tables import NormalizationTable
 from evaldsl.values import CheckResult
 
 Table = NormalizationTable

@@ -11,12 +11,12 @@ from typing import Any
 
 from pydantic import Field, field_validator
 
+from evaldsl.cases.scopes import ALL_SCOPES, Unit
 from evaldsl.model.checks import AnswerError, ChatCheck, ChatTask, ModelParams, Plan, overlay
-from evaldsl.registry import Cost, primitive
-from evaldsl.scopes import ALL_SCOPES, Unit
+from evaldsl.primitives.registry import Cost, primitive
+from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.stdlib.judging import REASON
 from evaldsl.values import CheckResult
-from evaldsl.valuetypes import ValueType
 
 
 class ClassifyParams(ModelParams):

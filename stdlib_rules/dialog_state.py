@@ -14,11 +14,11 @@ from typing import Any, Literal
 import regex
 from pydantic import Field, field_validator, model_validator
 
+from evaldsl.cases.scopes import ALL_SCOPES, Unit
 from evaldsl.model.checks import AnswerError, ChatCheck, ChatTask, ModelParams, Plan, flags, overlay
-from evaldsl.registry import Cost, primitive
-from evaldsl.scopes import ALL_SCOPES, Unit
+from evaldsl.primitives.registry import Cost, primitive
+from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.values import CheckResult
-from evaldsl.valuetypes import ValueType
 
 MODES = {
     "slot": "its value was stated in the conversation (by anyone)",

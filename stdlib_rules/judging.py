@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
+from evaldsl.cases.scopes import ALL_SCOPES, Unit
 from evaldsl.model.checks import (
     AnswerError,
     ChatCheck,
@@ -20,10 +21,9 @@ from evaldsl.model.checks import (
     overlay,
     points,
 )
-from evaldsl.registry import Cost, primitive
-from evaldsl.scopes import ALL_SCOPES, Unit
+from evaldsl.primitives.registry import Cost, primitive
+from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.values import CheckResult
-from evaldsl.valuetypes import ValueType
 
 REASON = {"type": "string", "description": "one short sentence"}
 

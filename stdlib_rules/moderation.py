@@ -12,11 +12,11 @@ from typing import Any
 
 from pydantic import Field
 
+from evaldsl.cases.scopes import ALL_SCOPES, Unit
 from evaldsl.model.checks import AnswerError, ChatCheck, ChatTask, ModelParams, Plan, overlay
-from evaldsl.registry import Cost, primitive
-from evaldsl.scopes import ALL_SCOPES, Unit
+from evaldsl.primitives.registry import Cost, primitive
+from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.values import CheckResult
-from evaldsl.valuetypes import ValueType
 
 DEFAULT_CATEGORIES: dict[str, str] = {
     "violence": "threats or encouragement of violence",

@@ -18,13 +18,13 @@ from typing import Any, Literal
 import regex
 from pydantic import Field, field_validator
 
-from evaldsl.cases import Case
-from evaldsl.registry import Cost, primitive
-from evaldsl.scopes import ALL_SCOPES, Scope, Unit
+from evaldsl.cases.case import Case
+from evaldsl.cases.scopes import ALL_SCOPES, Scope, Unit
+from evaldsl.primitives.registry import Cost, primitive
+from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.stdlib._common import Params, over, unique
 from evaldsl.stdlib._pins import measured
 from evaldsl.values import CheckResult
-from evaldsl.valuetypes import ValueType
 
 Family = Literal["secrets", "system_prompt", "phone", "id_card", "email", "bank_card"]
 DEFAULT_FAMILIES: list[Family] = ["secrets", "system_prompt", "phone", "id_card"]

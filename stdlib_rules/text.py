@@ -14,14 +14,14 @@ from typing import Any
 import regex
 from pydantic import Field, field_validator, model_validator
 
-from evaldsl.cases import Case
-from evaldsl.registry import Cost, primitive
-from evaldsl.scopes import TEXT_SCOPES, Scope, Unit
+from evaldsl.cases.case import Case
+from evaldsl.cases.scopes import TEXT_SCOPES, Scope, Unit
+from evaldsl.primitives.registry import Cost, primitive
+from evaldsl.primitives.tables import IDENTITY, NormalizationTable
+from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.stdlib._common import Params, Table, over, unit_range
 from evaldsl.stdlib._pins import measured, scored
-from evaldsl.tables import IDENTITY, NormalizationTable
 from evaldsl.values import CheckResult
-from evaldsl.valuetypes import ValueType
 
 
 class KeywordParams(Params):

@@ -11,13 +11,13 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from evaldsl.cases import Case
-from evaldsl.registry import Cost, primitive
-from evaldsl.scopes import REPLY_SCOPES, Scope, Unit
+from evaldsl.cases.case import Case
+from evaldsl.cases.scopes import REPLY_SCOPES, Scope, Unit
+from evaldsl.primitives.registry import Cost, primitive
+from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.stdlib._common import Params, over
 from evaldsl.stdlib._pins import measured
 from evaldsl.values import CheckResult
-from evaldsl.valuetypes import ValueType
 
 
 class LatencyParams(Params):

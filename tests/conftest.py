@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
+
+from tests.support import interpreter_kit, run_kit
 
 REPO = Path(__file__).resolve().parents[1]
 SPECS = REPO / "specs"
@@ -44,3 +47,32 @@ def model_server_process() -> Iterator[Any]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def kitmod() -> ModuleType:
+    """The interpreter test kit: test-only primitives and a counting model runtime."""
+    return interpreter_kit
+
+
+@pytest.fixture(scope="session")
+def kit() -> SimpleNamespace:
+    """The runner kit: a deterministic spec, generated case files, the CLI."""
+    k = run_kit
+    return SimpleNamespace(SPEC=k.SPEC, MODEL_SPEC=k.MODEL_SPEC, write_cases=k.write_cases,
+                           evaldsl=k.evaldsl, start_evaldsl=k.start_evaldsl,
+                           without_run=k.without_run)
+
+
+@pytest.fixture
+def spec_file(tmp_path: Path) -> Path:
+    path = tmp_path / "runner.eval"
+    path.write_text(run_kit.SPEC, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def judge_server(model_server_process: Any) -> Any:
+    """The project's OpenAI-compatible test server, as a real process on 127.0.0.1, reset."""
+    model_server_process.reset()
+    return model_server_process

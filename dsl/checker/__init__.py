@@ -10,26 +10,26 @@ is kept: the more specific rules come first.
 
 from __future__ import annotations
 
-from evaldsl import nodes as n
-from evaldsl.checker import (
+from evaldsl.checker.facts import typer
+from evaldsl.checker.facts.context import Context, Rule
+from evaldsl.checker.facts.typer import TypeEnv, infer_type
+from evaldsl.checker.rules import (
     aggregates,
     cycles,
-    examples,
+    example_blocks,
     names,
     outcomes,
     params,
     patterns,
     scope_args,
-    tables,
-    typer,
+    table_decls,
     usage,
 )
-from evaldsl.checker.context import Context, Rule
-from evaldsl.checker.typer import TypeEnv, infer_type
 from evaldsl.diagnostics import Diagnostic, error, sort_key
-from evaldsl.parser import ParseResult, parse
-from evaldsl.registry import Registry, default_registry
-from evaldsl.source import Source, Span
+from evaldsl.primitives.registry import Registry, default_registry
+from evaldsl.syntax import nodes as n
+from evaldsl.syntax.parser import ParseResult, parse
+from evaldsl.syntax.source import Source, Span
 
 __all__ = ["Context", "RULES", "Rule", "TypeEnv", "check_module", "check_source", "infer_type"]
 
@@ -43,8 +43,8 @@ RULES: tuple[Rule, ...] = (
     names.unknown_case_types,
     names.unknown_functions,
     cycles.definition_cycles,
-    tables.table_options,
-    tables.conflicting_entries,
+    table_decls.table_options,
+    table_decls.conflicting_entries,
     params.unknown_primitives,
     params.positional_arguments,
     params.repeated_arguments,
@@ -64,12 +64,12 @@ RULES: tuple[Rule, ...] = (
     outcomes.dead_branches,
     outcomes.unreachable_otherwise,
     outcomes.thresholds_out_of_range,
-    examples.unknown_roles,
-    examples.unknown_pins,
-    examples.examples_without_expect,
-    examples.sample_rates,
-    examples.review_options,
-    examples.example_case_fields,
+    example_blocks.unknown_roles,
+    example_blocks.unknown_pins,
+    example_blocks.examples_without_expect,
+    example_blocks.sample_rates,
+    example_blocks.review_options,
+    example_blocks.example_case_fields,
     usage.unused_checks,
     usage.unused_lets,
     usage.unused_tables,

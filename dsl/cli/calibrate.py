@@ -21,12 +21,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from evaldsl.calibrate import DEFAULT_THRESHOLD, Calibration, Judged, calibrate, rescale
+from evaldsl.analysis.calibrate import DEFAULT_THRESHOLD, Calibration, Judged, calibrate, rescale
 from evaldsl.cli.main import EXIT_DATA, EXIT_OK, EXIT_USAGE
 from evaldsl.cli.review import read_labels
 from evaldsl.errors import CaseDataError
+from evaldsl.report.journal import read_records
 from evaldsl.report.layout import VERDICT
-from evaldsl.report.results import read_records
 from evaldsl.report.stats import percent
 
 LISTED = 25

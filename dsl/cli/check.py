@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from evaldsl.checker import check_source
 from evaldsl.cli.main import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from evaldsl.diagnostics import Diagnostic, Severity, render, to_json
-from evaldsl.source import Source
+from evaldsl.syntax.source import Source
 
 SUFFIX = ".eval"
 

@@ -14,10 +14,10 @@ import argparse
 import sys
 from typing import Any
 
+from evaldsl.analysis.explain import FORMATS
 from evaldsl.api import load
 from evaldsl.cli.main import EXIT_OK, EXIT_USAGE
 from evaldsl.errors import SpecError
-from evaldsl.explain import FORMATS
 
 
 def add_parser(subparsers: Any) -> None:

@@ -18,8 +18,8 @@ from typing import Any
 from evaldsl.cli.check import spec_files
 from evaldsl.cli.main import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from evaldsl.diagnostics import render
-from evaldsl.fmt import format_module
-from evaldsl.parser import parse
+from evaldsl.syntax.formatter import format_module
+from evaldsl.syntax.parser import parse
 
 
 class _Unformattable(Exception):

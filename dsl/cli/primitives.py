@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic.fields import FieldInfo
 
-from evaldsl.registry import Primitive, default_registry
+from evaldsl.primitives.registry import Primitive, default_registry
 
 
 def add_parser(subparsers: Any) -> None:
@@ -81,7 +81,7 @@ def _default(info: FieldInfo) -> str:
 
 def _type(info: FieldInfo) -> str:
     text = str(info.annotation).replace("typing.", "").replace("<class '", "")
-    text = text.replace("'>", "").replace("evaldsl.tables.NormalizationTable", "table")
+    text = text.replace("'>", "").replace("evaldsl.primitives.tables.NormalizationTable", "table")
     return text.replace("evaldsl.model.checks.", "").replace(" | ", " or ")
 
 

@@ -21,9 +21,9 @@ from typing import Any
 
 from evaldsl.cli.main import EXIT_DATA, EXIT_OK, EXIT_USAGE
 from evaldsl.errors import CaseDataError, EvaldslError, SpecError
+from evaldsl.report.journal import read_records, recover
 from evaldsl.report.layout import SpecLayout, layout_of
-from evaldsl.report.results import read_records, recover
-from evaldsl.source import Source
+from evaldsl.syntax.source import Source
 
 HUMAN_COLUMNS = ("label", "score", "note")
 """Left empty for reviewers: a label of the verdict block, a 0-100 score, free text."""
@@ -116,7 +116,7 @@ def _rule_text(layout: SpecLayout, index: Any) -> str | None:
 
 
 def _attach_dialogs(rows: list[dict[str, Any]], files: Iterable[Path]) -> None:
-    from evaldsl.loading import BadRow, read_cases
+    from evaldsl.cases.loading import BadRow, read_cases
 
     wanted = {r["id"]: r for r in rows}
     for item in read_cases(list(files), on_bad_row="skip"):

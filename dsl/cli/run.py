@@ -121,11 +121,11 @@ def _usage(message: str) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from evaldsl.api import Spec, load
-    from evaldsl.caserows import CaseSchema
-    from evaldsl.loading import read_cases
+    from evaldsl.cases.loading import read_cases
+    from evaldsl.cases.rows import CaseSchema
     from evaldsl.report.layout import layout_of
-    from evaldsl.runner import RunOptions
-    from evaldsl.runner import run as run_cases
+    from evaldsl.run.runner import RunOptions
+    from evaldsl.run.runner import run as run_cases
 
     spec = load(args.spec)
     runtime = None

@@ -38,7 +38,7 @@ def spec_files(paths: Iterable[Path]) -> Iterator[Path]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evaldsl.examples import ExampleInterpreter, examples_of, run_example
+    from evaldsl.run.spec_tests import ExampleInterpreter, examples_of, run_example
 
     files = list(spec_files(args.paths))
     missing = [f for f in files if not f.is_file()]
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print(outcome: Any, quiet: bool) -> None:
-    from evaldsl.pytest_plugin import explain
+    from evaldsl.run.pytest_plugin import explain
 
     if outcome.passed:
         if not quiet:

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evaldsl.scopes import Unit
+from evaldsl.cases.scopes import Unit
 from evaldsl.values import CheckResult
 
 

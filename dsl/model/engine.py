@@ -17,7 +17,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from evaldsl.cases import Case
+from evaldsl.cases.case import Case
+from evaldsl.cases.scopes import Unit, combine, select
 from evaldsl.errors import EvaldslError
 from evaldsl.model.batching import EmbedBatcher, cosine
 from evaldsl.model.cache import AnswerCache, cache_key
@@ -30,7 +31,6 @@ from evaldsl.model.protocols import Judge, JudgeAnswer, JudgeRequest
 from evaldsl.model.runtime import ModelRequest, ModelStats
 from evaldsl.model.structured import Unparsed, read_answer
 from evaldsl.model.tally import Tally
-from evaldsl.scopes import Unit, combine, select
 from evaldsl.values import CheckResult
 
 

@@ -46,11 +46,11 @@ def default_runtime(settings: Settings | None = None, judge: Judge | None = None
 
 
 def _configured_judge(endpoint: Endpoint) -> tuple[Judge, Any]:
-    from evaldsl.model.openai_judge import OpenAIJudge
+    from evaldsl.model.openai.judge import OpenAIJudge
 
     if endpoint.provider != "local":
         return OpenAIJudge(endpoint), None
-    from evaldsl.model.local_judge import LocalJudgeServer
+    from evaldsl.model.local.judge import LocalJudgeServer
 
     server = LocalJudgeServer()
     local = replace(endpoint, api_key="local", model=LocalJudgeServer.model)
@@ -59,11 +59,11 @@ def _configured_judge(endpoint: Endpoint) -> tuple[Judge, Any]:
 
 def _configured_embedder(endpoint: Endpoint) -> Embedder:
     if endpoint.provider == "local":
-        from evaldsl.model.local_embedder import LocalEmbedder
+        from evaldsl.model.local.embedder import LocalEmbedder
 
         local = LocalEmbedder()
         local.cache_identity = f"local:{local.model}:{local.mode}"  # type: ignore[attr-defined]
         return local
-    from evaldsl.model.openai_embedder import OpenAIEmbedder
+    from evaldsl.model.openai.embedder import OpenAIEmbedder
 
     return OpenAIEmbedder(endpoint)

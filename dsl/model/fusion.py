@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from evaldsl.cases.scopes import Unit
 from evaldsl.model.checks import ChatTask, Plan
 from evaldsl.model.prompts import render_unit
-from evaldsl.scopes import Unit
 
 
 @dataclass(frozen=True)

@@ -24,9 +24,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from evaldsl.cases.scopes import Unit
 from evaldsl.model.checks import ChatTask
 from evaldsl.model.protocols import JudgeRequest
-from evaldsl.scopes import Unit
 
 SYSTEM = (
     "You are a careful, strict evaluator of conversations between a user and an AI agent. "

@@ -18,9 +18,9 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from evaldsl.cases import Case
-from evaldsl.registry import Primitive
-from evaldsl.scopes import Scope
+from evaldsl.cases.case import Case
+from evaldsl.cases.scopes import Scope
+from evaldsl.primitives.registry import Primitive
 from evaldsl.values import CheckResult
 
 

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from evaldsl.cases import Case
+from evaldsl.cases.case import Case
 from evaldsl.report.layout import VERDICT, SpecLayout
 from evaldsl.report.stats import HISTOGRAM_BINS, wilson
 
@@ -97,7 +97,7 @@ class _Tally:
 
 
 class Row(Protocol):
-    """A skipped input row (`evaldsl.loading.BadRow`)."""
+    """A skipped input row (`evaldsl.cases.loading.BadRow`)."""
 
     def to_dict(self) -> dict[str, Any]: ...
 

@@ -13,9 +13,9 @@ import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evaldsl import nodes as n
-from evaldsl.parser import parse
-from evaldsl.source import Source, Span
+from evaldsl.syntax import nodes as n
+from evaldsl.syntax.parser import parse
+from evaldsl.syntax.source import Source, Span
 
 VERDICT = "outcome"
 """The key of the unnamed outcome block in results (`evaldsl.results.VERDICT`)."""

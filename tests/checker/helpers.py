@@ -6,7 +6,7 @@ from functools import lru_cache
 
 from evaldsl.checker import check_source
 from evaldsl.diagnostics import Diagnostic, render
-from evaldsl.registry import Registry
+from evaldsl.primitives.registry import Registry
 from tests.checker.stub_registry import stub_registry
 
 

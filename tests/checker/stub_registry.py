@@ -11,10 +11,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evaldsl.registry import Cost, Primitive, Registry
-from evaldsl.scopes import ALL_SCOPES, REPLY_SCOPES
-from evaldsl.tables import NormalizationTable
-from evaldsl.valuetypes import ValueType
+from evaldsl.cases.scopes import ALL_SCOPES, REPLY_SCOPES
+from evaldsl.primitives.registry import Cost, Primitive, Registry
+from evaldsl.primitives.tables import NormalizationTable
+from evaldsl.primitives.valuetypes import ValueType
 
 Share = float
 

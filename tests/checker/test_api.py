@@ -8,7 +8,7 @@ from evaldsl import checker
 from evaldsl.checker import RULES, check_module, check_source
 from evaldsl.codes import CODES
 from evaldsl.diagnostics import sort_key
-from evaldsl.parser import parse
+from evaldsl.syntax.parser import parse
 from tests.checker.helpers import BASE, diagnose, registry
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from evaldsl.checker import check_source
 from evaldsl.codes import CODES
-from evaldsl.fmt import format_source
+from evaldsl.syntax.formatter import format_source
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 BAD = sorted((CORPUS / "bad").glob("*.eval"))

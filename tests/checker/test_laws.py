@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evaldsl.checker import check_source
-from evaldsl.fmt import format_source
+from evaldsl.syntax.formatter import format_source
 from tests.strategies import laid_out_specs, mutations, specs
 
 PROPERTY = settings(max_examples=120, deadline=None,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from evaldsl.checker.context import listing
-from evaldsl.tables import FLAG_OPTIONS, VALUE_OPTIONS
+from evaldsl.checker.facts.context import listing
+from evaldsl.primitives.tables import FLAG_OPTIONS, VALUE_OPTIONS
 from tests.checker.helpers import codes, messages, of, rendered
 
 

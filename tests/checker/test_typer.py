@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from evaldsl.checker.context import Context
-from evaldsl.checker.typer import TypeEnv, infer_type
-from evaldsl.parser import parse
-from evaldsl.valuetypes import ValueType as T
+from evaldsl.checker.facts.context import Context
+from evaldsl.checker.facts.typer import TypeEnv, infer_type
+from evaldsl.primitives.valuetypes import ValueType as T
+from evaldsl.syntax.parser import parse
 from tests.checker.helpers import BASE, codes, messages, of, registry, rendered
 
 CASE = "case {\n  age: text\n  score: number\n}\n"

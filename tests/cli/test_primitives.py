@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from evaldsl.cli.main import main
-from evaldsl.registry import default_registry
+from evaldsl.primitives.registry import default_registry
 
 REFERENCE = Path(__file__).resolve().parents[2] / "docs" / "primitives" / "reference.md"
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import evaldsl
-from evaldsl.logic import PENDING, and_values, not_value, or_values
+from evaldsl.runtime.logic import PENDING, and_values, not_value, or_values
 from evaldsl.values import ErrorValue
 from tests.support import interpreter_kit as kit
 

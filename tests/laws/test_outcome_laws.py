@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import evaldsl
-from evaldsl.interpreter import Interpreter
+from evaldsl.runtime.interpreter import Interpreter
 from tests.support import interpreter_kit as kit
 
 SPEC = """

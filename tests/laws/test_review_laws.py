@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import evaldsl
-from evaldsl.review import draw
+from evaldsl.runtime.sampling import draw
 from tests.support import interpreter_kit as kit
 
 

@@ -18,9 +18,9 @@ def openai_server(model_server_process: Any) -> Any:
 
 def model_request(check: str, primitive: str, scope: str = "last_reply", **params: Any) -> Any:
     """A `ModelRequest` for a standard-library primitive with validated params."""
+    from evaldsl.cases.scopes import Scope
     from evaldsl.model import ModelRequest
-    from evaldsl.registry import default_registry
-    from evaldsl.scopes import Scope
+    from evaldsl.primitives.registry import default_registry
 
     entry = default_registry().get(primitive)
     assert entry is not None
@@ -30,7 +30,7 @@ def model_request(check: str, primitive: str, scope: str = "last_reply", **param
 
 def dialog(*turns: str, case_id: str = "c1") -> Any:
     """A case alternating user and assistant turns, starting with the user."""
-    from evaldsl.cases import Case
+    from evaldsl.cases.case import Case
 
     roles = ("user", "assistant")
     messages = [{"role": roles[i % 2], "content": t} for i, t in enumerate(turns)]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from evaldsl.model import Settings, default_runtime
-from evaldsl.model.openai_embedder import OpenAIEmbedder
-from evaldsl.model.openai_judge import OpenAIJudge
+from evaldsl.model.openai.embedder import OpenAIEmbedder
+from evaldsl.model.openai.judge import OpenAIJudge
 
 
 def test_local_judge_is_started_lazily_and_stopped_on_close(tmp_path: Path) -> None:

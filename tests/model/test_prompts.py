@@ -8,10 +8,10 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evaldsl.cases import Message
+from evaldsl.cases.case import Message
+from evaldsl.cases.scopes import Unit
 from evaldsl.model.checks import ChatCheck
 from evaldsl.model.prompts import build_request, shape
-from evaldsl.scopes import Unit
 from evaldsl.stdlib.classifying import ClassifyCheck, ClassifyParams
 from evaldsl.stdlib.dialog_state import SlotsCheck, SlotsParams, StepsCheck, StepsParams
 from evaldsl.stdlib.judging import JudgeCheck, JudgeParams, RefusalCheck, RefusalParams

@@ -58,7 +58,7 @@ class TestSources:
 
     def test_client_process_is_automatic_from_32_requests_in_flight(self) -> None:
         """`auto` sends from a child process at high concurrency only, never for local."""
-        from evaldsl.model.openai_judge import OpenAIJudge
+        from evaldsl.model.openai.judge import OpenAIJudge
 
         def offloads(**env: str) -> bool:
             judge = OpenAIJudge(Settings.load(env=env).judge)

@@ -54,7 +54,7 @@ def test_installed_cli_checks_the_shipped_specs(installed: Path) -> None:
 def test_installed_parser_reads_a_spec(installed: Path) -> None:
     python = installed / "bin" / "python"
     code = (
-        "from evaldsl.parser import parse; "
+        "from evaldsl.syntax.parser import parse; "
         "r = parse('check k = keyword(any: [\"hi\"])', 'x.eval'); "
         "print(len(r.module.statements), len(r.diagnostics))"
     )

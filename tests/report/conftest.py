@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from evaldsl.cases import Case
-from evaldsl.loading import BadRow
+from evaldsl.cases.case import Case
+from evaldsl.cases.loading import BadRow
 from evaldsl.report.json_report import ReportBuilder, metric_entry
 from evaldsl.report.layout import SpecLayout, layout_of
-from evaldsl.source import Source
+from evaldsl.syntax.source import Source
 
 SPEC = """\
 spec "维修 <b>预约</b> & co"

@@ -71,7 +71,7 @@ class TestSelfContained:
 def rendered(tmp_path_factory: pytest.TempPathFactory, sample: Any) -> _Dom:
     """The report page as headless chromium rendered it (its DOM after load)."""
     from evaldsl.report.layout import layout_of
-    from evaldsl.source import Source
+    from evaldsl.syntax.source import Source
 
     folder = tmp_path_factory.mktemp("html")
     layout = layout_of(Source(sample.SPEC, "specs/repair.eval"), "specs/repair.eval")

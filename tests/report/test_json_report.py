@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from evaldsl.report.json_report import ReportBuilder, metric_entry
 from evaldsl.report.layout import SpecLayout, layout_of
-from evaldsl.source import Source
+from evaldsl.syntax.source import Source
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs" / "report.schema.json")
                     .read_text("utf-8"))

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from evaldsl.cases import Case
-from evaldsl.registry import default_registry
-from evaldsl.scopes import Scope
+from evaldsl.cases.case import Case
+from evaldsl.cases.scopes import Scope
+from evaldsl.primitives.registry import default_registry
 from evaldsl.values import CheckResult
 
 Run = Callable[..., CheckResult]

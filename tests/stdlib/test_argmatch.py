@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaldsl.argmatch import Call, Options, canonical_text
-from evaldsl.argpairing import match_calls
-from evaldsl.cases import Case
-from evaldsl.tables import FLAG_OPTIONS, NormalizationTable
+from evaldsl.cases.case import Case
+from evaldsl.primitives.tables import FLAG_OPTIONS, NormalizationTable
+from evaldsl.stdlib.tools.argmatch import Call, Options, canonical_text
+from evaldsl.stdlib.tools.pairing import match_calls
 from evaldsl.values import CheckResult
 
 Run = Callable[..., CheckResult]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from evaldsl.parser import parse
-from evaldsl.registry import default_registry
+from evaldsl.primitives.registry import default_registry
+from evaldsl.syntax.parser import parse
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "primitives"
 DETERMINISTIC = ["keyword", "regex", "latency", "length", "turns", "json_schema", "signals",

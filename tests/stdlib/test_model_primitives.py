@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from evaldsl.cases import Case
+from evaldsl.cases.case import Case
+from evaldsl.cases.scopes import ALL_SCOPES, Scope
 from evaldsl.model import JudgeAnswer, JudgeRequest, ModelRequest, default_runtime
 from evaldsl.model.settings import Settings
-from evaldsl.registry import Cost, default_registry
-from evaldsl.scopes import ALL_SCOPES, Scope
+from evaldsl.primitives.registry import Cost, default_registry
 from evaldsl.values import CheckResult
 
 Answer = Callable[[JudgeRequest], Any]

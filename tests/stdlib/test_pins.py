@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from evaldsl.registry import default_registry
+from evaldsl.primitives.registry import default_registry
 from evaldsl.values import CheckResult
 
 

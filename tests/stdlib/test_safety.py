@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 from pydantic import ValidationError
 
-from evaldsl.cases import Case
+from evaldsl.cases.case import Case
 from evaldsl.stdlib.safety import id_card_ok, luhn_ok, mask
 from evaldsl.values import CheckResult
 

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from evaldsl.cases import Case
+from evaldsl.cases.case import Case
 from evaldsl.values import CheckResult
 
 Run = Callable[..., CheckResult]

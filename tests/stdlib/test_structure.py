@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from evaldsl.cases import Case
+from evaldsl.cases.case import Case
 from evaldsl.values import CheckResult
 
 Run = Callable[..., CheckResult]

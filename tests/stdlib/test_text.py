@@ -7,8 +7,8 @@ from collections.abc import Callable
 import pytest
 from pydantic import ValidationError
 
-from evaldsl.cases import Case
-from evaldsl.tables import NormalizationTable
+from evaldsl.cases.case import Case
+from evaldsl.primitives.tables import NormalizationTable
 from evaldsl.values import CheckResult
 
 Run = Callable[..., CheckResult]

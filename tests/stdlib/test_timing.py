@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 from pydantic import ValidationError
 
-from evaldsl.cases import Case
+from evaldsl.cases.case import Case
 from evaldsl.values import CheckResult
 
 Run = Callable[..., CheckResult]
@@ -89,7 +89,7 @@ class TestTurns:
             TurnsParams()
 
     def test_only_dialog_scope(self) -> None:
-        from evaldsl.registry import default_registry
+        from evaldsl.primitives.registry import default_registry
 
         primitive = default_registry().get("turns")
         assert primitive is not None and primitive.scopes == frozenset({"dialog"})

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from evaldsl.cases import Case
-from evaldsl.stdlib.tools import judge_trajectory
+from evaldsl.cases.case import Case
+from evaldsl.stdlib.tools.primitives import judge_trajectory
 from evaldsl.values import CheckResult
 
 Run = Callable[..., CheckResult]

@@ -18,10 +18,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from evaldsl.cases import Case
+from evaldsl.cases.case import Case
+from evaldsl.cases.scopes import Scope
 from evaldsl.model.runtime import ModelRequest, ModelStats
-from evaldsl.registry import Cost, Primitive, Registry
-from evaldsl.scopes import Scope
+from evaldsl.primitives.registry import Cost, Primitive, Registry
 from evaldsl.values import CheckResult
 
 

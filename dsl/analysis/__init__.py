@@ -1,0 +1,2 @@
+"""Looking at a spec or a run from outside: `explain` and calibration against human labels.
+"""

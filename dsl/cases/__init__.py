@@ -1,0 +1,2 @@
+"""What is judged: `Case` and its messages, case rows, file loading, scopes.
+"""

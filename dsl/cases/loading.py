@@ -1,0 +1,176 @@
+"""Case files: JSONL and YAML, streamed, validated against a spec's `case {}` block.
+
+    for item in read_cases(["cases.jsonl"], schema=CaseSchema.of(spec), on_bad_row="skip"):
+        if isinstance(item, BadRow): ...   # counted and reported by the runner
+        else: spec.evaluate(item)
+
+Rows are read one at a time, so memory does not grow with the file. A row
+that cannot become a case (not JSON, invalid UTF-8, a missing `id`, a field
+of the wrong type) is a `BadRow` naming file, line, field and reason. With
+`on_bad_row="fail"` the first one raises `CaseDataError`; with `"skip"` it is
+yielded for the caller to count and reading goes on.
+
+Formats by extension: `.jsonl`/`.ndjson` (one object per line), `.yaml`/
+`.yml` (a list of cases, or one case per `---` document) and `.json` (a list
+or one case). A YAML syntax error ends that file: YAML cannot resume after it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from evaldsl.cases.case import Case
+from evaldsl.cases.rows import EMPTY_SCHEMA, CaseSchema, RowProblem, to_case
+from evaldsl.errors import CaseDataError
+
+Policy = Literal["skip", "fail"]
+JSONL_SUFFIXES = (".jsonl", ".ndjson")
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass(frozen=True)
+class BadRow:
+    """A row that could not become a case."""
+
+    file: str
+    line: int
+    reason: str
+    field: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "line": self.line, "field": self.field, "reason": self.reason}
+
+    def __str__(self) -> str:
+        where = f" field `{self.field}`:" if self.field else ""
+        return f"{self.file}:{self.line}:{where} {self.reason}"
+
+    def error(self) -> CaseDataError:
+        return CaseDataError(self.file, self.line, self.reason, self.field)
+
+
+Item = Case | BadRow
+
+
+def read_cases(paths: str | Path | Iterable[str | Path], schema: CaseSchema = EMPTY_SCHEMA,
+               on_bad_row: Policy = "fail") -> Iterator[Item]:
+    """Cases from every file in order; bad rows raise or are yielded by the policy."""
+    for path in [paths] if isinstance(paths, (str, Path)) else paths:
+        for item in read_file(Path(path), schema):
+            if isinstance(item, BadRow) and on_bad_row == "fail":
+                raise item.error()
+            yield item
+
+
+def load_cases(paths: str | Path | Iterable[str | Path],
+               schema: CaseSchema = EMPTY_SCHEMA) -> Iterator[Case]:
+    """Only the good cases, failing on the first bad row: the simple form for tests."""
+    for item in read_cases(paths, schema, "fail"):
+        assert isinstance(item, Case)
+        yield item
+
+
+def read_file(path: Path, schema: CaseSchema = EMPTY_SCHEMA) -> Iterator[Item]:
+    """Every row of one file as a case or a bad row."""
+    name = str(path)
+    try:
+        rows = _rows(path)
+        for line, row in rows:
+            if isinstance(row, BadRow):
+                yield row
+                continue
+            case = to_case(row, schema, f"{name}:{line}")
+            yield case if isinstance(case, Case) else _bad(name, line, case)
+    except OSError as exc:
+        yield BadRow(name, 0, f"cannot read the file: {exc.strerror or exc}")
+
+
+def _rows(path: Path) -> Iterator[tuple[int, Any]]:
+    suffix = path.suffix.lower()
+    if suffix in YAML_SUFFIXES:
+        return yaml_rows(path)
+    if suffix == ".json":
+        return json_rows(path)
+    return jsonl_rows(path)
+
+
+def jsonl_rows(path: Path) -> Iterator[tuple[int, Any]]:
+    """(line number, decoded object or BadRow) for each non-blank line."""
+    name = str(path)
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                yield number, BadRow(name, number, f"not UTF-8 text (byte {exc.start + 1})")
+                continue
+            if not text.strip():
+                continue
+            yield number, _decode_line(name, number, text)
+
+
+def _decode_line(name: str, number: int, text: str) -> Any:
+    if number == 1:
+        text = text.lstrip("\ufeff")
+    try:
+        return json.loads(text)
+    except RecursionError:
+        return BadRow(name, number, "not valid JSON: nested too deeply")
+    except ValueError as exc:
+        msg = getattr(exc, "msg", str(exc))
+        col = getattr(exc, "colno", None)
+        at = f" at column {col}" if col else ""
+        return BadRow(name, number, f"not valid JSON: {msg.lower()}{at}")
+
+
+def json_rows(path: Path) -> Iterator[tuple[int, Any]]:
+    """A `.json` file: a list of cases or one case (read whole; meant for small files)."""
+    name = str(path)
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        yield getattr(exc, "lineno", 1), BadRow(name, getattr(exc, "lineno", 1),
+                                                f"not valid JSON: {exc}")
+        return
+    items = data if isinstance(data, list) else [data]
+    for item in items:
+        yield 1, item
+
+
+def yaml_rows(path: Path) -> Iterator[tuple[int, Any]]:
+    """A list of cases, or one case per document, each with the line it starts on."""
+    name = str(path)
+    try:
+        with path.open("rb") as handle:
+            for document in yaml.compose_all(handle, Loader=yaml.SafeLoader):
+                if document is None:
+                    continue
+                nodes = document.value if isinstance(document, yaml.SequenceNode) else [document]
+                for node in nodes:
+                    yield node.start_mark.line + 1, _construct(name, node)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else 0
+        yield line, BadRow(name, line, f"not valid YAML: {exc.problem or exc.context}; "
+                                       "the rest of the file is not read")
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        yield 0, BadRow(name, 0, f"not valid YAML: {exc}")
+
+
+def _construct(name: str, node: yaml.Node) -> Any:
+    loader = yaml.SafeLoader("")
+    try:
+        return loader.construct_document(node)
+    except yaml.YAMLError as exc:
+        return BadRow(name, node.start_mark.line + 1, f"not valid YAML: {exc}")
+    finally:
+        loader.dispose()
+
+
+def _bad(name: str, line: int, problem: RowProblem) -> BadRow:
+    return BadRow(name, line, problem.reason, problem.field)

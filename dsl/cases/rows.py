@@ -1,0 +1,179 @@
+"""One data row -> one `Case`, or the reason it cannot be one.
+
+A row is a JSON object with `id`, `messages` in the OpenAI chat format and any
+other fields, which a spec reads as `case.X`. Rows are checked against the
+spec's `case {}` block: every declared field must be present (unless marked
+`?`) and of its declared type. Problems are `RowProblem`s naming the field
+(`messages[2].tool_calls[0].function.arguments`) and the reason in plain
+words; `evaldsl.cases.loading` turns them into bad-row reports.
+
+A tool call's `arguments` must be a string (JSON text, as the OpenAI format
+has it) or an object; text that is not valid JSON is kept as an error value
+on the call rather than rejected, because a model that emits broken JSON is
+exactly what an evaluation must be able to see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from evaldsl.cases.case import Case
+from evaldsl.syntax import nodes as n
+
+ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
+_TYPE_CHECKS: dict[str, tuple[type, ...]] = {
+    "text": (str,), "number": (int, float), "bool": (bool,), "list": (list,),
+    "map": (dict,),
+}
+_TYPE_WORDS = {"text": "a text", "number": "a number", "bool": "true or false",
+               "list": "a list", "map": "a map"}
+
+
+class RowProblem(NamedTuple):
+    field: str | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class CaseSchema:
+    """The fields a spec's `case {}` block declares: name -> (type, optional)."""
+
+    fields: Mapping[str, tuple[str, bool]]
+
+    @classmethod
+    def of(cls, source: Any) -> CaseSchema:
+        """From a `Spec`, a symbol table, case fields by name, or an iterable of them."""
+        graph = getattr(source, "graph", None)
+        symbols = getattr(graph, "symbols", None) or source
+        fields = getattr(symbols, "case_fields", symbols)
+        if isinstance(fields, Mapping):
+            fields = fields.values()
+        return cls({f.name: (f.type, f.optional) for f in _case_fields(fields)})
+
+    def problems(self, row: Mapping[str, Any]) -> list[RowProblem]:
+        out = []
+        for name, (kind, optional) in self.fields.items():
+            value = row.get(name)
+            if value is None:
+                if not optional:
+                    out.append(RowProblem(name, "missing (the spec's `case` block requires it)"))
+                continue
+            if not _has_type(value, kind):
+                out.append(RowProblem(name, f"expected {_TYPE_WORDS[kind]}, "
+                                            f"got {_describe(value)}"))
+        return out
+
+
+EMPTY_SCHEMA = CaseSchema({})
+
+
+def _case_fields(items: Iterable[Any]) -> list[n.CaseField]:
+    return [f for f in items if isinstance(f, n.CaseField)]
+
+
+def _has_type(value: Any, kind: str) -> bool:
+    if kind not in _TYPE_CHECKS:
+        return True
+    if isinstance(value, bool) and kind != "bool":
+        return False
+    return isinstance(value, _TYPE_CHECKS[kind])
+
+
+def to_case(row: Any, schema: CaseSchema = EMPTY_SCHEMA, origin: str = "",
+            ) -> Case | RowProblem:
+    """The case a row describes, or the first problem with it."""
+    if not isinstance(row, Mapping):
+        return RowProblem(None, f"a case must be an object, got {_describe(row)}")
+    problem = _id_problem(row.get("id")) or _messages_problem(row.get("messages"))
+    if problem is None:
+        problems = schema.problems(row)
+        problem = problems[0] if problems else None
+    if problem is not None:
+        return problem
+    data = dict(row)
+    data["id"] = str(row["id"])
+    return Case.from_dict(data, origin)
+
+
+def _id_problem(value: Any) -> RowProblem | None:
+    if value is None:
+        return RowProblem("id", "missing")
+    if isinstance(value, bool) or not isinstance(value, (str, int)) or value == "":
+        return RowProblem("id", f"expected a non-empty text or an integer, got {_describe(value)}")
+    return None
+
+
+def _messages_problem(messages: Any) -> RowProblem | None:
+    if messages is None:
+        return RowProblem("messages", "missing")
+    if not isinstance(messages, list):
+        return RowProblem("messages", f"expected a list of messages, got {_describe(messages)}")
+    for i, message in enumerate(messages):
+        problem = _message_problem(message, f"messages[{i}]")
+        if problem is not None:
+            return problem
+    return None
+
+
+def _message_problem(message: Any, where: str) -> RowProblem | None:
+    if not isinstance(message, Mapping):
+        return RowProblem(where, f"a message must be an object, got {_describe(message)}")
+    role = message.get("role")
+    if role not in ROLES:
+        return RowProblem(f"{where}.role", f"expected one of system, user, assistant, tool, "
+                                           f"got {_describe(role)}")
+    problem = _content_problem(message.get("content"), f"{where}.content")
+    if problem is None and "latency_ms" in message:
+        problem = _latency_problem(message["latency_ms"], f"{where}.latency_ms")
+    if problem is None and message.get("tool_calls") is not None:
+        problem = _tool_calls_problem(message["tool_calls"], f"{where}.tool_calls")
+    return problem
+
+
+def _content_problem(content: Any, where: str) -> RowProblem | None:
+    if content is None or isinstance(content, str):
+        return None
+    if not isinstance(content, list):
+        return RowProblem(where, f"expected a text or a list of content parts, "
+                                 f"got {_describe(content)}")
+    for i, part in enumerate(content):
+        if not isinstance(part, Mapping) or not isinstance(part.get("type"), str):
+            return RowProblem(f"{where}[{i}]", "a content part must be an object with a `type`")
+    return None
+
+
+def _latency_problem(value: Any, where: str) -> RowProblem | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        return RowProblem(where, f"expected a number of milliseconds, got {_describe(value)}")
+    return None
+
+
+def _tool_calls_problem(calls: Any, where: str) -> RowProblem | None:
+    if not isinstance(calls, list):
+        return RowProblem(where, f"expected a list of tool calls, got {_describe(calls)}")
+    for i, call in enumerate(calls):
+        at = f"{where}[{i}]"
+        function = call.get("function", call) if isinstance(call, Mapping) else None
+        if not isinstance(function, Mapping):
+            return RowProblem(at, "a tool call must be an object with a `function`")
+        if not isinstance(function.get("name"), str) or not function["name"]:
+            return RowProblem(f"{at}.function.name", "missing")
+        arguments = function.get("arguments", "{}")
+        if not isinstance(arguments, (str, Mapping)):
+            return RowProblem(f"{at}.function.arguments",
+                              f"expected JSON text, got {_describe(arguments)}")
+    return None
+
+
+def _describe(value: Any) -> str:
+    """How a wrong value is quoted in a message: its kind and a short excerpt."""
+    if value is None:
+        return "null"
+    kind = {bool: "a bool", int: "a number", float: "a number", str: "a text", list: "a list",
+            dict: "a map"}.get(type(value), type(value).__name__)
+    text = repr(value)
+    return f"{kind} `{text if len(text) <= 30 else text[:29] + '…'}`"

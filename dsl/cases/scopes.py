@@ -1,0 +1,149 @@
+"""Scopes: which part of a dialog a check looks at, one mechanism for all.
+
+A scope selects *units* from a case (a unit is a run of messages with its
+text) and says how the units' results combine: `single` (one unit),
+`each` (every unit must pass; score is the share passing) or `any` (one
+passing unit is enough). Primitives judge a unit; `evaluate_over` does the
+rest, so every primitive reads scopes the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from evaldsl.cases.case import Case, Message
+from evaldsl.values import CheckResult
+
+Combine = Literal["single", "each", "any"]
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    kind: str
+    index: int | None = None
+    """For `turn(N)`: the 1-based position of the message."""
+
+    def __str__(self) -> str:
+        return f"turn({self.index})" if self.kind == "turn" else self.kind
+
+    @property
+    def combine(self) -> Combine:
+        return _COMBINE.get(self.kind, "single")
+
+
+SCOPE_KINDS = ("last_reply", "replies", "each_reply", "any_reply", "dialog", "first_user",
+               "user_turns", "last_user", "turn")
+"""Every scope the language knows; `turn` takes an argument: `turn(3)`."""
+
+REPLY_SCOPES = frozenset({"last_reply", "replies", "each_reply", "any_reply", "turn"})
+ALL_SCOPES = frozenset(SCOPE_KINDS)
+TEXT_SCOPES = ALL_SCOPES
+
+_COMBINE: dict[str, Combine] = {"each_reply": "each", "any_reply": "any"}
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """Messages a check judges together, and their text."""
+
+    messages: tuple[Message, ...]
+    text: str
+
+
+def select(case: Case, scope: Scope) -> list[Unit]:
+    """The units of `case` that `scope` selects (possibly none)."""
+    messages = case.messages
+    kind = scope.kind
+    if kind == "dialog":
+        return [Unit(messages, transcript(messages))]
+    if kind in ("each_reply", "any_reply"):
+        return [_unit((m,)) for m in messages if m.role == "assistant"]
+    if kind == "replies":
+        return _joined([m for m in messages if m.role == "assistant"])
+    if kind == "user_turns":
+        return _joined([m for m in messages if m.role == "user"])
+    if kind == "last_reply":
+        return _last(messages, "assistant")
+    if kind == "last_user":
+        return _last(messages, "user")
+    if kind == "first_user":
+        first = next((m for m in messages if m.role == "user"), None)
+        return [_unit((first,))] if first else []
+    if kind == "turn" and scope.index is not None and 1 <= scope.index <= len(messages):
+        return [_unit((messages[scope.index - 1],))]
+    return []
+
+
+def transcript(messages: Sequence[Message]) -> str:
+    """A dialog as `role: text` lines, tool calls written as calls."""
+    lines = []
+    for m in messages:
+        text = m.content
+        if m.tool_calls:
+            calls = ", ".join(f"{c.name}({c.raw_arguments})" for c in m.tool_calls)
+            text = f"{text} [calls {calls}]".strip()
+        lines.append(f"{m.role}: {text}")
+    return "\n".join(lines)
+
+
+def _unit(messages: tuple[Message, ...]) -> Unit:
+    if len(messages) == 1:  # the common case, on every check's hot path
+        return Unit(messages, messages[0].content)
+    return Unit(messages, "\n".join([m.content for m in messages]))
+
+
+def _joined(messages: list[Message]) -> list[Unit]:
+    return [_unit(tuple(messages))] if messages else []
+
+
+def _last(messages: Sequence[Message], role: str) -> list[Unit]:
+    for m in reversed(messages):
+        if m.role == role:
+            return [_unit((m,))]
+    return []
+
+
+UnitJudge = Callable[[Unit], CheckResult]
+
+
+def evaluate_over(case: Case, scope: Scope, judge_unit: UnitJudge) -> CheckResult:
+    """Judge every unit `scope` selects and combine the results.
+
+    No unit at all (a dialog without assistant replies) is an error, never a
+    silent pass: there was nothing to judge.
+    """
+    units = select(case, scope)
+    if not units:
+        return CheckResult.error(f"scope `{scope}` selects nothing in this dialog")
+    if len(units) == 1 and scope.combine == "single":
+        return judge_unit(units[0])
+    return combine([judge_unit(u) for u in units], scope.combine)
+
+
+def combine(results: list[CheckResult], how: Combine) -> CheckResult:
+    """`each`: all must pass, score = share passing; `any`: one is enough.
+
+    An error in any unit makes the combination an error unless the other
+    units already decide it (`any` with a pass, `each` with a fail), the
+    same rule as `or` and `and`.
+    """
+    decided = [r for r in results if not r.is_error]
+    errors = [r for r in results if r.is_error]
+    if how == "any":
+        if any(r.passed is True for r in decided):
+            best = max(decided, key=lambda r: r.score if isinstance(r.score, float) else 0.0)
+            return CheckResult(True, best.score, best.value, best.fields, best.reason)
+    elif any(r.passed is False for r in decided) and how == "each":
+        if errors:
+            failing = sum(1 for r in decided if r.passed is False)
+            return CheckResult(False, errors[0].score, [r.value for r in results], {},
+                               f"{failing} of {len(results)} units fail; some errored")
+    if errors:
+        return errors[0]
+    passing = sum(1 for r in decided if r.passed is True)
+    share = passing / len(decided)
+    passed = passing == len(decided) if how != "any" else passing > 0
+    reason = f"{passing} of {len(decided)} pass"
+    return CheckResult(passed, share, [r.value for r in decided], {}, reason)

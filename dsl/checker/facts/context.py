@@ -1,0 +1,299 @@
+"""What every checker rule reads: the module, its symbols and shared analyses.
+
+Rules are plain functions `rule(ctx) -> Iterable[Diagnostic]`. Analyses that
+several rules need (folded check arguments, the types of lets, which
+expressions sit where) are computed once here, lazily, so adding a rule never
+makes the checker walk the spec again for the same facts.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Literal
+
+from evaldsl.checker.facts.symbols import SymbolTable, build_symbols
+from evaldsl.diagnostics import Diagnostic
+from evaldsl.primitives.registry import Primitive, Registry
+from evaldsl.primitives.valuetypes import CASE_FIELD_TYPES, ValueType
+from evaldsl.syntax import nodes as n
+from evaldsl.syntax.source import Source
+
+Role = Literal[
+    "let", "arg", "condition", "metric", "where", "sample", "priority", "expect", "given",
+    "example_case", "option",
+]
+"""Where an expression sits; it decides which types and aggregates it may have."""
+
+SCOPE_ARG = "scope"
+"""The argument every check accepts; the framework, not the primitive, reads it."""
+
+CONDITION_ROLES = frozenset({"condition", "where", "expect"})
+"""Roles whose expression must be true or false."""
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """One top-level expression of the spec and the statement that holds it."""
+
+    expr: n.Expr
+    role: Role
+    owner: object
+    """The statement (or branch, rule, example item) the expression belongs to."""
+    key: str = ""
+    """The argument or option name when the expression is one's value."""
+
+
+class Context:
+    """The facts about one module that rules share; each computed at most once."""
+
+    def __init__(self, module: n.Module, source: Source, registry: Registry) -> None:
+        self.module = module
+        self.source = source
+        self.registry = registry
+        self.symbols: SymbolTable = build_symbols(module)
+        self._suggestions = 0
+
+    @cached_property
+    def value_names(self) -> list[str]:
+        """Every name an expression may use bare (checks, lets, tables, labels, outcomes)."""
+        return self.symbols.value_names()
+
+    def similar(self, name: str, candidates: Iterable[str]) -> str | None:
+        """`similar` over names the spec defines, within a budget per module.
+
+        Each lookup scans every candidate; a generated spec with thousands of
+        unknown names would make that quadratic, so only the first
+        `MAX_SUGGESTIONS` unknown names get a "did you mean".
+        """
+        self._suggestions += 1
+        if self._suggestions > MAX_SUGGESTIONS:
+            return None
+        return similar(name, candidates)
+
+    def did_you_mean(self, name: str, candidates: Iterable[str]) -> str:
+        close = self.similar(name, candidates)
+        return f"did you mean `{close}`?" if close else ""
+
+    @cached_property
+    def case_types(self) -> Mapping[str, ValueType] | None:
+        """Declared case field types, or None when the spec has no `case` block."""
+        if self.symbols.case_block is None:
+            return None
+        return {
+            name: CASE_FIELD_TYPES.get(f.type, ValueType.ANY)
+            for name, f in self.symbols.case_fields.items()
+        }
+
+    @cached_property
+    def checks(self) -> list[n.Check]:
+        return self.module.of_type(n.Check)
+
+    @cached_property
+    def sites(self) -> list[Site]:
+        """Every top-level expression in source order, with its role."""
+        return list(_sites(self.module))
+
+    @cached_property
+    def site_exprs(self) -> list[tuple[Site, list[n.Expr]]]:
+        """Each site with every expression under it, walked once for all rules."""
+        return [(site, sub_exprs(site.expr)) for site in self.sites]
+
+    def primitive_of(self, check: n.Check) -> Primitive | None:
+        return self.registry.get(check.primitive)
+
+    def primitive_named(self, check_name: str) -> Primitive | None:
+        check = self.symbols.checks.get(check_name)
+        return self.registry.get(check.primitive) if check is not None else None
+
+    @cached_property
+    def analyses(self) -> dict[str, Any]:
+        """A scratch space where rule modules memoise their own per-module analyses."""
+        return {}
+
+    @cached_property
+    def let_order(self) -> list[str]:
+        """Lets with the lets they read first (cycles broken anywhere).
+
+        Facts about lets are computed in this order, so reading a let's fact
+        never recurses: a chain of a thousand lets costs no stack depth.
+        """
+        lets = self.symbols.lets
+        done: set[str] = set()
+        order: list[str] = []
+        for root in lets:
+            stack: list[tuple[str, bool]] = [(root, False)]
+            while stack:
+                name, expanded = stack.pop()
+                if expanded:
+                    order.append(name)
+                    continue
+                if name in done:
+                    continue
+                done.add(name)
+                stack.append((name, True))
+                for ref, is_case in names_in(lets[name].value):
+                    if not is_case and ref.name in lets and ref.name not in done:
+                        stack.append((ref.name, False))
+        return order
+
+    def let_facts(self, key: str, compute: Callable[[str], Any]) -> dict[str, Any]:
+        """`compute(let)` for every let, memoised under `key`, filled in `let_order`.
+
+        While it is being filled the dict is already visible, so `compute` can
+        read the facts of the lets it depends on; a let in a cycle finds none.
+        """
+        cache = self.analyses
+        if key not in cache:
+            facts: dict[str, Any] = {}
+            cache[key] = facts
+            for name in self.let_order:
+                facts[name] = compute(name)
+        found: dict[str, Any] = cache[key]
+        return found
+
+    def memo(self, key: str, build: Callable[[], Any]) -> Any:
+        """The analysis `key`, built by `build` the first time it is asked for."""
+        cache = self.analyses
+        if key not in cache:
+            cache[key] = build()
+        return cache[key]
+
+
+Rule = Callable[[Context], Iterable[Diagnostic]]
+
+MAX_SUGGESTIONS = 100
+"""Unknown names per module that get a "did you mean" (see `Context.similar`)."""
+LARGE_POOL = 1000
+"""Above this many candidates, only those that could plausibly be meant are compared."""
+
+
+def similar(name: str, candidates: Iterable[str]) -> str | None:
+    """The candidate closest to `name`, if any is close enough to suggest."""
+    pool = [c for c in candidates if c != name]
+    if len(pool) > LARGE_POOL:
+        pool = [c for c in pool if c[:1] == name[:1] and abs(len(c) - len(name)) <= 2]
+    cutoff = 0.5 if len(name) <= 3 else 0.6
+    found = difflib.get_close_matches(name, pool, n=1, cutoff=cutoff)
+    if not found:
+        lowered = {c.lower(): c for c in pool}
+        found = [lowered[m] for m in difflib.get_close_matches(name.lower(), lowered, n=1)]
+    return found[0] if found else None
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str:
+    """`did you mean `x`?`, or an empty string when nothing is close."""
+    close = similar(name, candidates)
+    return f"did you mean `{close}`?" if close else ""
+
+
+def listing(items: Iterable[str], limit: int = 8) -> str:
+    """`a`, `b` and `c`: names in backticks for a message or a hint."""
+    quoted = [f"`{i}`" for i in items]
+    if len(quoted) > limit:
+        quoted = quoted[:limit] + ["…"]
+    if len(quoted) <= 1:
+        return quoted[0] if quoted else "nothing"
+    return ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def _sites(module: n.Module) -> Iterator[Site]:
+    for statement in module.statements:
+        yield from _statement_sites(statement)
+
+
+def _statement_sites(s: n.Statement) -> Iterator[Site]:
+    if isinstance(s, n.Let):
+        yield Site(s.value, "let", s)
+    elif isinstance(s, n.Check):
+        yield from (Site(a.value, "arg", s, a.name) for a in s.args if a.name != SCOPE_ARG)
+    elif isinstance(s, n.Outcome):
+        yield from (Site(b.condition, "condition", b) for b in s.branches if b.condition)
+    elif isinstance(s, n.Metric):
+        yield Site(s.value, "metric", s)
+        if s.where is not None:
+            yield Site(s.where, "where", s)
+    elif isinstance(s, n.Review):
+        yield from _review_sites(s)
+    elif isinstance(s, n.Example):
+        yield from _example_sites(s)
+    elif isinstance(s, n.Table):
+        yield from (Site(o.value, "option", s, o.name) for o in s.options if o.value is not None)
+
+
+def _review_sites(review: n.Review) -> Iterator[Site]:
+    for o in review.options:
+        if o.value is not None:
+            yield Site(o.value, "option", review, o.name)
+    for rule in review.rules:
+        yield Site(rule.rate, "sample", rule)
+        if rule.where is not None:
+            yield Site(rule.where, "where", rule)
+        if rule.priority is not None:
+            yield Site(rule.priority, "priority", rule)
+
+
+def _example_sites(example: n.Example) -> Iterator[Site]:
+    for item in example.items:
+        if isinstance(item, n.ExampleExpect):
+            yield Site(item.condition, "expect", item)
+        elif isinstance(item, n.ExampleGiven):
+            yield Site(item.value, "given", item)
+        elif isinstance(item, n.ExampleCase):
+            yield Site(item.fields, "example_case", item)
+        elif isinstance(item, n.ExampleMessage) and item.extra is not None:
+            yield Site(item.extra, "example_case", item)
+
+
+def sub_exprs(expr: n.Expr) -> list[n.Expr]:
+    """Every expression under `expr` (itself included) in source order, without recursion."""
+    out: list[n.Expr] = []
+    stack: list[n.Expr] = [expr]
+    children = _CHILDREN.get
+    while stack:
+        e = stack.pop()
+        out.append(e)
+        found = children(type(e))
+        if found is not None:
+            stack.extend(found(e))
+    return out
+
+
+def expr_children(e: n.Expr) -> list[n.Expr]:
+    """The direct sub-expressions of `e`, last first (ready to push on a stack)."""
+    found = _CHILDREN.get(type(e))
+    return found(e) if found is not None else []
+
+
+_CHILDREN: dict[type, Callable[[Any], list[n.Expr]]] = {
+    n.Binary: lambda e: [e.right, e.left],
+    n.Unary: lambda e: [e.operand],
+    n.Group: lambda e: [e.expr],
+    n.Attribute: lambda e: [e.obj],
+    n.Index: lambda e: [e.index, e.obj],
+    n.Call: lambda e: [*reversed([k.value for k in e.kwargs]), *reversed(e.args)],
+    n.ListLit: lambda e: list(reversed(e.items)),
+    n.MapLit: lambda e: [entry.value for entry in reversed(e.entries)],
+}
+
+
+def unwrap(expr: n.Expr) -> n.Expr:
+    """`expr` without enclosing parentheses."""
+    while isinstance(expr, n.Group):
+        expr = expr.expr
+    return expr
+
+
+def names_in(expr: n.Expr) -> Iterator[tuple[n.Name, bool]]:
+    """Every name `expr` refers to, and whether it is the `case` of a `case.x` read."""
+    stack: list[n.Expr] = [expr]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, n.Name):
+            yield e, False
+        elif isinstance(e, n.Attribute) and isinstance(e.obj, n.Name) and e.obj.name == "case":
+            yield e.obj, True
+        else:
+            stack.extend(expr_children(e))

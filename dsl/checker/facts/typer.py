@@ -1,0 +1,362 @@
+"""Static types of expressions, and the type errors (E301-E303, E306, E307, E309, E102).
+
+`infer_type(expr, env)` is public so the compiler and the explain command can
+ask what a name means. A bare check name has type `CHECK`; it stands for
+`.passed` where a condition is wanted and for `.score` where a number is
+(`is_condition` / `is_number` accept it), so `completion >= 0.8` and
+`intent and fast` both type-check without field names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from evaldsl.checker.facts.consts import number_of
+from evaldsl.checker.facts.context import Context, Site, did_you_mean, listing, unwrap
+from evaldsl.checker.facts.symbols import CASE
+from evaldsl.diagnostics import Diagnostic, error
+from evaldsl.primitives.registry import Registry, default_registry
+from evaldsl.primitives.valuetypes import ValueType as T
+from evaldsl.syntax import nodes as n
+from evaldsl.syntax.source import Source, Span
+
+AGGREGATES: dict[str, tuple[T, ...]] = {
+    "rate": (T.BOOL,),
+    "count": (T.BOOL,),
+    "mean": (T.NUMBER,),
+    "sum": (T.NUMBER,),
+    "min": (T.NUMBER,),
+    "max": (T.NUMBER,),
+    "percentile": (T.NUMBER, T.NUMBER),
+}
+"""Aggregate functions over cases and the types of their arguments."""
+
+_CONDITIONS = frozenset({T.BOOL, T.CHECK, T.ANY})
+_NUMBERS = frozenset({T.NUMBER, T.CHECK, T.ANY})
+_CONTAINERS = frozenset({T.LIST, T.MAP, T.TEXT, T.ANY})
+_CLASSES: dict[T, frozenset[str]] = {
+    T.BOOL: frozenset({"bool"}),
+    T.NUMBER: frozenset({"number"}),
+    T.CHECK: frozenset({"bool", "number"}),
+    T.TEXT: frozenset({"text"}),
+    T.LIST: frozenset({"list"}),
+    T.MAP: frozenset({"map"}),
+    T.TABLE: frozenset({"table"}),
+    T.SCOPE: frozenset({"scope"}),
+}
+
+
+def is_condition(t: T) -> bool:
+    return t in _CONDITIONS
+
+
+def is_number(t: T) -> bool:
+    return t in _NUMBERS
+
+
+class TypeEnv:
+    """What names mean, for type inference; built from a checker `Context`."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    @classmethod
+    def of(cls, module: n.Module, source: Source, registry: Registry | None = None) -> TypeEnv:
+        """The environment of a parsed spec (the standard library by default)."""
+        return cls(Context(module, source, registry or default_registry()))
+
+    def let_type(self, name: str) -> T:
+        facts = self.ctx.let_facts(
+            "typer.lets", lambda let: _Typer(self, None).infer(self.ctx.symbols.lets[let].value))
+        found: T = facts.get(name, T.ANY)
+        return found
+
+
+def type_env(ctx: Context) -> TypeEnv:
+    """The module's shared type environment."""
+    env: TypeEnv = ctx.memo("typer.env", lambda: TypeEnv(ctx))
+    return env
+
+
+def infer_type(expr: n.Expr, env: TypeEnv) -> T:
+    """The static type of `expr`; `ANY` where it cannot be known (an unknown name)."""
+    return _Typer(env, None).infer(expr)
+
+
+def check_types(ctx: Context) -> Iterator[Diagnostic]:
+    """E301-E303, E307, E309 and E102 inside every expression, then the role's demand."""
+    env = type_env(ctx)
+    for site in ctx.sites:
+        sink: list[Diagnostic] = []
+        found = _Typer(env, sink).infer(site.expr)
+        yield from sink
+        problem = _role_problem(site, found)
+        if problem is not None:
+            yield problem
+
+
+def _role_problem(site: Site, found: T) -> Diagnostic | None:
+    span = site.expr.span
+    if site.role == "condition" and not is_condition(found):
+        return error("E306", f"an outcome condition must be true or false, found {found}", span,
+                     _condition_hint(found))
+    if site.role in ("where", "expect") and not is_condition(found):
+        word = "`where`" if site.role == "where" else "`expect`"
+        return error("E306", f"{word} needs a condition (true/false), found {found}", span,
+                     _condition_hint(found))
+    if site.role in ("metric", "priority") and not is_number(found):
+        what = "a metric" if site.role == "metric" else "a review priority"
+        hint = ("count the cases where it holds with `rate(...)`"
+                if found is T.BOOL and site.role == "metric"
+                else "give a number, e.g. `100 - overall`" if site.role == "priority"
+                else "give a number")
+        return error("E309", f"{what} must be a number, found {found}", span, hint)
+    return None
+
+
+def _condition_hint(found: T) -> str:
+    if found is T.NUMBER:
+        return "compare it with a threshold, e.g. `>= 0.8`"
+    if found is T.TEXT:
+        return "compare it with a value, e.g. `== \"yes\"`"
+    return "write a comparison or a check name"
+
+
+class _Typer:
+    """One bottom-up pass over an expression; reports into `sink` when given one."""
+
+    def __init__(self, env: TypeEnv, sink: list[Diagnostic] | None) -> None:
+        self.env = env
+        self.ctx = env.ctx
+        self.sink = sink
+
+    def report(self, code: str, message: str, span: Span, hint: str = "") -> None:
+        if self.sink is not None:
+            self.sink.append(error(code, message, span, hint))
+
+    def infer(self, e: n.Expr) -> T:
+        method = _METHODS.get(type(e))
+        return method(self, e) if method is not None else T.ANY
+
+    def number(self, e: Any) -> T:
+        return T.NUMBER
+
+    def string(self, e: n.String) -> T:
+        return T.TEXT
+
+    def boolean(self, e: n.Bool) -> T:
+        return T.BOOL
+
+    def group(self, e: n.Group) -> T:
+        return self.infer(e.expr)
+
+    def name(self, e: n.Name) -> T:
+        symbols = self.ctx.symbols
+        kind = symbols.kind_of(e.name)
+        if kind == "check":
+            return T.CHECK
+        if kind == "let":
+            return self.env.let_type(e.name)
+        if kind == "table":
+            return T.TABLE
+        if kind == "label":
+            return T.BOOL
+        if kind == "outcome":
+            return T.TEXT
+        return T.MAP if e.name == CASE else T.ANY
+
+    def attribute(self, e: n.Attribute) -> T:
+        obj = e.obj
+        if isinstance(obj, n.Name) and obj.name == CASE and self.ctx.symbols.kind_of(CASE) is None:
+            types = self.ctx.case_types
+            return types.get(e.name, T.ANY) if types is not None else T.ANY
+        if isinstance(obj, n.Name) and obj.name in self.ctx.symbols.checks:
+            return self.check_field(obj.name, e)
+        found = self.infer(obj)
+        if found in (T.NUMBER, T.BOOL, T.TEXT, T.TABLE):
+            self.report("E309", f"{found} has no fields, so it has no `.{e.name}`",
+                        e.name_span, "remove the field, or read it from a check or a map")
+        return T.ANY
+
+    def check_field(self, check: str, e: n.Attribute) -> T:
+        primitive = self.ctx.primitive_named(check)
+        if primitive is None:
+            return T.ANY
+        fields = primitive.result_fields()
+        if e.name in fields:
+            return fields[e.name]
+        hint = did_you_mean(e.name, fields)
+        known = f"`{primitive.name}` results have {listing(fields)}"
+        self.report("E102", f"the check `{check}` has no field `{e.name}`", e.name_span,
+                    f"{hint} {known}" if hint else known)
+        return T.ANY
+
+    def index(self, e: n.Index) -> T:
+        found = self.infer(e.obj)
+        self.infer(e.index)
+        if found in (T.NUMBER, T.BOOL, T.CHECK, T.TABLE):
+            self.report("E309", f"cannot index into {found}", e.span,
+                        "only lists, maps and texts can be indexed with `[...]`")
+        return T.ANY
+
+    def unary(self, e: n.Unary) -> T:
+        found = self.infer(e.operand)
+        if e.op == "not":
+            if not is_condition(found):
+                self.report("E302", f"`not` needs a condition, found {found}", e.operand.span,
+                            _condition_hint(found))
+            return T.BOOL
+        if not is_number(found):
+            self.report("E303", f"`-` needs a number, found {found}", e.operand.span)
+        return T.NUMBER
+
+    def binary(self, e: n.Binary) -> T:
+        left = self.infer(e.left)
+        right = self.infer(e.right)
+        op = e.op
+        if op in n.LOGIC_OPS:
+            self.logic(e, left, right)
+            return T.BOOL
+        if op in n.COMPARE_OPS:
+            self.compare(e, left, right)
+            return T.BOOL
+        if op in n.MEMBER_OPS:
+            if right not in _CONTAINERS:
+                self.report("E309", f"`{op}` needs a list, map or text on its right, found {right}",
+                            e.right.span, "write the choices as a list: `[\"a\", \"b\"]`")
+            return T.BOOL
+        for side, found in (("left", left), ("right", right)):
+            if not is_number(found):
+                operand = e.left if side == "left" else e.right
+                self.report("E303", f"`{op}` needs numbers, found {found} on its {side}",
+                            operand.span, _arith_hint(found, operand))
+        return T.NUMBER
+
+    def logic(self, e: n.Binary, left: T, right: T) -> None:
+        for side, found, operand in (("left", left, e.left), ("right", right, e.right)):
+            if not is_condition(found):
+                self.report("E302", f"`{e.op}` needs conditions, found {found} on its {side}",
+                            operand.span, _condition_hint(found))
+
+    def compare(self, e: n.Binary, left: T, right: T) -> None:
+        ordering = e.op not in ("==", "!=")
+        if ordering and not (_both(left, right, _NUMBERS) or _both(left, right, {T.TEXT, T.ANY})):
+            odd = left if not is_number(left) else right
+            self.report("E301", f"`{e.op}` orders numbers, but one side is {odd}",
+                        e.span, self.compare_hint(e, left, right))
+            return
+        a, b = _CLASSES.get(left), _CLASSES.get(right)
+        if a is not None and b is not None and not a & b:
+            self.report("E301", f"cannot compare {left} with {right}", e.span,
+                        self.compare_hint(e, left, right))
+
+    def compare_hint(self, e: n.Binary, left: T, right: T) -> str:
+        side = e.left if left is T.CHECK else e.right if right is T.CHECK else None
+        if isinstance(side, n.Name) and T.TEXT in (left, right):
+            return f"to compare the label a check gave, write `{side.name}.label`"
+        for operand in (e.left, e.right):
+            declared = self.declared_field(operand)
+            if declared is not None:
+                return (f"`case.{declared.name}` is declared `{declared.type}` in the `case` "
+                        "block; change its type or what it is compared with")
+        return "compare values of the same kind: numbers with numbers, texts with texts"
+
+    def declared_field(self, e: n.Expr) -> n.CaseField | None:
+        if isinstance(e, n.Attribute) and _is_case_field(e):
+            return self.ctx.symbols.case_fields.get(e.name)
+        return None
+
+    def call(self, e: n.Call) -> T:
+        wanted = AGGREGATES.get(e.func)
+        if wanted is None:
+            for arg in [*e.args, *(k.value for k in e.kwargs)]:
+                self.infer(arg)
+            return T.ANY
+        given = list(e.args)
+        extra = [k for k in e.kwargs if not (e.func == "percentile" and k.name == "p")]
+        given += [k.value for k in e.kwargs if k not in extra]
+        if extra:
+            self.report("E307", f"`{e.func}` has no argument `{extra[0].name}`", extra[0].span,
+                        f"write `{e.func}({_signature(e.func)})`")
+        elif len(given) != len(wanted):
+            self.report("E307", f"`{e.func}` takes {_count(len(wanted))}, found {len(given)}",
+                        e.span, f"write `{e.func}({_signature(e.func)})`")
+        else:
+            for arg, want in zip(given, wanted, strict=True):
+                self.aggregate_arg(e.func, arg, self.infer(arg), want)
+            if e.func == "percentile":
+                self.percentile_rank(given[1])
+        return T.NUMBER
+
+    def percentile_rank(self, rank: n.Expr) -> None:
+        value = number_of(rank, self.ctx)
+        scale = 1.0 if isinstance(unwrap(rank), n.Percent) else 100.0
+        if value is None or not 0 <= value <= scale:
+            self.report("E307", "the percentile must be a constant between 0 and 100",
+                        rank.span, "write e.g. `percentile(latency.value, 90)` for the 90th")
+
+    def aggregate_arg(self, func: str, arg: n.Expr, found: T, want: T) -> None:
+        if want is T.BOOL and not is_condition(found):
+            hint = ("`mean(...)` averages numbers; `rate(x >= 0.8)` counts cases over a threshold"
+                    if found is T.NUMBER else _condition_hint(found))
+            self.report("E307", f"`{func}` counts cases where a condition holds, found {found}",
+                        arg.span, hint)
+        elif want is T.NUMBER and not is_number(found):
+            hint = "`rate(...)` gives the share of cases where a condition holds"
+            self.report("E307", f"`{func}` needs a number, found {found}", arg.span,
+                        hint if found is T.BOOL else "give a number or a check score")
+
+    def list_lit(self, e: n.ListLit) -> T:
+        for item in e.items:
+            self.infer(item)
+        return T.LIST
+
+    def map_lit(self, e: n.MapLit) -> T:
+        for entry in e.entries:
+            self.infer(entry.value)
+        return T.MAP
+
+
+def _both(left: T, right: T, allowed: frozenset[T] | set[T]) -> bool:
+    return left in allowed and right in allowed
+
+
+def _arith_hint(found: T, operand: n.Expr) -> str:
+    if found is T.BOOL:
+        return "a condition is not a number; in a metric, `rate(...)` turns it into a share"
+    if isinstance(operand, n.Attribute) and _is_case_field(operand):
+        return f"declare `{operand.name}: number` in the `case` block if it holds numbers"
+    if found is T.TEXT:
+        return "texts cannot be added or multiplied"
+    return "use numbers on both sides"
+
+
+def _is_case_field(e: n.Expr) -> bool:
+    return isinstance(e, n.Attribute) and isinstance(e.obj, n.Name) and e.obj.name == CASE
+
+
+def _count(k: int) -> str:
+    return "one argument" if k == 1 else f"{k} arguments"
+
+
+def _signature(func: str) -> str:
+    return "value, 90" if func == "percentile" else "condition" if func in ("rate", "count") \
+        else "value"
+
+
+_METHODS: dict[type, Any] = {
+    n.Number: _Typer.number,
+    n.Percent: _Typer.number,
+    n.String: _Typer.string,
+    n.Bool: _Typer.boolean,
+    n.Group: _Typer.group,
+    n.Name: _Typer.name,
+    n.Attribute: _Typer.attribute,
+    n.Index: _Typer.index,
+    n.Unary: _Typer.unary,
+    n.Binary: _Typer.binary,
+    n.Call: _Typer.call,
+    n.ListLit: _Typer.list_lit,
+    n.MapLit: _Typer.map_lit,
+}

@@ -1,0 +1,2 @@
+"""The checker's rules, one function per rule, grouped by family.
+"""

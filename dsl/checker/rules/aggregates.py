@@ -1,0 +1,104 @@
+"""Where aggregates may stand: E304 outside a metric, E305 bare per-case values, E308 nesting.
+
+A metric is computed over all cases, everything else per case. Mixing the
+two levels is the commonest conceptual mistake in a spec (`metric m =
+completion` has no single value), so these rules say which level each
+part of an expression is on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from evaldsl.checker.facts.context import Context, expr_children
+from evaldsl.checker.facts.symbols import CASE
+from evaldsl.checker.facts.typer import AGGREGATES, infer_type, is_condition, type_env
+from evaldsl.diagnostics import Diagnostic, error
+from evaldsl.syntax import nodes as n
+
+_PER_CASE_KINDS = frozenset({"check", "label", "outcome"})
+
+
+def misplaced_aggregates(ctx: Context) -> Iterator[Diagnostic]:
+    """E304 for an aggregate outside a metric's value, E308 for one inside another."""
+    for site, exprs in ctx.site_exprs:
+        if not any(type(e) is n.Call and e.func in AGGREGATES for e in exprs):
+            continue
+        in_metric = site.role == "metric"
+        stack: list[tuple[n.Expr, str | None]] = [(site.expr, None)]
+        while stack:
+            e, outer = stack.pop()
+            inner = outer
+            if isinstance(e, n.Call) and e.func in AGGREGATES:
+                if outer is not None:
+                    yield _nested(e, outer)
+                elif not in_metric:
+                    yield _outside(e, site.role)
+                inner = e.func
+            stack.extend((child, inner) for child in expr_children(e))
+
+
+def _nested(call: n.Call, outer: str) -> Diagnostic:
+    return error("E308", f"the aggregate `{call.func}` is inside another aggregate `{outer}`",
+                 call.span, "aggregates cannot be nested; compare per case inside one, e.g. "
+                 "`rate(completion >= 0.8)`")
+
+
+def _outside(call: n.Call, role: str) -> Diagnostic:
+    where = {"where": "a `where` (it selects cases one by one)",
+             "condition": "an outcome condition (it judges one case)",
+             "let": "a `let` (lets are per case)"}.get(role, "per-case parts of a spec")
+    return error("E304",
+                 f"the aggregate `{call.func}` can only be used in a metric, not in {where}",
+                 call.span, "aggregates combine all cases; per case, use the value itself")
+
+
+def bare_values_in_metrics(ctx: Context) -> Iterator[Diagnostic]:
+    """E305: a per-case value inside a metric but outside any aggregate."""
+    env = type_env(ctx)
+    for metric in ctx.module.of_type(n.Metric):
+        stack: list[n.Expr] = [metric.value]
+        while stack:
+            e = stack.pop()
+            if isinstance(e, n.Call):
+                continue
+            if isinstance(e, (n.Name, n.Attribute, n.Index)) and is_per_case(ctx, e):
+                condition = is_condition(infer_type(e, env))
+                wrapped = f"rate({_text(e)})" if condition else f"mean({_text(e)})"
+                yield error("E305", "a metric cannot use a per-case value outside an aggregate",
+                            e.span, f"aggregate it over the cases, e.g. `{wrapped}`")
+                continue
+            stack.extend(expr_children(e))
+
+
+def is_per_case(ctx: Context, e: n.Expr) -> bool:
+    """Whether `e` reads something that differs from case to case (outside aggregates)."""
+    lets = ctx.let_facts("aggregates.per_case",
+                         lambda let: is_per_case(ctx, ctx.symbols.lets[let].value))
+    for sub in _outside_aggregates(e):
+        if not isinstance(sub, n.Name):
+            continue
+        kind = ctx.symbols.kind_of(sub.name)
+        if kind in _PER_CASE_KINDS or (sub.name == CASE and kind is None):
+            return True
+        if kind == "let" and lets.get(sub.name, False):
+            return True
+    return False
+
+
+def _outside_aggregates(e: n.Expr) -> Iterator[n.Expr]:
+    stack = [e]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, n.Call) and current.func in AGGREGATES:
+            continue
+        yield current
+        stack.extend(expr_children(current))
+
+
+def _text(e: n.Expr) -> str:
+    if isinstance(e, n.Name):
+        return e.name
+    if isinstance(e, n.Attribute):
+        return f"{_text(e.obj)}.{e.name}"
+    return "..."

@@ -1,0 +1,259 @@
+"""Name rules: unknown names (E101, E103, E104, E110), duplicates (E107, E112), clashes (E108).
+
+Every unknown name gets a "did you mean" when something close exists, and
+the hint says what kind of thing the suggestion is, because authors mix up
+checks, lets and labels more often than they misspell keywords.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Container, Iterator
+from typing import TypeGuard
+
+from evaldsl.checker.facts.annotations import mentions_table, param_fields
+from evaldsl.checker.facts.context import (
+    Context,
+    Site,
+    did_you_mean,
+    listing,
+)
+from evaldsl.checker.facts.symbols import CASE, SymbolTable
+from evaldsl.checker.facts.typer import AGGREGATES
+from evaldsl.diagnostics import Diagnostic, error
+from evaldsl.primitives.valuetypes import CASE_FIELD_TYPES
+from evaldsl.syntax import nodes as n
+from evaldsl.syntax.source import Span
+
+RESERVED = frozenset({CASE})
+"""Names no definition may take."""
+RESERVED_LABELS = frozenset({"error", CASE})
+"""Labels the runtime gives itself (`error`) or that would shadow `case`."""
+
+_KIND_WORDS = {"check": "a check", "let": "a let", "table": "a table", "label": "an outcome label",
+               "outcome": "an outcome block"}
+
+
+def unknown_names(ctx: Context) -> Iterator[Diagnostic]:
+    """E101/E104 for bare names that refer to nothing, E108 for ambiguous labels."""
+    for site, exprs in ctx.site_exprs:
+        wants_table = _wants_table(ctx, site)
+        for name in _referenced(exprs):
+            problem = _resolve(ctx, name, wants_table)
+            if problem is not None:
+                yield problem
+
+
+def _referenced(exprs: list[n.Expr]) -> list[n.Name]:
+    """The names among `exprs`, without the `case` of `case.x` reads."""
+    reads = {id(e.obj) for e in exprs if isinstance(e, n.Attribute) and isinstance(e.obj, n.Name)
+             and e.obj.name == CASE}
+    return [e for e in exprs if isinstance(e, n.Name) and id(e) not in reads]
+
+
+def _wants_table(ctx: Context, site: Site) -> bool:
+    if site.role != "arg" or not isinstance(site.owner, n.Check):
+        return False
+    primitive = ctx.primitive_of(site.owner)
+    field = param_fields(primitive).get(site.key) if primitive is not None else None
+    return field is not None and mentions_table(field.annotation)
+
+
+def _resolve(ctx: Context, name: n.Name, wants_table: bool) -> Diagnostic | None:
+    symbols = ctx.symbols
+    word = name.name
+    owners = symbols.labels.get(word)
+    if symbols.kind_of(word) is not None:
+        if owners is not None and len(owners) > 1 and symbols.kind_of(word) == "label":
+            blocks = listing(o or "the verdict" for o in owners)
+            return error("E108", f"the label `{word}` belongs to several outcome blocks",
+                         name.span, f"{blocks} all give `{word}`; rename it in all but one")
+        return None
+    if word == CASE:
+        return error("E101", "`case` is not a value by itself", name.span,
+                     "read one of its fields, e.g. `case.intent`")
+    if word in symbols.metrics:
+        return error("E101", f"`{word}` is a metric and cannot be used in an expression",
+                     name.span, "repeat its expression, or name the shared part with `let`")
+    close = ctx.similar(word, ctx.value_names)
+    if wants_table or (close is not None and close in symbols.tables):
+        define = f"define it with `table {word} {{ ... }}`"
+        hint = ctx.did_you_mean(word, symbols.tables) or define
+        return error("E104", f"unknown table `{word}`", name.span, hint)
+    if close is not None and symbols.kind_of(close) == "label":
+        return error("E105", f"unknown outcome label `{word}`", name.span,
+                     f"did you mean `{close}`? {_labels(ctx)}")
+    return error("E101", f"unknown name `{word}`", name.span, _unknown_hint(ctx, word, close))
+
+
+def _labels(ctx: Context) -> str:
+    return f"the labels are {listing(ctx.symbols.labels)}"
+
+
+def _unknown_hint(ctx: Context, word: str, close: str | None) -> str:
+    symbols = ctx.symbols
+    if close is None:
+        return f"define it first, e.g. `let {word} = ...` or `check {word} = ...`"
+    kind = symbols.kind_of(close) or "name"
+    return f"{_KIND_WORDS.get(kind, 'a name')} with a similar name exists: `{close}`"
+
+
+def unknown_label_texts(ctx: Context) -> Iterator[Diagnostic]:
+    """E105: `level == "excelent"` where the outcome `level` has no such label."""
+    for _, exprs in ctx.site_exprs:
+        for e in exprs:
+            if isinstance(e, n.Binary) and e.op in ("==", "!=", "in", "not in"):
+                yield from _label_texts(ctx, e)
+
+
+def _label_texts(ctx: Context, e: n.Binary) -> Iterator[Diagnostic]:
+    outcomes = ctx.symbols.outcomes
+    for side, other in ((e.left, e.right), (e.right, e.left)):
+        if not (isinstance(side, n.Name) and side.name in outcomes and side.name is not None):
+            continue
+        if ctx.symbols.kind_of(side.name) != "outcome":
+            continue
+        labels = [b.label for b in outcomes[side.name].branches]
+        texts = other.items if isinstance(other, n.ListLit) else (other,)
+        for text in texts:
+            if isinstance(text, n.String) and text.value not in labels and text.value != "error":
+                close = did_you_mean(text.value, labels)
+                known = f"`{side.name}` gives {listing(labels)} (or `error`)"
+                yield error("E105", f"the outcome `{side.name}` has no label `{text.value}`",
+                            text.span, f"{close} {known}" if close else known)
+
+
+def unknown_case_fields(ctx: Context) -> Iterator[Diagnostic]:
+    """E103: `case.x` must be declared when the spec has a `case` block."""
+    declared = ctx.symbols.case_fields
+    if ctx.symbols.case_block is None or ctx.symbols.kind_of(CASE) is not None:
+        return
+    for _, exprs in ctx.site_exprs:
+        for e in exprs:
+            if _is_case_read(e) and e.name not in declared:
+                yield error("E103", f"the case has no field `{e.name}`", e.name_span,
+                            _case_field_hint(ctx, e.name, declared))
+
+
+def _is_case_read(e: n.Expr) -> TypeGuard[n.Attribute]:
+    return isinstance(e, n.Attribute) and isinstance(e.obj, n.Name) and e.obj.name == CASE
+
+
+def _case_field_hint(ctx: Context, field: str, declared: dict[str, n.CaseField]) -> str:
+    close = ctx.did_you_mean(field, declared)
+    if close:
+        return close
+    return f"declare it in the `case` block, e.g. `{field}: text`"
+
+
+def unknown_case_types(ctx: Context) -> Iterator[Diagnostic]:
+    """E111: a `case` field declared with a type the language does not have."""
+    for block in ctx.module.of_type(n.CaseBlock):
+        for f in block.fields:
+            if f.type not in CASE_FIELD_TYPES:
+                hint = did_you_mean(f.type, CASE_FIELD_TYPES)
+                known = f"the types are {listing(CASE_FIELD_TYPES)}"
+                yield error("E111", f"unknown field type `{f.type}`", f.type_span,
+                            f"{hint} {known}" if hint else known)
+
+
+def unknown_functions(ctx: Context) -> Iterator[Diagnostic]:
+    """E110: a call to something that is not an aggregate."""
+    for _, exprs in ctx.site_exprs:
+        for e in exprs:
+            if isinstance(e, n.Call) and e.func not in AGGREGATES:
+                yield _unknown_function(ctx, e)
+
+
+def _unknown_function(ctx: Context, call: n.Call) -> Diagnostic:
+    if call.func == "turn":
+        return error("E110", "`turn(N)` is a scope, not a function", call.func_span,
+                     "use it as a check argument: `scope: turn(3)`")
+    if call.func in ctx.registry:
+        return error("E110", f"`{call.func}` is a primitive and can only be called by a check",
+                     call.func_span, f"define `check name = {call.func}(...)` and use `name`")
+    hint = did_you_mean(call.func, AGGREGATES)
+    known = f"the functions are {listing(AGGREGATES)}"
+    return error("E110", f"unknown function `{call.func}`", call.func_span,
+                 f"{hint} {known}" if hint else known)
+
+
+def duplicate_definitions(ctx: Context) -> Iterator[Diagnostic]:
+    """E107: one name for two definitions (checks, lets, tables, metrics share one namespace)."""
+    seen: dict[str, n.Statement] = {}
+    for s in ctx.module.statements:
+        if not isinstance(s, (n.Check, n.Let, n.Table, n.Metric)):
+            if isinstance(s, n.Outcome) and s.name is not None and s.name in seen:
+                if not isinstance(seen[s.name], n.Outcome):
+                    yield _twice(s.name, s.name_span or s.span, seen[s.name])
+            elif isinstance(s, n.Outcome) and s.name is not None:
+                seen[s.name] = s
+            continue
+        if s.name in RESERVED:
+            yield error("E112", f"`{s.name}` is reserved and cannot name a {_kind(s)}",
+                        s.name_span, f"`{s.name}.x` reads case fields; choose another name")
+        elif s.name in seen:
+            yield _twice(s.name, s.name_span, seen[s.name])
+        else:
+            seen[s.name] = s
+
+
+def _twice(name: str, span: Span, first: n.Statement) -> Diagnostic:
+    return error("E107", f"the name `{name}` is defined twice", span,
+                 f"the first is the {_kind(first)} on line {first.span.line}; rename one of them")
+
+
+def _kind(s: object) -> str:
+    return {n.Check: "check", n.Let: "let", n.Table: "table", n.Metric: "metric",
+            n.Outcome: "outcome block"}.get(type(s), "definition")
+
+
+def duplicate_singletons(ctx: Context) -> Iterator[Diagnostic]:
+    """E107: a second `spec`, `case` or `review` block, or a case field declared twice."""
+    firsts: dict[type, n.Statement] = {}
+    words = {n.SpecHeader: "`spec` title", n.CaseBlock: "`case` block", n.Review: "`review` block"}
+    for s in ctx.module.statements:
+        kind = type(s)
+        if kind in words and kind in firsts:
+            first = firsts[kind]
+            yield error("E107", f"a second {words[kind]}", s.span,
+                        f"the first is on line {first.span.line}; merge them into one")
+        firsts.setdefault(kind, s)
+    fields: dict[str, n.CaseField] = {}
+    for block in ctx.module.of_type(n.CaseBlock):
+        for f in block.fields:
+            if f.name in fields:
+                yield error("E107", f"the case field `{f.name}` is declared twice", f.name_span,
+                            f"the first is on line {fields[f.name].span.line}; keep one")
+            fields.setdefault(f.name, f)
+
+
+def label_clashes(ctx: Context) -> Iterator[Diagnostic]:
+    """E108: a label that is also a check, let, table, metric or outcome name, or reserved."""
+    for outcome in ctx.module.of_type(n.Outcome):
+        for branch in outcome.branches:
+            problem = _label_clash(ctx.symbols, branch)
+            if problem is not None:
+                yield problem
+
+
+def _label_clash(symbols: SymbolTable, branch: n.Branch) -> Diagnostic | None:
+    label = branch.label
+    if label in RESERVED_LABELS:
+        reason = ("the runtime gives `error` to cases whose verdict could not be computed"
+                  if label == "error" else "`case` reads case fields")
+        return error("E108", f"`{label}` cannot be an outcome label", branch.label_span,
+                     f"{reason}; choose another label")
+    other = _clashing_kind(symbols, label)
+    if other is None:
+        return None
+    return error("E108", f"the label `{label}` clashes with the {other} `{label}`",
+                 branch.label_span,
+                 f"rename the label or the {other}; `{label}` in an expression could mean either")
+
+
+def _clashing_kind(symbols: SymbolTable, label: str) -> str | None:
+    spaces: tuple[tuple[str, Container[object]], ...] = (
+        ("check", symbols.checks), ("let", symbols.lets), ("table", symbols.tables),
+        ("metric", symbols.metrics), ("outcome block", symbols.outcomes),
+    )
+    return next((kind for kind, space in spaces if label in space), None)

@@ -1,0 +1,173 @@
+"""Texts with a language of their own: regular expressions (E206) and JSON schemas (E209).
+
+A broken pattern or schema would otherwise fail on the first case of a long
+run; both are compiled here, at check time, with the same libraries the
+runtime uses (`regex` and `jsonschema`), and the caret points at the
+offending character or schema keyword.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from functools import lru_cache
+from typing import Any
+
+import regex
+from jsonschema import Draft202012Validator, SchemaError, validators
+from pydantic import BaseModel
+
+from evaldsl.checker.facts.annotations import param_fields_of
+from evaldsl.checker.facts.arguments import arguments
+from evaldsl.checker.facts.context import Context, sub_exprs, unwrap
+from evaldsl.diagnostics import Diagnostic, error
+from evaldsl.primitives.registry import Primitive
+from evaldsl.syntax import nodes as n
+from evaldsl.syntax.source import Span
+
+REGEX_PARAMS = frozenset({"pattern", "patterns"})
+SCHEMA_PARAMS = frozenset({"schema"})
+
+
+def invalid_regexes(ctx: Context) -> Iterator[Diagnostic]:
+    """E206 for every pattern argument that does not compile."""
+    for check in ctx.checks:
+        args = arguments(ctx, check)
+        if args is None:
+            continue
+        for name in regex_fields(args.primitive) & args.constants.keys():
+            for pattern in _texts(args.constants[name]):
+                problem = regex_error(pattern)
+                if problem is not None:
+                    yield _regex_diagnostic(ctx, args.given[name].value, pattern, *problem)
+
+
+def invalid_schemas(ctx: Context) -> Iterator[Diagnostic]:
+    """E209 for a `schema` argument that is not a valid JSON Schema."""
+    for check in ctx.checks:
+        args = arguments(ctx, check)
+        if args is None:
+            continue
+        for name in schema_fields(args.primitive) & args.constants.keys():
+            problem = schema_error(args.constants[name])
+            if problem is not None:
+                message, path = problem
+                where = _locate(args.given[name].value, path, ctx)
+                at = f" (at `{'.'.join(path)}`)" if path else ""
+                yield error("E209", f"`{name}` is not a valid JSON schema: {message}{at}", where,
+                            "see https://json-schema.org/understanding-json-schema/")
+
+
+def bad_fields(ctx: Context, check: n.Check) -> set[str]:
+    """Arguments of `check` already reported as a broken pattern or schema."""
+    args = arguments(ctx, check)
+    if args is None:
+        return set()
+    bad = {name for name in regex_fields(args.primitive) & args.constants.keys()
+           if any(regex_error(p) for p in _texts(args.constants[name]))}
+    bad |= {name for name in schema_fields(args.primitive) & args.constants.keys()
+            if schema_error(args.constants[name]) is not None}
+    return bad
+
+
+def regex_fields(primitive: Primitive) -> frozenset[str]:
+    return _fields_with(primitive.params, REGEX_PARAMS, "regex")
+
+
+def schema_fields(primitive: Primitive) -> frozenset[str]:
+    return _fields_with(primitive.params, SCHEMA_PARAMS, "json-schema")
+
+
+@lru_cache(maxsize=512)
+def _fields_with(model: type[BaseModel], names: frozenset[str], fmt: str) -> frozenset[str]:
+    out = set()
+    for name, info in param_fields_of(model).items():
+        extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+        if name in names or extra.get("format") == fmt:
+            out.add(name)
+    return frozenset(out)
+
+
+@lru_cache(maxsize=1024)
+def regex_error(pattern: str) -> tuple[str, int] | None:
+    """(message, offset) when `pattern` does not compile, else None."""
+    try:
+        regex.compile(pattern)
+    except regex.error as exc:
+        return str(exc.msg), int(exc.pos or 0)
+    except (ValueError, OverflowError, RecursionError) as exc:
+        return str(exc), 0
+    return None
+
+
+def schema_error(schema: Any) -> tuple[str, list[str]] | None:
+    """(message, path) when `schema` is not a valid JSON Schema, else None."""
+    if not isinstance(schema, (dict, bool)):
+        return "a schema must be a map such as `{type: \"object\"}`", []
+    return _schema_error(json.dumps(schema, sort_keys=True))
+
+
+@lru_cache(maxsize=256)
+def _schema_error(text: str) -> tuple[str, list[str]] | None:
+    schema = json.loads(text)
+    cls = validators.validator_for(schema, default=Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except SchemaError as exc:
+        return exc.message, [str(p) for p in exc.path]
+    return None
+
+
+def _texts(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _texts(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _texts(item)
+
+
+def _regex_diagnostic(ctx: Context, expr: n.Expr, pattern: str, message: str,
+                      offset: int) -> Diagnostic:
+    literal = _find_string(ctx, expr, pattern, set())
+    span = expr.span
+    if literal is not None:
+        span = literal.span
+        written = span.end_col - span.col - 2
+        if span.line == span.end_line and written == len(pattern):
+            col = span.col + 1 + min(offset, len(pattern))
+            span = Span(span.file, span.line, col, span.line, col + 1)
+    return error("E206", f"invalid regular expression: {message}", span,
+                 "escape characters that have a meaning in patterns, e.g. `\\\\(` for `(`")
+
+
+def _find_string(ctx: Context, expr: n.Expr, value: str, seen: set[str]) -> n.String | None:
+    for e in sub_exprs(expr):
+        if isinstance(e, n.String) and e.value == value:
+            return e
+        if isinstance(e, n.Name) and e.name in ctx.symbols.lets and e.name not in seen:
+            seen.add(e.name)
+            found = _find_string(ctx, ctx.symbols.lets[e.name].value, value, seen)
+            if found is not None:
+                return found
+    return None
+
+
+def _locate(expr: n.Expr, path: list[str], ctx: Context) -> Span:
+    """The sub-expression of a map literal that a schema path points at."""
+    current = unwrap(expr)
+    for key in path:
+        if isinstance(current, n.Name) and current.name in ctx.symbols.lets:
+            current = unwrap(ctx.symbols.lets[current.name].value)
+        if isinstance(current, n.MapLit):
+            entry = next((e for e in current.entries if e.key == key), None)
+            if entry is None:
+                break
+            current = unwrap(entry.value)
+        elif isinstance(current, n.ListLit) and key.isdigit() and int(key) < len(current.items):
+            current = unwrap(current.items[int(key)])
+        else:
+            break
+    return current.span

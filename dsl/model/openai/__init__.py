@@ -1,0 +1,2 @@
+"""Judges and embedders through the official `openai` client.
+"""

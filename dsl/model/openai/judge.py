@@ -1,0 +1,354 @@
+"""The default judge: any OpenAI-compatible chat endpoint, through the `openai` client.
+
+Structured answers use the standard `response_format` `json_schema` where
+the server supports it. Some servers do not: llama.cpp's Python server
+answers it with HTTP 500 but accepts `{"type": "json_object", "schema": ...}`,
+others only plain `json_object`. The first request that is refused walks
+down that list once, and the first form that works is remembered for the
+judge's lifetime. The prompt always shows the answer's shape too, so even
+free text can be parsed and checked against the schema. Retries are the
+runtime's business: the client's own are off (`max_retries=0`) so every
+attempt is counted. From `CLIENT_PROCESS_FROM` requests in flight the same
+client runs in a child process (`client_process`), off the evaluating core.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import importlib
+import importlib.util
+import json
+import ssl
+import threading
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import openai
+
+from evaldsl.errors import ConfigError
+from evaldsl.model.errors import (
+    MalformedAnswer,
+    ModelError,
+    PermanentError,
+    RateLimited,
+    TransientError,
+)
+from evaldsl.model.loops import PerLoop
+from evaldsl.model.openai.client_process import ClientProcess, Refused
+from evaldsl.model.protocols import JudgeAnswer, JudgeRequest
+from evaldsl.model.settings import Endpoint
+from evaldsl.model.structured import Unparsed, parse_object
+
+FORMATS = ("json_schema", "json_object_schema", "json_object", "none")
+"""Ways to ask for structured output, most to least strict."""
+CLIENT_PROCESS_FROM = 32
+"""With `client_process = "auto"`, the concurrency from which requests are sent from a
+child process. At 32 requests in flight against a server answering in 50 ms the client's
+CPU is most of a core (benchmarks/judge_calls.py: median 1.26x the ideal wall time
+in-process, 1.20x from the child); at 16 against the peer harness's mock it made no
+difference."""
+DOWNGRADE_STATUSES = frozenset({400, 404, 415, 422, 500, 501})
+PATH = "/chat/completions"
+"""Sent with the client's `post` as JSON bytes and read as text: the typed `create`
+wrapper's parameter transform and response models, and `post`'s own copy and encoding of
+a `body` dict, cost more CPU per call (2.9 ms, then 0.9 ms, against 0.7 ms measured) than
+a judge at 32 requests in flight can afford; the client's endpoint, auth, timeouts and
+errors are the same (and its default headers already say `application/json`)."""
+
+
+class OpenAIJudge:
+    """A `Judge` over the official `openai` client (async, and sync via `complete_sync`)."""
+
+    def __init__(self, endpoint: Endpoint, base_url: Callable[[], str | None] | None = None,
+                 identity: str | None = None, prepare: Callable[[], object] | None = None
+                 ) -> None:
+        """`base_url` (default: the endpoint's) is asked when a client is made; `prepare`
+        runs once, in a worker thread, before the first request (starting a local server)."""
+        self.endpoint = endpoint
+        self.model = endpoint.model
+        self.cache_identity = identity or f"{endpoint.provider}:{endpoint.model}"
+        """What the cache keys answers by: provider and model, never the URL."""
+        self._base_url = base_url or (lambda: endpoint.base_url)
+        self._format = 0
+        self._confirmed = False
+        self._strikes = 0
+        self._lock = threading.Lock()
+        self._clients: PerLoop[openai.AsyncOpenAI] = PerLoop(self._async_client, _aclose)
+        self._sync: openai.OpenAI | None = None
+        self._prepare = prepare
+        self._variants: dict[str, OpenAIJudge] = {}
+        self._offload = endpoint.client_process == "on" or (
+            endpoint.client_process == "auto" and endpoint.provider != "local"
+            and endpoint.concurrency >= CLIENT_PROCESS_FROM)
+        """Whether requests go through a `ClientProcess` (see `Endpoint.client_process`)."""
+        self._process: ClientProcess | None = None
+
+    @property
+    def client_process(self) -> ClientProcess | None:
+        """The child process requests go through, once one was made."""
+        return self._process
+
+    @property
+    def response_format(self) -> str:
+        """The structured-output form this judge currently uses."""
+        return FORMATS[self._format]
+
+    def _options(self) -> dict[str, Any]:
+        return {"base_url": self._base_url(), "api_key": self.endpoint.api_key,
+                "timeout": self.endpoint.timeout, "max_retries": 0}
+
+    def _async_client(self) -> openai.AsyncOpenAI:
+        try:
+            return openai.AsyncOpenAI(**self._options(), http_client=async_http_client())
+        except openai.OpenAIError as exc:
+            raise ConfigError(no_client_message("judge")) from exc
+
+    async def complete(self, request: JudgeRequest) -> JudgeAnswer:
+        """One chat completion; `TransientError`, `PermanentError` on failure."""
+        if self._prepare is not None:
+            await asyncio.to_thread(self._prepared)
+        form: int | None = self._format
+        while form is not None:
+            try:
+                reply = await self._post(self.arguments(request, form))
+            except Refused as refused:
+                form = self._fallback(refused.status, form, request)
+                if form is None:
+                    raise refused.error from None
+                continue
+            self._settle(form)
+            return answer_of(reply)
+        raise AssertionError("unreachable")
+
+    async def ready(self) -> None:
+        """Finish what a first request would otherwise wait for (starting a local server,
+        the client process), so that the runtime's limits apply to requests the server
+        sees. A client process that cannot start leaves the judge in-process."""
+        if self._prepare is not None:
+            await asyncio.to_thread(self._prepared)
+        process = self._client_process()
+        if process is not None and process.usable():
+            await process.ready()
+
+    async def _post(self, body: dict[str, Any]) -> str:
+        """The server's reply to `body`, through the client process when there is one."""
+        client = await self._clients.get()  # also how a missing key is reported
+        process = self._client_process()
+        if process is not None and process.usable():
+            return await process.post(PATH, encode(body))
+        try:
+            return await client.post(PATH, content=encode(body), cast_to=str)
+        except openai.OpenAIError as exc:
+            raise refusal(exc, self.endpoint.timeout) from exc
+
+    def _client_process(self) -> ClientProcess | None:
+        if self._process is not None or not self._offload:  # every request asks: no lock
+            return self._process
+        with self._lock:
+            if self._process is None:
+                options = {"base_url": self._base_url(), "api_key": self.endpoint.api_key,
+                           "timeout": self.endpoint.timeout}
+                self._process = ClientProcess(options)
+            return self._process
+
+    def _prepared(self) -> None:
+        with self._lock:
+            if self._prepare is not None:
+                self._prepare()
+                self._prepare = None
+
+    def with_model(self, model: str) -> OpenAIJudge:
+        """The same endpoint with another model (a check's `model:` override)."""
+        with self._lock:
+            if model not in self._variants:
+                self._variants[model] = OpenAIJudge(
+                    replace(self.endpoint, model=model), self._base_url,
+                    f"{self.endpoint.provider}:{model}", self._prepare)
+            return self._variants[model]
+
+    def complete_sync(self, request: JudgeRequest) -> JudgeAnswer:
+        """`complete` for callers without an event loop (the sync `openai` client)."""
+        if self._prepare is not None:
+            self._prepared()
+        with self._lock:
+            if self._sync is None:
+                try:
+                    self._sync = openai.OpenAI(**self._options())
+                except openai.OpenAIError as exc:
+                    raise ConfigError(no_client_message("judge")) from exc
+        form: int | None = self._format
+        while form is not None:
+            try:
+                reply = self._sync.post(PATH, content=encode(self.arguments(request, form)),
+                                        cast_to=str)
+            except openai.OpenAIError as exc:
+                refused = refusal(exc, self.endpoint.timeout)
+                form = self._fallback(refused.status, form, request)
+                if form is None:
+                    raise refused.error from exc
+                continue
+            self._settle(form)
+            return answer_of(reply)
+        raise AssertionError("unreachable")
+
+    def arguments(self, request: JudgeRequest, form: int) -> dict[str, Any]:
+        """The JSON body of the chat completion request for `request`."""
+        args: dict[str, Any] = {"model": self.model, "messages": list(request.messages),
+                                "temperature": request.temperature}
+        if request.max_tokens is not None:
+            args["max_tokens"] = request.max_tokens
+        if request.schema is not None and FORMATS[form] != "none":
+            args["response_format"] = _response_format(request, FORMATS[form])
+        return args
+
+    def _fallback(self, status: int | None, form: int, request: JudgeRequest) -> int | None:
+        """The form to try next when the server refused `form` with `status`, or None.
+
+        Until one form has worked, a clear rejection (400, 404, 415, 422) moves
+        on at once; a server error must repeat before it counts as a rejection,
+        so one transient 500 does not cost the strict form.
+        """
+        if self._confirmed or request.schema is None or status not in DOWNGRADE_STATUSES:
+            return None
+        with self._lock:
+            self._strikes += 1
+            if status >= 500 and self._strikes < 2:
+                return None
+        last = len(FORMATS) - 1 if status < 500 else len(FORMATS) - 2
+        return form + 1 if form < last else None
+
+    def _settle(self, form: int) -> None:
+        with self._lock:
+            self._format = form
+            self._confirmed = True
+
+    def close(self) -> None:
+        """Close the sync client and stop the client process (async clients close with
+        their event loop)."""
+        if self._sync is not None:
+            self._sync.close()
+            self._sync = None
+        if self._process is not None:
+            self._process.stop()
+            self._process = None
+        for variant in self._variants.values():
+            variant.close()
+
+    async def aclose(self) -> None:
+        """Close the running loop's client now."""
+        await self._clients.close_current()
+        for variant in self._variants.values():
+            await variant.aclose()
+
+
+def _response_format(request: JudgeRequest, form: str) -> dict[str, Any]:
+    if form == "json_schema":
+        return {"type": "json_schema", "json_schema": {
+            "name": request.schema_name, "schema": request.schema, "strict": True}}
+    if form == "json_object_schema":
+        return {"type": "json_object", "schema": request.schema}
+    return {"type": "json_object"}
+
+
+def encode(body: dict[str, Any]) -> bytes:
+    """A request body as the UTF-8 JSON that is sent."""
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def answer_of(body: str) -> JudgeAnswer:
+    """A `JudgeAnswer` from a chat completion's JSON text; a cut-off answer is malformed."""
+    try:
+        data = json.loads(body)
+        choice = data["choices"][0]
+        text = choice["message"].get("content") or ""
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+        raise MalformedAnswer("the server's reply is not a chat completion", body) from exc
+    try:
+        parsed = parse_object(text) if choice.get("finish_reason") != "length" else None
+    except Unparsed:
+        parsed = None
+    usage = data.get("usage") or {}
+    return JudgeAnswer(text, parsed, str(data.get("model") or ""),
+                       int(usage.get("prompt_tokens") or 0),
+                       int(usage.get("completion_tokens") or 0))
+
+
+def _never_connected(exc: Exception) -> bool:
+    """Whether a timeout is really a failed connect (the aiohttp transport reports a refused
+    connection as a connect timeout)."""
+    return type(exc.__cause__).__name__ in ("ConnectTimeout", "ConnectError")
+
+
+def refusal(exc: Exception, timeout: float, what: str = "judge") -> Refused:
+    """An `openai` exception as a `Refused`: its HTTP status and the model error."""
+    return Refused(getattr(exc, "status_code", None), translate(exc, what, timeout))
+
+
+def translate(exc: Exception, what: str, timeout: float) -> ModelError:
+    """An `openai` exception as a model error whose message names no URL or key."""
+    if isinstance(exc, openai.APITimeoutError) and not _never_connected(exc):
+        return TransientError(f"the {what} did not answer within {timeout:g} s")
+    if isinstance(exc, openai.APIConnectionError):
+        return TransientError(f"cannot connect to the {what} server")
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        detail = _detail(exc)
+        if status == 429:
+            return RateLimited(f"the {what} server is rate limiting (HTTP 429){detail}",
+                               _retry_after(exc))
+        if status in (408, 409) or status >= 500:
+            return TransientError(f"the {what} server failed (HTTP {status}){detail}")
+        return PermanentError(f"the {what} server refused the request (HTTP {status}){detail}")
+    return PermanentError(f"the {what} call failed: {type(exc).__name__}")
+
+
+def _detail(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    message = body.get("message") if isinstance(body, dict) else None
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        message = body["error"].get("message")
+    return f": {str(message)[:200]}" if message else ""
+
+
+def _retry_after(exc: openai.APIStatusError) -> float | None:
+    try:
+        return float(exc.response.headers.get("retry-after", ""))
+    except ValueError:
+        return None
+
+
+@functools.lru_cache(maxsize=1)
+def ssl_context() -> ssl.SSLContext:
+    """One TLS context for every client: building one costs ~70 ms, and a synchronous
+    `evaluate` makes a new client per event loop."""
+    transport: Any
+    try:
+        transport = importlib.import_module("httpx2")
+    except ImportError:
+        transport = importlib.import_module("httpx")
+    make = getattr(transport, "create_ssl_context", None)
+    return make() if make is not None else ssl.create_default_context()
+
+
+def async_http_client() -> Any:
+    """The `openai` client's HTTP client: its aiohttp transport when installed.
+
+    The openai package recommends aiohttp for concurrency; here it halves the client
+    CPU per request, which is what bounds a run at high concurrency. Without the
+    `openai[aiohttp]` extra the default httpx client is used. Both share `ssl_context()`.
+    """
+    if importlib.util.find_spec("aiohttp") is not None:
+        return openai.DefaultAioHttpClient(verify=ssl_context())
+    return openai.DefaultAsyncHttpxClient(verify=ssl_context())
+
+
+def no_client_message(what: str) -> str:
+    return (f"no {what} is configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for another "
+            f"OpenAI-compatible server), or use the local judge (`judge = \"local\"` in "
+            f"evaldsl.toml or EVALDSL_JUDGE=local)")
+
+
+async def _aclose(client: openai.AsyncOpenAI) -> None:
+    await client.close()

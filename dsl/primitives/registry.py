@@ -1,0 +1,175 @@
+"""The registry of primitives: what a `check` may call.
+
+A primitive is data: a params model (pydantic, `extra="forbid"`), the scopes
+it accepts, its result fields, its cost class and a factory that turns
+validated params into an evaluator. The checker lints arguments from the
+params model, `evaldsl explain` and the docs read the same entries, and the
+interpreter calls the factory. Third parties add primitives through the
+`evaldsl.primitives` entry-point group: each entry point names a module whose
+import registers its primitives with `@primitive`.
+
+    @primitive("keyword", params=KeywordParams, scopes=REPLY_SCOPES,
+               default_scope="last_reply", fields={"missing": ValueType.LIST})
+    def keyword(params: KeywordParams) -> Evaluate:
+        ...
+"""
+
+from __future__ import annotations
+
+import enum
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from importlib import import_module
+from importlib.metadata import entry_points
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+
+from evaldsl.cases.case import Case
+from evaldsl.cases.scopes import Scope
+from evaldsl.primitives.valuetypes import ValueType
+from evaldsl.values import CheckResult
+
+ENTRY_POINT_GROUP = "evaldsl.primitives"
+
+
+class Cost(enum.IntEnum):
+    """How expensive a check is; the interpreter evaluates cheaper ones first."""
+
+    FREE = 0
+    """Pure computation on the case, microseconds."""
+    CHEAP = 1
+    """Local but heavier (JSON Schema validation, in-process embeddings)."""
+    MODEL = 2
+    """A call to a model server."""
+
+
+class Evaluate(Protocol):
+    """A deterministic primitive's evaluator for one case."""
+
+    def __call__(self, case: Case, scope: Scope) -> CheckResult: ...
+
+
+Factory = Callable[[Any], Any]
+"""params -> `Evaluate` (FREE/CHEAP) or a model check (MODEL, see evaldsl.model)."""
+
+
+BASE_RESULT_FIELDS: Mapping[str, ValueType] = {
+    "passed": ValueType.BOOL,
+    "score": ValueType.NUMBER,
+    "value": ValueType.ANY,
+}
+
+
+@dataclass(frozen=True)
+class Primitive:
+    name: str
+    params: type[BaseModel]
+    factory: Factory
+    scopes: frozenset[str]
+    """Scope kinds the primitive accepts; empty when it reads the whole case."""
+    default_scope: str | None
+    fields: Mapping[str, ValueType]
+    """Result fields beyond `passed`, `score` and `value`."""
+    cost: Cost
+    doc: str
+    value_type: ValueType = ValueType.NUMBER
+    """The type of `.value` (judge points, milliseconds, cosine, ...)."""
+    value_range: Callable[[Any], tuple[float, float] | None] = field(default=lambda p: None)
+    """The range `.value` can take under given params, for threshold lints."""
+    dynamic: frozenset[str] = frozenset()
+    """Parameters that may be per-case expressions (`expect: case.intent`)."""
+    pin: Callable[[Any, dict[str, Any]], CheckResult] | None = None
+    """Builds a full result from pinned fields (`given polite = 8`) in examples."""
+
+    def result_fields(self) -> dict[str, ValueType]:
+        out = dict(BASE_RESULT_FIELDS)
+        out["value"] = self.value_type
+        out.update(self.fields)
+        return out
+
+
+class Registry:
+    """Primitives by name. `default_registry()` holds the standard library."""
+
+    def __init__(self) -> None:
+        self._primitives: dict[str, Primitive] = {}
+        self._lock = threading.Lock()
+
+    def add(self, primitive: Primitive) -> Primitive:
+        with self._lock:
+            self._primitives[primitive.name] = primitive
+        return primitive
+
+    def get(self, name: str) -> Primitive | None:
+        return self._primitives.get(name)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._primitives
+
+    def __iter__(self) -> Iterator[Primitive]:
+        return iter(sorted(self._primitives.values(), key=lambda p: p.name))
+
+    def names(self) -> list[str]:
+        return sorted(self._primitives)
+
+
+_STAGING = Registry()
+"""Where `@primitive` registers on import; `default_registry` copies it."""
+
+
+def primitive(
+    name: str,
+    *,
+    params: type[BaseModel],
+    scopes: frozenset[str] | set[str] = frozenset(),
+    default_scope: str | None = None,
+    fields: Mapping[str, ValueType] | None = None,
+    cost: Cost = Cost.FREE,
+    value_type: ValueType = ValueType.NUMBER,
+    value_range: Callable[[Any], tuple[float, float] | None] | None = None,
+    dynamic: frozenset[str] | set[str] = frozenset(),
+    pin: Callable[[Any, dict[str, Any]], CheckResult] | None = None,
+) -> Callable[[Factory], Factory]:
+    """Register the decorated factory as primitive `name`; see the module docstring."""
+
+    def register(factory: Factory) -> Factory:
+        _STAGING.add(
+            Primitive(
+                name=name,
+                params=params,
+                factory=factory,
+                scopes=frozenset(scopes),
+                default_scope=default_scope,
+                fields=dict(fields or {}),
+                cost=cost,
+                doc=(factory.__doc__ or "").strip(),
+                value_type=value_type,
+                value_range=value_range or (lambda p: None),
+                dynamic=frozenset(dynamic),
+                pin=pin,
+            )
+        )
+        return factory
+
+    return register
+
+
+_default: Registry | None = None
+_default_lock = threading.Lock()
+
+
+def default_registry() -> Registry:
+    """The standard library plus every installed `evaldsl.primitives` entry point."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            import_module("evaldsl.stdlib")
+            for ep in entry_points(group=ENTRY_POINT_GROUP):
+                ep.load()
+            registry = Registry()
+            for p in _STAGING:
+                registry.add(p)
+            _default = registry
+        return _default

@@ -1,0 +1,235 @@
+"""Streaming, resumable runs: cases in, one journal line per case out, a report at the end.
+
+A run reads cases as a stream (never all in memory), evaluates up to
+`concurrency` of them at once (asyncio; a spec without model checks runs
+inline, which is faster), appends each result to the journal (results.jsonl)
+the moment it is done, and folds it into the report. The journal's
+durability policy is in `evaldsl.report.journal`.
+
+Resuming (`resume=True`) reads the journal back: every complete line is
+folded into the report exactly as if it had just been evaluated, a torn last
+line (the process was killed mid-write, even by `kill -9`) is cut off, and
+the input is streamed again, skipping the cases the journal already holds
+(by id, counting repeats). Everything the report holds is independent of the
+order in which cases finish, so a resumed run ends with the same report as an
+uninterrupted one; only the `run` section (about the process) differs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from evaldsl.api import Spec
+from evaldsl.cases.case import Case
+from evaldsl.cases.loading import BadRow, Item
+from evaldsl.errors import CaseDataError, EvaldslError
+from evaldsl.report.journal import Header, ResultsWriter, read_records, recover
+from evaldsl.report.json_report import ReportBuilder, cost_dict, metric_entry
+from evaldsl.report.layout import SpecLayout
+from evaldsl.report.progress import Progress
+from evaldsl.results import CaseResult, Report
+from evaldsl.run.concurrency import run_concurrently
+
+BAD_ROWS_LISTED = 100
+"""Skipped rows listed by file and line in the report; all of them are counted."""
+
+class ResumeError(EvaldslError):
+    """The journal cannot be resumed: another spec wrote it, or it is damaged."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    results: Path | None = None
+    """The journal; None runs without one (nothing to resume from)."""
+    concurrency: int = 8
+    limit: int | None = None
+    """Stop after this many cases (resumed ones included); bad rows do not count."""
+    resume: bool = False
+    on_bad_row: Literal["skip", "fail"] = "fail"
+    progress: bool | None = None
+    """None: a progress bar when stderr is a terminal."""
+    total: int | None = None
+    """Expected number of cases, for the progress bar's ETA."""
+    generated_by: str = "evaldsl"
+
+
+@dataclass
+class RunResult:
+    report: dict[str, Any]
+    """The report dict (docs/report.schema.json)."""
+    aggregate: Report
+    evaluated: int = 0
+    """Cases evaluated by this process."""
+    resumed: int = 0
+    """Cases read back from the journal."""
+    elapsed: float = 0.0
+    bad_rows: list[BadRow] = field(default_factory=list)
+
+
+class Sink(Protocol):
+    """Receives every case record of the run, journaled ones included (a JUnit writer)."""
+
+    def add(self, record: dict[str, Any]) -> None: ...
+
+
+def run(spec: Spec, layout: SpecLayout, cases: Iterable[Item], options: RunOptions,
+        runtime: Any = None, sinks: Sequence[Sink] = ()) -> RunResult:
+    """Evaluate a stream of cases into a report; see the module docstring.
+
+    `runtime`, the spec's model runtime when the caller built it, is closed at
+    the end, inside the event loop its async clients belong to. Every record
+    (read back from the journal or new) also goes to each of `sinks`.
+    """
+    return _Run(spec, layout, options, runtime, sinks).execute(cases)
+
+
+class _Run:
+    def __init__(self, spec: Spec, layout: SpecLayout, options: RunOptions,
+                 runtime: Any = None, sinks: Sequence[Sink] = ()) -> None:
+        self.spec = spec
+        self.runtime = runtime
+        self.sinks = tuple(sinks)
+        self.options = options
+        self.aggregate = spec.new_report()
+        self.builder = ReportBuilder(layout)
+        self.done: Counter[str] = Counter()
+        self.writer: ResultsWriter | None = None
+        self.bad_rows: list[BadRow] = []
+        self.bad_row_count = 0
+        self.seen = 0
+        self.evaluated = 0
+        self.resumed = 0
+        self.progress = Progress(options.progress, options.total, options.limit)
+
+    def execute(self, cases: Iterable[Item]) -> RunResult:
+        started = time.monotonic()
+        self._open_journal()
+        try:
+            with self.progress:
+                self.progress.skip(self.resumed)
+                if self.spec.has_model_checks:
+                    asyncio.run(self._drive_async(self._todo(cases)))
+                else:
+                    self._drive(self._todo(cases))
+        finally:
+            if self.writer is not None:
+                self.writer.close()
+            if self.runtime is not None and not self.spec.has_model_checks:
+                _close(self.runtime)
+        elapsed = time.monotonic() - started
+        return RunResult(self._report(elapsed), self.aggregate, self.evaluated, self.resumed,
+                         elapsed, self.bad_rows)
+
+    # ------------------------------------------------------------ journal
+
+    def _open_journal(self) -> None:
+        path = self.options.results
+        if path is None:
+            return
+        header = Header(self.builder.layout.name, self.spec.hash)
+        if self.options.resume and path.exists():
+            self.writer = ResultsWriter(path, header, self._replay(path, header))
+        else:
+            self.writer = ResultsWriter(path, header)
+
+    def _replay(self, path: Path, header: Header) -> int:
+        """Fold the journal's complete lines into the report; the good length to keep."""
+        recovered = recover(path)
+        if recovered.header is not None and recovered.header.spec_hash != header.spec_hash:
+            raise ResumeError(f"cannot resume: `{path}` holds results of another spec "
+                              f"(hash {recovered.header.spec_hash[:12]}, this spec "
+                              f"{header.spec_hash[:12]}); run without --resume to start over")
+        for _, record in read_records(path):
+            self.aggregate.add(CaseResult.from_dict(record))
+            self.builder.add(record)
+            for sink in self.sinks:
+                sink.add(record)
+            self.done[str(record.get("id", ""))] += 1
+            self.resumed += 1
+        return recovered.good_bytes
+
+    # ------------------------------------------------------------ the stream
+
+    def _todo(self, items: Iterable[Item]) -> Iterator[Case]:
+        """The cases still to evaluate: bad rows counted, resumed and over-limit ones skipped."""
+        limit = self.options.limit
+        for item in items:
+            if limit is not None and self.seen >= limit:
+                return
+            if isinstance(item, BadRow):
+                self._bad_row(item)
+                continue
+            self.seen += 1
+            if self.done and self.done.get(item.id, 0) > 0:
+                self.done[item.id] -= 1
+                self.builder.offer_dialog(item)
+                continue
+            yield item
+
+    def _bad_row(self, row: BadRow) -> None:
+        if self.options.on_bad_row == "fail":
+            raise CaseDataError(row.file, row.line, row.reason, row.field)
+        self.bad_row_count += 1
+        if len(self.bad_rows) < BAD_ROWS_LISTED:
+            self.bad_rows.append(row)
+
+    def _drive(self, cases: Iterator[Case]) -> None:
+        evaluate = self.spec.evaluate
+        for case in cases:
+            self._record(case, evaluate(case))
+
+    async def _drive_async(self, cases: Iterator[Case]) -> None:
+        results = run_concurrently(self._evaluate, cases, self.options.concurrency)
+        try:
+            async with aclosing(results):
+                async for case, result in results:
+                    self._record(case, result)
+        finally:
+            if self.runtime is not None:
+                await _aclose(self.runtime)
+
+    async def _evaluate(self, case: Case) -> tuple[Case, CaseResult]:
+        return case, await self.spec.evaluate_async(case)
+
+    def _record(self, case: Case, result: CaseResult) -> None:
+        record = result.to_dict(trace=False)
+        if self.writer is not None:
+            self.writer.write(record)
+        self.aggregate.add(result)
+        self.builder.add(record, case)
+        for sink in self.sinks:
+            sink.add(record)
+        self.evaluated += 1
+        self.progress.advance(1)
+
+    # ------------------------------------------------------------ the report
+
+    def _report(self, elapsed: float) -> dict[str, Any]:
+        layout = self.builder.layout
+        metrics = [metric_entry(m, layout.metrics[n].expression if n in layout.metrics else None)
+                   for n, m in self.aggregate.metrics.items()]
+        run_info = {"resumed_cases": self.resumed, "evaluated_cases": self.evaluated,
+                    "elapsed_seconds": round(elapsed, 3), "concurrency": self.options.concurrency}
+        return self.builder.build(metrics, cost_dict(self.spec.model_stats()), self.bad_rows,
+                                  self.bad_row_count, run_info, self.options.generated_by)
+
+
+def _close(runtime: Any) -> None:
+    closer = getattr(runtime, "close", None)
+    if closer is not None:
+        closer()
+
+
+async def _aclose(runtime: Any) -> None:
+    closer = getattr(runtime, "aclose", None)
+    if closer is not None:
+        await closer()
+    else:
+        _close(runtime)

@@ -1,0 +1,213 @@
+"""The closures expressions compile to: one small function per operator.
+
+Each builder takes its operands' closures and returns a closure over them;
+`compile_expr` wires them together once per spec. They implement the value
+semantics of `evaldsl.runtime.logic` on frames: errors propagate through arithmetic,
+comparison and member tests (an error operand decides the result before a
+pending one), and `and`/`or` follow CEL.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evaldsl.runtime.frame import MISSING, Fn, Frame
+from evaldsl.runtime.logic import (
+    PENDING,
+    SPECIAL,
+    and_values,
+    arith,
+    compare,
+    contains,
+    first_unknown,
+    not_value,
+    or_values,
+)
+from evaldsl.values import CheckResult, ErrorValue
+
+
+def slot(i: int) -> Fn:
+    def read(fr: Frame) -> Any:
+        v = fr.vals[i]
+        return fr.force(i) if v is MISSING else v
+
+    return read
+
+
+def check_attr(i: int, name: str) -> Fn:
+    if name == "passed":
+        def passed(fr: Frame) -> Any:
+            v = fr.vals[i]
+            if v is MISSING:
+                v = fr.vals[i] = fr.forcers[i](fr)
+            return v.passed
+        return passed
+    if name == "score":
+        def score(fr: Frame) -> Any:
+            v = fr.vals[i]
+            if v is MISSING:
+                v = fr.vals[i] = fr.forcers[i](fr)
+            return v.score
+        return score
+
+    def value(fr: Frame) -> Any:
+        v = fr.vals[i]
+        if v is MISSING:
+            v = fr.force(i)
+        return v.value
+    return value
+
+
+def check_field(i: int, name: str, check: str) -> Fn:
+    def field_value(fr: Frame) -> Any:
+        v = fr.vals[i]
+        if v is MISSING:
+            v = fr.force(i)
+        return result_field(v, name, check)
+    return field_value
+
+
+def result_field(r: CheckResult, name: str, check: str) -> Any:
+    fields = r.fields
+    if name in fields:
+        return fields[name]
+    if type(r.passed) in SPECIAL:
+        return r.passed
+    return ErrorValue(f"the result has no field `{name}`", check)
+
+
+def get_attr(obj: Fn, name: str) -> Fn:
+    def attribute(fr: Frame) -> Any:
+        v = obj(fr)
+        if type(v) in SPECIAL:
+            return v
+        if isinstance(v, CheckResult):
+            return getattr(v, name) if name in ("passed", "score", "value") else \
+                result_field(v, name, "")
+        if isinstance(v, dict):
+            return v[name] if name in v else ErrorValue(f"the map has no key `{name}`")
+        return ErrorValue(f"{name!r} is not a field of {type(v).__name__}")
+    return attribute
+
+
+def get_index(obj: Fn, index: Fn) -> Fn:
+    def item(fr: Frame) -> Any:
+        o, k = obj(fr), index(fr)
+        unknown = first_unknown(o, k)
+        if unknown is not None:
+            return unknown
+        if isinstance(o, dict):
+            return o[k] if isinstance(k, str) and k in o else ErrorValue(f"no key `{k}`")
+        if isinstance(o, (list, tuple, str)) and isinstance(k, (int, float)) \
+                and not isinstance(k, bool) and float(k).is_integer() and -len(o) <= k < len(o):
+            return o[int(k)]
+        return ErrorValue(f"cannot index {type(o).__name__} with {k!r}")
+    return item
+
+
+def and_chain(fns: tuple[Fn, ...]) -> Fn:
+    if len(fns) == 2:
+        f0, f1 = fns
+
+        def and2(fr: Frame) -> Any:
+            a = f0(fr)
+            if a is False:
+                return False
+            b = f1(fr)
+            if b is False:
+                return False
+            if a is True:
+                return b
+            return a if b is True or b is not PENDING and a is not PENDING else PENDING
+        return and2
+
+    def and_n(fr: Frame) -> Any:
+        return and_values(f(fr) for f in fns)
+    return and_n
+
+
+def or_chain(fns: tuple[Fn, ...]) -> Fn:
+    if len(fns) == 2:
+        f0, f1 = fns
+
+        def or2(fr: Frame) -> Any:
+            a = f0(fr)
+            if a is True:
+                return True
+            b = f1(fr)
+            if b is True:
+                return True
+            if a is False:
+                return b
+            return a if b is False or b is not PENDING and a is not PENDING else PENDING
+        return or2
+
+    def or_n(fr: Frame) -> Any:
+        return or_values(f(fr) for f in fns)
+    return or_n
+
+
+def arithmetic(op: str, left: Fn, right: Fn) -> Fn:
+    def arithmetic(fr: Frame) -> Any:
+        a = left(fr)
+        if type(a) is ErrorValue:
+            return a
+        b = right(fr)
+        if type(b) is ErrorValue:
+            return b
+        if a is PENDING or b is PENDING:
+            return PENDING
+        return arith(op, a, b)
+    return arithmetic
+
+
+def comparison(op: str, left: Fn, right: Fn) -> Fn:
+    if op == ">=":
+        def at_least(fr: Frame) -> Any:
+            a = left(fr)
+            if type(a) is ErrorValue:
+                return a
+            b = right(fr)
+            if (type(a) is float or type(a) is int) and (type(b) is float or type(b) is int):
+                return a >= b
+            unknown = first_unknown(a, b)
+            return compare(op, a, b) if unknown is None else unknown
+        return at_least
+
+    def comparison(fr: Frame) -> Any:
+        a = left(fr)
+        if type(a) is ErrorValue:
+            return a
+        b = right(fr)
+        unknown = first_unknown(a, b)
+        return compare(op, a, b) if unknown is None else unknown
+    return comparison
+
+
+def membership(negate: bool, item: Fn, container: Fn) -> Fn:
+    def membership(fr: Frame) -> Any:
+        a = item(fr)
+        if type(a) is ErrorValue:
+            return a
+        b = container(fr)
+        unknown = first_unknown(a, b)
+        if unknown is not None:
+            return unknown
+        return not_value(contains(a, b)) if negate else contains(a, b)
+    return membership
+
+
+def collect_list(items: list[Fn]) -> Fn:
+    def collect(fr: Frame) -> Any:
+        values = [f(fr) for f in items]
+        unknown = first_unknown(*values)
+        return values if unknown is None else unknown
+    return collect
+
+
+def collect_map(entries: list[tuple[str, Fn]]) -> Fn:
+    def collect(fr: Frame) -> Any:
+        values = {k: f(fr) for k, f in entries}
+        unknown = first_unknown(*values.values())
+        return values if unknown is None else unknown
+    return collect

@@ -1,0 +1,353 @@
+"""Expressions to Python closures, compiled once per spec from the AST.
+
+Nothing here evaluates author text: each AST node becomes a small closure
+over its children's closures, and a case is evaluated by calling the root
+closure with the case's `Frame`. The compiler knows the type each position
+wants, so a bare check name becomes `.passed` in a condition and `.score` in
+a number (LANGUAGE.md), decided once at compile time; expressions that read
+nothing per case are folded to constants; the operands of `and`/`or` are
+reordered cheapest first (they commute), so a model check is reached only
+when the cheap operands leave the result open. The closures themselves live in
+`evaldsl.runtime.closures`, the frame they read in `evaldsl.runtime.frame`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import evaldsl.runtime.closures as C
+from evaldsl.checker.facts.symbols import CASE
+from evaldsl.diagnostics import error, render_all
+from evaldsl.errors import SpecError
+from evaldsl.primitives.tables import NormalizationTable
+from evaldsl.primitives.valuetypes import ValueType as T
+from evaldsl.runtime.aggregation import AGGREGATES
+from evaldsl.runtime.frame import EMPTY_FRAME, MISSING, Fn, Frame
+from evaldsl.runtime.graph import Graph, flatten
+from evaldsl.runtime.logic import (
+    SPECIAL,
+    not_value,
+    to_condition,
+    to_number,
+)
+from evaldsl.syntax import nodes as n
+from evaldsl.values import ErrorValue
+
+
+class Compiled(NamedTuple):
+    fn: Fn
+    type: T
+    const: bool
+    """Whether `fn` returns the same value for every case (already folded)."""
+
+
+@dataclass
+class Slots:
+    """Where each per-case value lives in a frame."""
+
+    checks: dict[str, int] = field(default_factory=dict)
+    lets: dict[str, int] = field(default_factory=dict)
+    blocks: dict[str, int] = field(default_factory=dict)
+    size: int = 0
+
+    def add(self, where: dict[str, int], name: str) -> int:
+        where[name] = self.size
+        self.size += 1
+        return where[name]
+
+
+def const(value: Any) -> Fn:
+    return lambda fr: value
+
+
+class Compiler:
+    """Compiles the expressions of one graph against one slot layout."""
+
+    def __init__(self, graph: Graph, slots: Slots) -> None:
+        self.graph = graph
+        self.slots = slots
+        self._let_cache: dict[str, Compiled] = {}
+        self._let_types: dict[str, T] = {}
+
+    # ---------------------------------------------------------------- entry points
+
+    def condition(self, expr: n.Expr) -> Fn:
+        return self.compile(expr, T.BOOL).fn
+
+    def number(self, expr: n.Expr) -> Fn:
+        return self.compile(expr, T.NUMBER).fn
+
+    def value(self, expr: n.Expr) -> Fn:
+        return self.compile(expr, T.ANY).fn
+
+    def constant(self, expr: n.Expr) -> Any:
+        """The value of an expression that reads nothing per case."""
+        return self.compile(expr, T.ANY).fn(EMPTY_FRAME)
+
+    def compile(self, expr: n.Expr, want: T) -> Compiled:
+        c = self._compile(expr, want)
+        if want is T.BOOL and c.type is not T.BOOL:
+            c = _wrap(c, to_condition, T.BOOL)
+        elif want is T.NUMBER and c.type is not T.NUMBER:
+            c = _wrap(c, to_number, T.NUMBER)
+        if not c.const and not self.graph.expr_per_case(expr):
+            return Compiled(const(c.fn(EMPTY_FRAME)), c.type, True)
+        return c
+
+    # ---------------------------------------------------------------- dispatch
+
+    def _compile(self, e: n.Expr, want: T) -> Compiled:
+        if isinstance(e, n.Group):
+            return self.compile(e.expr, want)
+        if isinstance(e, (n.Number, n.Percent)):
+            return Compiled(const(_number(e)), T.NUMBER, True)
+        if isinstance(e, n.String):
+            return Compiled(const(e.value), T.TEXT, True)
+        if isinstance(e, n.Bool):
+            return Compiled(const(e.value), T.BOOL, True)
+        if isinstance(e, n.Name):
+            return self._name(e, want)
+        if isinstance(e, n.Attribute):
+            return self._attribute(e)
+        if isinstance(e, n.Binary):
+            return self._binary(e, want)
+        if isinstance(e, n.Unary):
+            return self._unary(e)
+        if isinstance(e, n.ListLit):
+            return self._list(e)
+        if isinstance(e, n.MapLit):
+            return self._map(e)
+        if isinstance(e, n.Index):
+            return self._index(e)
+        assert isinstance(e, n.Call)
+        return self._call(e)
+
+    # ---------------------------------------------------------------- names
+
+    def _name(self, e: n.Name, want: T) -> Compiled:
+        kind = self.graph.symbols.kind_of(e.name)
+        if kind == "check":
+            return self._check(e.name, want)
+        if kind == "let":
+            return self._let(e.name, want)
+        if kind == "table":
+            return Compiled(const(self.table(e.name)), T.TABLE, True)
+        if kind == "label":
+            return self._label(e.name)
+        if kind == "outcome":
+            return self._block_text(e.name)
+        raise spec_error("E101", f"unknown name `{e.name}`", e)
+
+    def _check(self, name: str, want: T) -> Compiled:
+        i = self.slots.checks[name]
+        if want is T.BOOL:
+            return Compiled(C.check_attr(i, "passed"), T.BOOL, False)
+        if want is T.NUMBER:
+            return Compiled(C.check_attr(i, "score"), T.NUMBER, False)
+        return Compiled(C.slot(i), T.CHECK, False)
+
+    def _let(self, name: str, want: T) -> Compiled:
+        let = self.graph.symbols.lets[name]
+        if name in self.slots.lets:
+            kind = self.let_type(name)
+            c = Compiled(C.slot(self.slots.lets[name]), kind, False)
+            if kind is T.CHECK and want is T.BOOL:
+                return _wrap(c, to_condition, T.BOOL)
+            if kind is T.CHECK and want is T.NUMBER:
+                return _wrap(c, to_number, T.NUMBER)
+            return c
+        if name not in self._let_cache:
+            self._let_cache[name] = Compiled(const(EMPTY_FRAME), T.ANY, True)  # cycle guard
+            folded = self.compile(let.value, T.ANY)
+            self._let_cache[name] = Compiled(const(folded.fn(EMPTY_FRAME)), folded.type, True)
+        return self._let_cache[name]
+
+    def let_type(self, name: str) -> T:
+        if name not in self._let_types:
+            self._let_types[name] = T.ANY
+            self._let_types[name] = self.type_of(self.graph.symbols.lets[name].value)
+        return self._let_types[name]
+
+    def type_of(self, e: n.Expr) -> T:
+        """The static type of an expression, as the compiler coerces it (no compilation)."""
+        while isinstance(e, n.Group):
+            e = e.expr
+        if isinstance(e, n.Name):
+            kind = self.graph.symbols.kind_of(e.name)
+            if kind == "let":
+                return self.let_type(e.name)
+            return _NAME_TYPES.get(kind or "", T.ANY)
+        if isinstance(e, n.Attribute):
+            if isinstance(e.obj, n.Name) and self.graph.symbols.kind_of(e.obj.name) == "check":
+                return {"passed": T.BOOL, "score": T.NUMBER}.get(e.name, T.ANY)
+            return T.ANY
+        if isinstance(e, n.Binary):
+            return T.NUMBER if e.op in n.ARITH_OPS else T.BOOL
+        if isinstance(e, n.Unary):
+            return T.BOOL if e.op == "not" else T.NUMBER
+        return _LITERAL_TYPES.get(type(e), T.ANY)
+
+    def _label(self, label: str) -> Compiled:
+        block = self.graph.block_of_label(label)
+        i, index = self.slots.blocks[block.key], block.labels.index(label)
+
+        def label_value(fr: Frame) -> Any:
+            v = fr.vals[i]
+            if v is MISSING:
+                v = fr.force(i)
+            return v == index if type(v) is int else v
+
+        return Compiled(label_value, T.BOOL, False)
+
+    def _block_text(self, key: str) -> Compiled:
+        i, labels = self.slots.blocks[key], self.graph.block(key).labels
+
+        def block_text(fr: Frame) -> Any:
+            v = fr.vals[i]
+            if v is MISSING:
+                v = fr.force(i)
+            return labels[v] if type(v) is int else v
+
+        return Compiled(block_text, T.TEXT, False)
+
+    def table(self, name: str) -> NormalizationTable:
+        node = self.graph.symbols.tables[name]
+        flags = frozenset(o.name for o in node.options if o.value is None)
+        remove = next((o.value.value for o in node.options
+                       if o.name == "remove" and isinstance(o.value, n.String)), "")
+        entries = {s.value: entry.target.value for entry in node.entries for s in entry.sources}
+        return NormalizationTable.build(name, flags, remove, entries)
+
+    # ---------------------------------------------------------------- attributes
+
+    def _attribute(self, e: n.Attribute) -> Compiled:
+        obj = e.obj
+        while isinstance(obj, n.Group):
+            obj = obj.expr
+        kind = self.graph.symbols.kind_of(obj.name) if isinstance(obj, n.Name) else None
+        if isinstance(obj, n.Name) and obj.name == CASE and kind is None:
+            return self._case_field(e.name)
+        if isinstance(obj, n.Name) and kind == "check":
+            return self._check_field(obj.name, e.name)
+        inner = self.compile(obj, T.ANY)
+        return Compiled(C.get_attr(inner.fn, e.name), T.ANY, False)
+
+    def _case_field(self, name: str) -> Compiled:
+        field_node = self.graph.symbols.case_fields.get(name)
+        kind = _FIELD_TYPES.get(field_node.type, T.ANY) if field_node else T.ANY
+        if name == "id" and field_node is None:
+            return Compiled(lambda fr: fr.case.id, T.TEXT, False)
+        absent = ErrorValue(f"the case has no field `{name}`", f"case.{name}")
+
+        def case_field(fr: Frame) -> Any:
+            v = fr.case.fields.get(name)
+            return absent if v is None else v
+
+        return Compiled(case_field, T.ANY if kind is T.NUMBER or kind is T.BOOL else kind, False)
+
+    def _check_field(self, check: str, name: str) -> Compiled:
+        i = self.slots.checks[check]
+        if name in ("passed", "score"):
+            return Compiled(C.check_attr(i, name), T.BOOL if name == "passed" else T.NUMBER, False)
+        if name == "value":
+            return Compiled(C.check_attr(i, "value"), T.ANY, False)
+        return Compiled(C.check_field(i, name, check), T.ANY, False)
+
+    # ---------------------------------------------------------------- operators
+
+    def _binary(self, e: n.Binary, want: T) -> Compiled:
+        op = e.op
+        if op in n.LOGIC_OPS:
+            operands = self.graph.order(flatten(e, op))
+            fns = tuple(self.condition(x) for x in operands)
+            return Compiled(C.and_chain(fns) if op == "and" else C.or_chain(fns), T.BOOL, False)
+        if op in n.ARITH_OPS:
+            left, right = self.number(e.left), self.number(e.right)
+            return Compiled(C.arithmetic(op, left, right), T.NUMBER, False)
+        if op in n.MEMBER_OPS:
+            item, container = self._operand(e.left, T.ANY), self.value(e.right)
+            return Compiled(C.membership(op == "not in", item, container), T.BOOL, False)
+        left_type, right_type = self._type(e.left), self._type(e.right)
+        lw = _comparison_want(op, left_type, right_type)
+        rw = _comparison_want(op, right_type, left_type)
+        return Compiled(C.comparison(op, self._operand(e.left, lw), self._operand(e.right, rw)),
+                        T.BOOL, False)
+
+    def _operand(self, e: n.Expr, want: T) -> Fn:
+        """A comparison or `in` operand: a bare check reads as `.value` when no type is wanted."""
+        if want is T.ANY and self._type(e) is T.CHECK:
+            return C.get_attr(self.value(e), "value")
+        return self.compile(e, want).fn
+
+    def _type(self, e: n.Expr) -> T:
+        return self.type_of(e)
+
+    def _unary(self, e: n.Unary) -> Compiled:
+        if e.op == "not":
+            inner = self.condition(e.operand)
+            return Compiled(lambda fr: not_value(inner(fr)), T.BOOL, False)
+        operand = self.number(e.operand)
+
+        def negate(fr: Frame) -> Any:
+            v = operand(fr)
+            return v if type(v) in SPECIAL else -v
+
+        return Compiled(negate, T.NUMBER, False)
+
+    def _list(self, e: n.ListLit) -> Compiled:
+        items = [self.value(x) for x in e.items]
+        return Compiled(C.collect_list(items), T.LIST, False)
+
+    def _map(self, e: n.MapLit) -> Compiled:
+        entries = [(x.key, self.value(x.value)) for x in e.entries]
+        return Compiled(C.collect_map(entries), T.MAP, False)
+
+    def _index(self, e: n.Index) -> Compiled:
+        obj, index = self.value(e.obj), self.value(e.index)
+        return Compiled(C.get_index(obj, index), T.ANY, False)
+
+    def _call(self, e: n.Call) -> Compiled:
+        if e.func in AGGREGATES:
+            raise spec_error("E304", f"the aggregate `{e.func}` can only be used in a `metric`", e)
+        raise spec_error("E110", f"unknown function `{e.func}`", e)
+
+
+_NAME_TYPES = {"check": T.CHECK, "table": T.TABLE, "label": T.BOOL, "outcome": T.TEXT}
+_LITERAL_TYPES: dict[type, T] = {
+    n.Number: T.NUMBER, n.Percent: T.NUMBER, n.String: T.TEXT, n.Bool: T.BOOL,
+    n.ListLit: T.LIST, n.MapLit: T.MAP, n.Call: T.NUMBER,
+}
+_FIELD_TYPES = {"text": T.TEXT, "number": T.NUMBER, "bool": T.BOOL, "list": T.LIST,
+                "map": T.MAP, "any": T.ANY}
+
+
+def spec_error(code: str, message: str, node: Any) -> SpecError:
+    """A `SpecError` for what the checker should have caught, pointing at `node`."""
+    d = error(code, message, node.span)
+    return SpecError([d], render_all([d], {}))
+
+
+def _number(e: n.Number | n.Percent) -> int | float:
+    """`3` as an int (so `max: 3` validates as an integer parameter), `0.5` and `30%` as floats."""
+    if isinstance(e, n.Number) and e.value.is_integer() and e.text.isdigit():
+        return int(e.value)
+    return e.value
+
+
+def _comparison_want(op: str, own: T, other: T) -> T:
+    if own is not T.CHECK:
+        return T.ANY
+    if op not in ("==", "!="):
+        return T.NUMBER
+    if other is T.BOOL:
+        return T.BOOL
+    return T.NUMBER if other is T.NUMBER else T.ANY
+
+
+def _wrap(c: Compiled, convert: Callable[[Any], Any], kind: T) -> Compiled:
+    fn = c.fn
+    return Compiled(lambda fr: convert(fn(fr)), kind, c.const)
+
+

@@ -1,0 +1,293 @@
+"""A checked module as an evaluation graph: nodes, edges, a plan and costs.
+
+Nodes are the spec's tables, lets, checks, outcome blocks, metrics and review
+rules; an edge goes from a node to every name its expressions read. Each check
+node knows its primitive's cost class, so the compiler can order the operands
+of `and`/`or` cheapest first, and `evaldsl explain` can tell which checks every
+case needs and which only some cases need (a model check behind a cheap gate).
+The graph holds structure only; `compile_expr` and `interpreter` give it
+behaviour.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from evaldsl.cases.scopes import Scope
+from evaldsl.checker.facts.symbols import CASE, SymbolTable, build_symbols
+from evaldsl.diagnostics import Diagnostic, error, render_all
+from evaldsl.errors import SpecError
+from evaldsl.primitives.registry import Cost, Primitive, Registry
+from evaldsl.results import VERDICT
+from evaldsl.syntax import nodes as n
+from evaldsl.syntax.source import Source, Span
+
+ExprCost = tuple[int, int]
+"""(highest cost class read, number of model checks read): smaller goes first."""
+
+
+@dataclass(frozen=True)
+class CheckNode:
+    name: str
+    primitive: Primitive
+    scope: Scope
+    args: tuple[n.KeywordArg, ...]
+    """Every argument except `scope`."""
+    node: n.Check
+
+    @property
+    def cost(self) -> Cost:
+        return self.primitive.cost
+
+    @property
+    def id(self) -> str:
+        return f"check:{self.name}"
+
+
+@dataclass(frozen=True)
+class BlockNode:
+    """An outcome block; `key` is its name, or "outcome" for the unnamed verdict block."""
+
+    key: str
+    name: str | None
+    branches: tuple[n.Branch, ...]
+    node: n.Outcome
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(b.label for b in self.branches)
+
+    @property
+    def id(self) -> str:
+        return f"outcome:{self.key}"
+
+
+@dataclass
+class Graph:
+    """The evaluation graph of one spec."""
+
+    title: str
+    source: Source
+    module: n.Module
+    registry: Registry
+    symbols: SymbolTable
+    checks: tuple[CheckNode, ...]
+    blocks: tuple[BlockNode, ...]
+    metrics: tuple[n.Metric, ...]
+    review: n.Review | None
+    edges: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Node id -> the node ids it reads."""
+    plan: tuple[str, ...] = ()
+    """Every node id, each after the nodes it reads."""
+    _costs: dict[str, ExprCost] = field(default_factory=dict)
+
+    @property
+    def has_model_checks(self) -> bool:
+        return any(c.cost is Cost.MODEL for c in self.checks)
+
+    def check(self, name: str) -> CheckNode:
+        return next(c for c in self.checks if c.name == name)
+
+    def block_of_label(self, label: str) -> BlockNode:
+        """The block that gives `label` (the first one when several can)."""
+        owner = self.symbols.labels[label][0]
+        return self.block(VERDICT if owner is None else owner)
+
+    def block(self, key: str) -> BlockNode:
+        return next(b for b in self.blocks if b.key == key)
+
+    def text(self, span: Span) -> str:
+        """The source text under a span, on one line."""
+        src = self.source
+        lines = [src.line_text(i) for i in range(span.line, span.end_line + 1)]
+        if not lines:
+            return ""
+        if len(lines) == 1:
+            return lines[0][span.col - 1 : span.end_col - 1]
+        lines[0] = lines[0][span.col - 1 :]
+        lines[-1] = lines[-1][: span.end_col - 1]
+        return " ".join(line.strip() for line in lines)
+
+    # ------------------------------------------------------------ dependencies
+
+    def node_of(self, name: str) -> str | None:
+        """The node a bare name in an expression reads, or None (scope words, `case`)."""
+        kind = self.symbols.kind_of(name)
+        if kind == "check":
+            return f"check:{name}"
+        if kind == "let":
+            return f"let:{name}"
+        if kind == "table":
+            return f"table:{name}"
+        if kind == "label":
+            return self.block_of_label(name).id
+        if kind == "outcome":
+            return f"outcome:{name}"
+        return None
+
+    def reads(self, expr: n.Expr | None) -> set[str]:
+        """Node ids an expression reads directly."""
+        if expr is None:
+            return set()
+        out = set()
+        for node in n.walk(expr):
+            if isinstance(node, n.Name):
+                target = self.node_of(node.name)
+                if target is not None:
+                    out.add(target)
+        return out
+
+    def per_case(self, node_id: str, _seen: frozenset[str] = frozenset()) -> bool:
+        """Whether a node's value can differ between cases."""
+        kind = node_id.split(":", 1)[0]
+        if kind in ("check", "outcome"):
+            return True
+        if kind != "let" or node_id in _seen:
+            return False
+        seen = _seen | {node_id}
+        return self._reads_case(node_id) or any(
+            self.per_case(d, seen) for d in self.edges.get(node_id, ()))
+
+    def _reads_case(self, node_id: str) -> bool:
+        let = self.symbols.lets[node_id.split(":", 1)[1]]
+        return any(isinstance(x, n.Name) and x.name == CASE for x in n.walk(let.value))
+
+    def expr_per_case(self, expr: n.Expr) -> bool:
+        if any(isinstance(x, n.Name) and x.name == CASE for x in n.walk(expr)):
+            return True
+        return any(self.per_case(d) for d in self.reads(expr))
+
+    # ------------------------------------------------------------ costs
+
+    def cost(self, expr: n.Expr | None) -> ExprCost:
+        """What evaluating `expr` may cost at most: evaluate cheaper operands first."""
+        total = (0, 0)
+        for node_id in self.reads(expr):
+            c = self.node_cost(node_id)
+            total = (max(total[0], c[0]), total[1] + c[1])
+        return total
+
+    def node_cost(self, node_id: str) -> ExprCost:
+        if node_id not in self._costs:
+            self._costs[node_id] = (0, 0)
+            kind, name = node_id.split(":", 1)
+            if kind == "check":
+                node = self.check(name)
+                base = (int(node.cost), int(node.cost is Cost.MODEL))
+                extra = self.cost_all(a.value for a in node.args)
+                self._costs[node_id] = (max(base[0], extra[0]), base[1] + extra[1])
+            elif kind == "let":
+                self._costs[node_id] = self.cost(self.symbols.lets[name].value)
+            elif kind == "outcome":
+                conds = (b.condition for b in self.block(name).branches if b.condition)
+                self._costs[node_id] = self.cost_all(conds)
+        return self._costs[node_id]
+
+    def cost_all(self, exprs: Iterable[n.Expr]) -> ExprCost:
+        total = (0, 0)
+        for e in exprs:
+            c = self.cost(e)
+            total = (max(total[0], c[0]), total[1] + c[1])
+        return total
+
+    def order(self, operands: Iterable[n.Expr]) -> list[n.Expr]:
+        """Operands of a commutative `and`/`or` chain, cheapest first (stable)."""
+        return sorted(operands, key=self.cost)
+
+
+def flatten(expr: n.Expr, op: str) -> list[n.Expr]:
+    """The operands of a chain of one logical operator: `a and (b and c)` -> [a, b, c]."""
+    while isinstance(expr, n.Group):
+        expr = expr.expr
+    if isinstance(expr, n.Binary) and expr.op == op:
+        return flatten(expr.left, op) + flatten(expr.right, op)
+    return [expr]
+
+
+# ---------------------------------------------------------------- building
+
+
+def build_graph(module: n.Module, source: Source, registry: Registry) -> Graph:
+    """The graph of a module that passed the checker; `SpecError` on what it missed."""
+    symbols = build_symbols(module)
+    problems: list[Diagnostic] = []
+    checks = tuple(c for c in (_check_node(s, registry, problems)
+                               for s in symbols.checks.values()) if c is not None)
+    blocks = tuple(BlockNode(VERDICT if o.name is None else o.name, o.name, o.branches, o)
+                   for o in symbols.outcomes.values())
+    title = symbols.header.title if symbols.header else source.name
+    graph = Graph(title, source, module, registry, symbols, checks, blocks,
+                  tuple(symbols.metrics.values()), symbols.review)
+    if not problems:
+        graph.edges = _edges(graph)
+        graph.plan = _topological(graph, problems)
+    if problems:
+        raise SpecError(problems, render_all(problems, {source.name: source}))
+    return graph
+
+
+def _check_node(check: n.Check, registry: Registry, problems: list[Diagnostic]) -> CheckNode | None:
+    primitive = registry.get(check.primitive)
+    if primitive is None:
+        problems.append(error("E106", f"unknown primitive `{check.primitive}`",
+                              check.primitive_span))
+        return None
+    scope_arg = check.arg("scope")
+    scope = _scope(scope_arg.value, problems) if scope_arg else _default_scope(primitive)
+    args = tuple(a for a in check.args if a.name != "scope")
+    return CheckNode(check.name, primitive, scope or Scope("dialog"), args, check)
+
+
+def _default_scope(primitive: Primitive) -> Scope:
+    return Scope(primitive.default_scope or "dialog")
+
+
+def _scope(expr: n.Expr, problems: list[Diagnostic]) -> Scope | None:
+    """`first_user`, `"dialog"` or `turn(3)` as a `Scope`."""
+    if isinstance(expr, n.Name):
+        return Scope(expr.name)
+    if isinstance(expr, n.String):
+        return Scope(expr.value)
+    if (isinstance(expr, n.Call) and expr.func == "turn" and len(expr.args) == 1
+            and isinstance(expr.args[0], n.Number) and expr.args[0].value.is_integer()):
+        return Scope("turn", int(expr.args[0].value))
+    problems.append(error("E210", "unknown scope", expr.span,
+                          "write a scope such as `last_reply`, `dialog` or `turn(2)`"))
+    return None
+
+
+def _edges(graph: Graph) -> dict[str, tuple[str, ...]]:
+    sym = graph.symbols
+    edges: dict[str, set[str]] = {f"table:{t}": set() for t in sym.tables}
+    for let in sym.lets.values():
+        edges[f"let:{let.name}"] = graph.reads(let.value)
+    for check in graph.checks:
+        edges[check.id] = set().union(*(graph.reads(a.value) for a in check.args))
+    for block in graph.blocks:
+        edges[block.id] = set().union(*(graph.reads(b.condition) for b in block.branches))
+    for metric in graph.metrics:
+        edges[f"metric:{metric.name}"] = graph.reads(metric.value) | graph.reads(metric.where)
+    if graph.review is not None:
+        rules = graph.review.rules
+        edges["review"] = set().union(
+            *(graph.reads(r.where) | graph.reads(r.priority) | graph.reads(r.rate) for r in rules))
+    return {k: tuple(sorted(v)) for k, v in edges.items()}
+
+
+def _topological(graph: Graph, problems: list[Diagnostic]) -> tuple[str, ...]:
+    """Kahn's order over `edges`, keeping spec order among independent nodes."""
+    order: list[str] = []
+    done: set[str] = set()
+    pending = list(graph.edges)
+    while pending:
+        ready = [x for x in pending if all(d in done for d in graph.edges[x])]
+        if not ready:
+            problems.append(error("E109", "these definitions read each other in a cycle: "
+                                  + ", ".join(f"`{p.split(':')[-1]}`" for p in pending),
+                                  graph.module.span))
+            return tuple(order)
+        order.extend(ready)
+        done.update(ready)
+        pending = [x for x in pending if x not in done]
+    return tuple(order)

@@ -1,0 +1,280 @@
+"""The graph made executable: frame slots and the function that fills each one.
+
+Every per-case value has a slot: checks, per-case lets, outcome blocks, each
+metric's input and the review decision. A slot's *forcer* computes it on
+first read, so a check is computed only when something reads it, and reading
+happens cheapest-first. Constant parameters are validated once here (the
+checker has already linted them); parameters a primitive declares dynamic are
+evaluated and validated per case, and a failure there is that check's error
+value, naming the parameter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from evaldsl.model.runtime import ModelRequest
+from evaldsl.primitives.registry import Cost
+from evaldsl.results import ReportPlan
+from evaldsl.runtime.compiler import Compiler, Slots, spec_error
+from evaldsl.runtime.frame import MISSING, Fn, Frame
+from evaldsl.runtime.graph import BlockNode, CheckNode, Graph
+from evaldsl.runtime.logic import PENDING, PENDING_RESULT
+from evaldsl.runtime.metrics import MetricProgram, compile_metric
+from evaldsl.runtime.sampling import ReviewProgram, compile_review
+from evaldsl.syntax import nodes as n
+from evaldsl.values import CheckResult, ErrorValue
+
+RuntimeGetter = Callable[[], Any]
+
+
+@dataclass(frozen=True)
+class CheckPlan:
+    name: str
+    slot: int
+    node: CheckNode
+    consts: dict[str, Any]
+    dynamic: tuple[tuple[str, Fn], ...]
+    params: BaseModel | None
+    """Validated params when none is dynamic."""
+    target: Any
+    """`factory(params)` when none is dynamic: an evaluator or a model check."""
+
+    @property
+    def is_model(self) -> bool:
+        return self.node.cost is Cost.MODEL
+
+
+@dataclass(frozen=True)
+class BlockPlan:
+    key: str
+    slot: int
+    labels: tuple[str, ...]
+    conditions: tuple[Fn | None, ...]
+    texts: tuple[str, ...]
+    """Each branch as written (`success if intent.passed and ...`)."""
+
+
+@dataclass
+class Program:
+    graph: Graph
+    slots: Slots
+    template: list[Any]
+    forcers: list[Fn]
+    checks: tuple[CheckPlan, ...]
+    blocks: tuple[BlockPlan, ...]
+    metrics: tuple[MetricProgram, ...]
+    review: ReviewProgram | None
+    metric_slots: tuple[int, ...]
+    review_slot: int | None
+    targets: tuple[int, ...]
+    """Slots every case must fill: blocks, metric inputs, the review decision."""
+    report_plan: ReportPlan
+
+
+def build_program(graph: Graph, runtime: RuntimeGetter) -> Program:
+    slots, metric_slots, review_slot = _layout(graph)
+    compiler = Compiler(graph, slots)
+    forcers: list[Fn] = [_unreachable] * slots.size
+    checks = tuple(_check_plan(compiler, c, slots.checks[c.name]) for c in graph.checks)
+    for check in checks:
+        forcers[check.slot] = _check_forcer(check, runtime)
+    for name, i in slots.lets.items():
+        forcers[i] = compiler.value(graph.symbols.lets[name].value)
+    blocks = tuple(_block_plan(compiler, b, slots.blocks[b.key]) for b in graph.blocks)
+    for block in blocks:
+        forcers[block.slot] = _block_forcer(block)
+    metrics = tuple(compile_metric(compiler, m) for m in graph.metrics)
+    for metric, i in zip(metrics, metric_slots, strict=True):
+        forcers[i] = metric.input
+    review = compile_review(compiler, graph.review) if graph.review is not None else None
+    if review is not None and review_slot is not None:
+        forcers[review_slot] = review.decide
+    targets = (*(b.slot for b in blocks), *metric_slots,
+               *(() if review_slot is None else (review_slot,)))
+    report_plan = ReportPlan(tuple((b.key, b.labels) for b in blocks),
+                             tuple(m.plan for m in metrics), tuple(c.name for c in checks))
+    return Program(graph, slots, [MISSING] * slots.size, forcers, checks, blocks, metrics,
+                   review, metric_slots, review_slot, targets, report_plan)
+
+
+def _layout(graph: Graph) -> tuple[Slots, tuple[int, ...], int | None]:
+    """A slot per check, per-case let and block, then per metric and for the review."""
+    slots = Slots()
+    for check in graph.checks:
+        slots.add(slots.checks, check.name)
+    for name in graph.symbols.lets:
+        if graph.per_case(f"let:{name}"):
+            slots.add(slots.lets, name)
+    for node in graph.blocks:
+        slots.add(slots.blocks, node.key)
+    metric_slots = tuple(slots.add({}, m.name) for m in graph.metrics)
+    review_slot = slots.add({}, "review") if graph.review is not None else None
+    return slots, metric_slots, review_slot
+
+
+def _unreachable(fr: Frame) -> Any:  # pragma: no cover - every slot gets a forcer
+    raise AssertionError("a frame slot without a forcer")
+
+
+# ---------------------------------------------------------------- checks
+
+
+def _check_plan(compiler: Compiler, node: CheckNode, slot: int) -> CheckPlan:
+    graph = compiler.graph
+    consts: dict[str, Any] = {}
+    dynamic: list[tuple[str, Fn]] = []
+    for arg in node.args:
+        if graph.expr_per_case(arg.value):
+            if arg.name not in node.primitive.dynamic:
+                raise spec_error("E203", f"`{arg.name}` of `{node.primitive.name}` must be a "
+                            "constant, not a value that differs per case", arg.value)
+            dynamic.append((arg.name, compiler.value(arg.value)))
+        else:
+            consts[arg.name] = _plain_constant(compiler.constant(arg.value), arg)
+    if dynamic:
+        return CheckPlan(node.name, slot, node, consts, tuple(dynamic), None, None)
+    params = _validate(node, consts)
+    return CheckPlan(node.name, slot, node, consts, (), params, node.primitive.factory(params))
+
+
+def _plain_constant(value: Any, arg: n.KeywordArg) -> Any:
+    if type(value) is ErrorValue:
+        raise spec_error("E203", f"`{arg.name}` cannot be computed: {value.reason}", arg.value)
+    return value
+
+
+def _validate(node: CheckNode, values: dict[str, Any]) -> BaseModel:
+    try:
+        return node.primitive.params.model_validate(values)
+    except ValidationError as exc:
+        raise spec_error("E203", f"invalid arguments to `{node.primitive.name}`: "
+                    f"{_first_problem(exc)}", node.node) from None
+
+
+def _first_problem(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(x) for x in err.get("loc", ())) or "arguments"
+    return f"`{where}`: {err.get('msg', 'invalid')}"
+
+
+def _check_forcer(plan: CheckPlan, runtime: RuntimeGetter) -> Fn:
+    if plan.dynamic:
+        return _dynamic_forcer(plan, runtime)
+    if plan.is_model:
+        assert plan.params is not None
+        request = ModelRequest(plan.name, plan.node.primitive, plan.params, plan.target,
+                               plan.node.scope)
+        return _model_forcer(plan, request, runtime)
+    return _static_forcer(plan.name, plan.node.primitive.name, plan.target, plan.node.scope)
+
+
+def _static_forcer(name: str, primitive: str, evaluate: Any, scope: Any) -> Fn:
+    def compute(fr: Frame) -> CheckResult:
+        try:
+            result = evaluate(fr.case, scope)
+        except Exception as exc:  # a primitive's bug must not stop a run
+            return _crashed(name, primitive, exc)
+        if type(result) is CheckResult and (result.passed is True or result.passed is False):
+            return result
+        return checked_result(result, name)
+    return compute
+
+
+def _model_forcer(plan: CheckPlan, request: ModelRequest, runtime: RuntimeGetter) -> Fn:
+    slot = plan.slot
+
+    def want(fr: Frame) -> CheckResult:
+        if runtime() is None:
+            return _no_runtime(plan.name)
+        fr.wanted.append(slot)
+        fr.requests[slot] = request
+        return PENDING_RESULT
+    return want
+
+
+def _dynamic_forcer(plan: CheckPlan, runtime: RuntimeGetter) -> Fn:
+    node = plan.node
+
+    def compute(fr: Frame) -> CheckResult:
+        values = dict(plan.consts)
+        for name, fn in plan.dynamic:
+            v = fn(fr)
+            if v is PENDING:
+                return PENDING_RESULT
+            if type(v) is ErrorValue:
+                return CheckResult.error(f"parameter `{name}`: {v}", plan.name)
+            values[name] = v
+        try:
+            params = node.primitive.params.model_validate(values)
+            target = node.primitive.factory(params)
+        except ValidationError as exc:
+            return CheckResult.error(f"parameter {_first_problem(exc)}", plan.name)
+        except Exception as exc:
+            return _crashed(plan.name, node.primitive.name, exc)
+        if not plan.is_model:
+            result: CheckResult = _static_forcer(plan.name, node.primitive.name, target,
+                                                 node.scope)(fr)
+            return result
+        if runtime() is None:
+            return _no_runtime(plan.name)
+        fr.wanted.append(plan.slot)
+        fr.requests[plan.slot] = ModelRequest(plan.name, node.primitive, params, target,
+                                              node.scope)
+        return PENDING_RESULT
+    return compute
+
+
+def checked_result(result: Any, name: str) -> CheckResult:
+    """A primitive's result with `passed` a real bool (or an error), never a truthy stand-in."""
+    if type(result) is not CheckResult:
+        return CheckResult.error(f"the primitive returned {type(result).__name__}, "
+                                 "not a CheckResult", name)
+    passed = result.passed
+    if passed is True or passed is False or type(passed) is ErrorValue:
+        return result
+    return CheckResult(bool(passed), result.score, result.value, result.fields, result.reason)
+
+
+def _crashed(name: str, primitive: str, exc: Exception) -> CheckResult:
+    return CheckResult.error(f"`{primitive}` failed: {type(exc).__name__}: {exc}", name)
+
+
+def _no_runtime(name: str) -> CheckResult:
+    return CheckResult.error("no model runtime is available for this model check: pass "
+                             "`judge=`, `embedder=` or `runtime=` to evaldsl.load", name)
+
+
+# ---------------------------------------------------------------- outcome blocks
+
+
+def _block_plan(compiler: Compiler, block: BlockNode, slot: int) -> BlockPlan:
+    conditions = tuple(compiler.condition(b.condition) if b.condition is not None else None
+                       for b in block.branches)
+    texts = tuple(compiler.graph.text(b.span) for b in block.branches)
+    return BlockPlan(block.key, slot, block.labels, conditions, texts)
+
+
+def _block_forcer(block: BlockPlan) -> Fn:
+    """First true branch wins; an error (or a pending model check) before it decides."""
+    pairs = tuple(enumerate(zip(block.conditions, block.texts, strict=True)))
+
+    def decide(fr: Frame) -> Any:
+        for k, (condition, text) in pairs:
+            if condition is None:
+                return k
+            v = condition(fr)
+            if v is True:
+                return k
+            if v is False:
+                continue
+            if v is PENDING:
+                return PENDING
+            reason = f"{v.source}: {v.reason}" if v.source else v.reason
+            return ErrorValue(reason, text)
+        return ErrorValue("no branch held and the block has no `otherwise`", block.key)
+    return decide

@@ -1,0 +1,227 @@
+"""Case files: JSONL, YAML and JSON rows, validation against `case {}`, bad-row policy."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evaldsl.cases.case import Case
+from evaldsl.cases.loading import BadRow, load_cases, read_cases
+from evaldsl.cases.rows import CaseSchema
+from evaldsl.errors import CaseDataError
+from evaldsl.syntax.nodes import CaseBlock
+from evaldsl.syntax.parser import parse
+
+SCHEMA_TEXT = "case {\n  intent: text\n  solvable: bool\n  budget: number?\n  tags: list?\n}"
+
+
+def schema() -> CaseSchema:
+    module = parse(SCHEMA_TEXT, "spec.eval").module
+    assert module is not None
+    block = module.statements[0]
+    assert isinstance(block, CaseBlock)
+    return CaseSchema.of(block.fields)
+
+
+def row(id: str = "c1", **fields: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {"id": id, "messages": [
+        {"role": "system", "content": "你是客服"},
+        {"role": "user", "content": [{"type": "text", "text": "我想退货"}]},
+        {"role": "assistant", "content": None, "latency_ms": 950, "tool_calls": [
+            {"id": "t1", "type": "function",
+             "function": {"name": "create_return", "arguments": "{\"order\": \"A1\"}"}}]},
+        {"role": "tool", "tool_call_id": "t1", "content": "ok"},
+        {"role": "assistant", "content": "已为您提交退货申请", "latency_ms": 1200},
+    ], "intent": "退货", "solvable": True}
+    base.update(fields)
+    return base
+
+
+def write_jsonl(path: Path, *lines: Any) -> Path:
+    with path.open("wb") as handle:
+        for line in lines:
+            if isinstance(line, bytes):
+                handle.write(line + b"\n")
+            elif isinstance(line, str):
+                handle.write(line.encode() + b"\n")
+            else:
+                handle.write(json.dumps(line, ensure_ascii=False).encode() + b"\n")
+    return path
+
+
+class TestJsonl:
+    def test_reads_openai_messages(self, tmp_path: Path) -> None:
+        """Content parts, tool calls with JSON-text arguments, latency and extra fields."""
+        path = write_jsonl(tmp_path / "cases.jsonl", row())
+        (case,) = load_cases(path, schema())
+        assert case.id == "c1" and case.origin == f"{path}:1"
+        assert case.messages[1].content == "我想退货"
+        assert case.messages[2].tool_calls[0].arguments == {"order": "A1"}
+        assert case.messages[2].latency_ms == 950.0
+        assert case.fields == {"intent": "退货", "solvable": True}
+
+    def test_integer_id_becomes_text(self, tmp_path: Path) -> None:
+        (case,) = load_cases(write_jsonl(tmp_path / "c.jsonl", row(id=7)))  # type: ignore[arg-type]
+        assert case.id == "7"
+
+    def test_blank_lines_and_bom_are_fine(self, tmp_path: Path) -> None:
+        path = tmp_path / "c.jsonl"
+        path.write_bytes(b"\xef\xbb\xbf" + json.dumps(row()).encode() + b"\n\n  \n"
+                         + json.dumps(row("c2")).encode())
+        assert [c.id for c in load_cases(path)] == ["c1", "c2"]
+
+    def test_broken_tool_arguments_are_kept_as_an_error_value(self, tmp_path: Path) -> None:
+        """A model's broken JSON is data to judge, not a bad row."""
+        data = row()
+        data["messages"][2]["tool_calls"][0]["function"]["arguments"] = '{"order": '
+        (case,) = load_cases(write_jsonl(tmp_path / "c.jsonl", data))
+        from evaldsl.values import is_error
+
+        assert is_error(case.messages[2].tool_calls[0].arguments)
+
+
+BAD_ROWS = [
+    ("not json", None, "not valid JSON: expecting value at column 1"),
+    (b"\xff\xfe\x00junk", None, "not UTF-8 text (byte 1)"),
+    ("[1, 2]", None, "a case must be an object, got a list `[1, 2]`"),
+    ({"messages": []}, "id", "missing"),
+    ({"id": "x", "messages": "你好"}, "messages",
+     "expected a list of messages, got a text `'你好'`"),
+    ({"id": "x", "messages": [{"role": "bot", "content": "hi"}]}, "messages[0].role",
+     "expected one of system, user, assistant, tool, got a text `'bot'`"),
+    ({"id": "x", "messages": [{"role": "assistant", "content": "hi", "latency_ms": "快"}]},
+     "messages[0].latency_ms", "expected a number of milliseconds, got a text `'快'`"),
+    ({"id": "x", "messages": [{"role": "assistant", "content": "", "tool_calls": [
+        {"function": {"arguments": "{}"}}]}]}, "messages[0].tool_calls[0].function.name",
+     "missing"),
+    ({"id": "x", "messages": [{"role": "user", "content": 3}]}, "messages[0].content",
+     "expected a text or a list of content parts, got a number `3`"),
+]
+
+
+class TestBadRows:
+    @pytest.mark.parametrize(("line", "field", "reason"), BAD_ROWS)
+    def test_bad_row_names_file_line_field_reason(self, tmp_path: Path, line: Any,
+                                                  field: str | None, reason: str) -> None:
+        path = write_jsonl(tmp_path / "c.jsonl", row(), line)
+        items = list(read_cases(path, on_bad_row="skip"))
+        assert isinstance(items[0], Case)
+        assert items[1] == BadRow(str(path), 2, reason, field)
+
+    def test_case_block_required_field(self, tmp_path: Path) -> None:
+        data = row()
+        del data["intent"]
+        path = write_jsonl(tmp_path / "c.jsonl", data)
+        (bad,) = read_cases(path, schema(), "skip")
+        assert str(bad) == (f"{path}:1: field `intent`: missing "
+                            "(the spec's `case` block requires it)")
+
+    @pytest.mark.parametrize(("field", "value", "reason"), [
+        ("intent", 3, "expected a text, got a number `3`"),
+        ("solvable", "yes", "expected true or false, got a text `'yes'`"),
+        ("budget", True, "expected a number, got a bool `True`"),
+        ("tags", {"a": 1}, "expected a list, got a map `{'a': 1}`"),
+    ])
+    def test_case_block_types(self, tmp_path: Path, field: str, value: Any,
+                              reason: str) -> None:
+        path = write_jsonl(tmp_path / "c.jsonl", row(**{field: value}))
+        (bad,) = read_cases(path, schema(), "skip")
+        assert isinstance(bad, BadRow) and (bad.field, bad.reason) == (field, reason)
+
+    def test_optional_fields_may_be_absent_or_null(self, tmp_path: Path) -> None:
+        path = write_jsonl(tmp_path / "c.jsonl", row(budget=None), row("c2", budget=300))
+        assert [c.id for c in load_cases(path, schema())] == ["c1", "c2"]
+
+    def test_fail_policy_raises_case_data_error(self, tmp_path: Path) -> None:
+        path = write_jsonl(tmp_path / "c.jsonl", row(), "{oops")
+        with pytest.raises(CaseDataError) as info:
+            list(read_cases(path))
+        assert (info.value.file, info.value.line) == (str(path), 2)
+        assert str(info.value).startswith(f"{path}:2: not valid JSON")
+
+    def test_skip_policy_counts_and_continues(self, tmp_path: Path) -> None:
+        path = write_jsonl(tmp_path / "c.jsonl", "x", row(), b"\x00\x01", row("c2"), "[]")
+        items = list(read_cases(path, on_bad_row="skip"))
+        assert [type(i).__name__ for i in items] == ["BadRow", "Case", "BadRow", "Case",
+                                                     "BadRow"]
+
+    def test_streaming_yields_before_reading_ahead(self, tmp_path: Path) -> None:
+        """The first case arrives before a later bad row is read (nothing is slurped)."""
+        path = write_jsonl(tmp_path / "c.jsonl", row(), "broken")
+        stream = read_cases(path)
+        assert isinstance(next(stream), Case)
+        with pytest.raises(CaseDataError):
+            next(stream)
+
+    def test_missing_file(self, tmp_path: Path) -> None:
+        (bad,) = read_cases(tmp_path / "无.jsonl", on_bad_row="skip")
+        assert isinstance(bad, BadRow) and bad.reason.startswith("cannot read the file")
+
+    def test_deep_nesting_is_a_bad_row(self, tmp_path: Path) -> None:
+        path = write_jsonl(tmp_path / "c.jsonl", "[" * 100_000)
+        (bad,) = read_cases(path, on_bad_row="skip")
+        assert isinstance(bad, BadRow) and bad.reason.startswith("not valid JSON")
+
+
+class TestYaml:
+    def test_list_of_cases_with_lines(self, tmp_path: Path) -> None:
+        path = tmp_path / "cases.yaml"
+        path.write_text(
+            "- id: y1\n  messages:\n    - {role: user, content: 你好}\n"
+            "    - {role: assistant, content: 您好, latency_ms: 300}\n  intent: 问候\n"
+            "  solvable: true\n"
+            "- id: y2\n  messages: []\n  intent: 问候\n  solvable: maybe\n", encoding="utf-8")
+        items = list(read_cases(path, schema(), "skip"))
+        assert isinstance(items[0], Case) and items[0].messages[1].latency_ms == 300.0
+        assert items[1] == BadRow(str(path), 7, "expected true or false, got a text `'maybe'`",
+                                  "solvable")
+
+    def test_one_case_per_document(self, tmp_path: Path) -> None:
+        path = tmp_path / "cases.yml"
+        path.write_text("id: a\nmessages: []\n---\nid: b\nmessages: []\n", encoding="utf-8")
+        assert [c.id for c in load_cases(path)] == ["a", "b"]
+
+    def test_syntax_error_ends_the_file(self, tmp_path: Path) -> None:
+        path = tmp_path / "cases.yaml"
+        path.write_text("- id: a\n  messages: []\n- id: [b\n", encoding="utf-8")
+        items = list(read_cases(path, on_bad_row="skip"))
+        assert isinstance(items[-1], BadRow)
+        assert items[-1].reason.startswith("not valid YAML")
+
+
+class TestJson:
+    def test_array_file(self, tmp_path: Path) -> None:
+        path = tmp_path / "cases.json"
+        path.write_text(json.dumps([row(), row("c2")]), encoding="utf-8")
+        assert [c.id for c in load_cases(path)] == ["c1", "c2"]
+
+
+class TestLaws:
+    @settings(max_examples=150, deadline=None)
+    @given(st.lists(st.one_of(st.binary(max_size=80), st.text(max_size=80).map(str.encode),
+                              st.just(json.dumps(row()).encode())), max_size=8))
+    def test_law_reading_never_raises_with_skip(self, lines: list[bytes]) -> None:
+        """Law: any bytes at all give cases and bad rows, never an exception."""
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "junk.jsonl"
+            path.write_bytes(b"\n".join(line.replace(b"\n", b" ") for line in lines))
+            items = list(read_cases(path, schema(), "skip"))
+        assert all(isinstance(i, (Case, BadRow)) for i in items)
+        assert all(1 <= i.line <= max(1, len(lines)) for i in items if isinstance(i, BadRow))
+
+    @settings(max_examples=100, deadline=None)
+    @given(st.dictionaries(st.text(min_size=1, max_size=8).filter(
+        lambda k: k not in ("id", "messages")), st.one_of(st.integers(), st.text(max_size=5)),
+        max_size=4))
+    def test_law_extra_fields_round_trip(self, extra: dict[str, Any]) -> None:
+        """Law: every field besides `id` and `messages` reaches the case unchanged."""
+        with tempfile.TemporaryDirectory() as folder:
+            path = write_jsonl(Path(folder) / "c.jsonl", {"id": "x", "messages": [], **extra})
+            (case,) = load_cases(path)
+        assert dict(case.fields) == extra

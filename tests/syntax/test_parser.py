@@ -1,0 +1,313 @@
+"""The parser: every form of the language, spans, comments, worded syntax errors."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from evaldsl.syntax import nodes as n
+from evaldsl.syntax.parser import MAX_NESTING, parse, parse_expression
+from tests.strategies import mutations, specs
+
+PROPERTY = settings(max_examples=150, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+def _one(text: str) -> n.Statement:
+    result = parse(text)
+    assert result.module is not None, result.diagnostics
+    assert len(result.module.statements) == 1
+    return result.module.statements[0]
+
+
+class TestForms:
+    def test_spec_header(self) -> None:
+        """`spec "title"` keeps its Unicode title."""
+        assert _one('spec "预约维修服务"\n') == n.SpecHeader("预约维修服务", span=None)  # type: ignore[arg-type]
+
+    def test_case_block(self) -> None:
+        """Fields with types, `?` marks optional ones."""
+        block = _one("case {\n  intent: text\n  reference: text?\n}\n")
+        assert isinstance(block, n.CaseBlock)
+        assert [(f.name, f.type, f.optional) for f in block.fields] == [
+            ("intent", "text", False), ("reference", "text", True)]
+
+    def test_table(self) -> None:
+        """Options (flags and values) and entries with several sources."""
+        table = _one('table r (nfkc, remove: ",.") {\n  "华东", "East" -> "east"\n}\n')
+        assert isinstance(table, n.Table)
+        assert [(o.name, o.value is None) for o in table.options] == [
+            ("nfkc", True), ("remove", False)]
+        assert [s.value for s in table.entries[0].sources] == ["华东", "East"]
+        assert table.entries[0].target.value == "east"
+
+    def test_check(self) -> None:
+        """A primitive call with keyword arguments, trailing comma allowed."""
+        check = _one('check 意图 = classify(scope: first_user, labels: ["a"],)\n')
+        assert isinstance(check, n.Check)
+        assert (check.name, check.primitive) == ("意图", "classify")
+        assert [a.name for a in check.args] == ["scope", "labels"]
+
+    def test_positional_arguments_are_kept_for_the_checker(self) -> None:
+        """Unnamed arguments parse, so the checker can explain them (E014)."""
+        check = _one('check p = judge("polite")\n')
+        assert isinstance(check, n.Check) and len(check.positional) == 1
+
+    def test_outcomes(self) -> None:
+        """Named and unnamed blocks, `if` and `otherwise` branches."""
+        outcome = _one("outcome level {\n  good if x >= 80\n  bad otherwise\n}\n")
+        assert isinstance(outcome, n.Outcome) and outcome.name == "level"
+        assert [(b.label, b.condition is None) for b in outcome.branches] == [
+            ("good", False), ("bad", True)]
+
+    def test_metric_with_where(self) -> None:
+        """`where` sets the denominator."""
+        metric = _one("metric m = rate(fast) where intent.passed\n")
+        assert isinstance(metric, n.Metric) and metric.where is not None
+
+    def test_review(self) -> None:
+        """Options and sample rules with `where` and `priority`."""
+        review = _one("review (seed: 7) {\n  sample 2% where x priority 100 - y\n  sample 1%\n}\n")
+        assert isinstance(review, n.Review)
+        assert [o.name for o in review.options] == ["seed"]
+        assert [(r.where is not None, r.priority is not None) for r in review.rules] == [
+            (True, True), (False, False)]
+
+    def test_example(self) -> None:
+        """Case fields, messages with extras, pins and expectations."""
+        example = _one('example "e" {\n  case {intent: "x"}\n  user "hi"\n'
+                       '  assistant "ok" {latency_ms: 800}\n  given p = 8\n'
+                       '  given c.label = "a"\n  expect success\n}\n')
+        assert isinstance(example, n.Example)
+        kinds = [type(i).__name__ for i in example.items]
+        assert kinds == ["ExampleCase", "ExampleMessage", "ExampleMessage", "ExampleGiven",
+                         "ExampleGiven", "ExampleExpect"]
+
+    def test_keywords_stay_usable_as_names(self) -> None:
+        """`sample`, `priority` and `given` are names outside their forms."""
+        assert parse("let sample = 1\nlet priority = sample\n").diagnostics == []
+
+
+class TestExpressions:
+    def test_precedence(self) -> None:
+        """`or` < `and` < `not` < comparison < `+` < `*` < unary minus."""
+        e = parse_expression("a or b and not c >= 1 + 2 * -3")
+        assert isinstance(e, n.Binary) and e.op == "or"
+        right = e.right
+        assert isinstance(right, n.Binary) and right.op == "and"
+        negated = right.right
+        assert isinstance(negated, n.Unary) and negated.op == "not"
+        comparison = negated.operand
+        assert isinstance(comparison, n.Binary) and comparison.op == ">="
+        total = comparison.right
+        assert isinstance(total, n.Binary) and total.op == "+"
+        assert isinstance(total.right, n.Binary) and total.right.op == "*"
+
+    def test_percent(self) -> None:
+        """`30%` is 0.3 and remembers its spelling."""
+        assert parse_expression("30%") == n.Percent(0.3, "30%", span=None)  # type: ignore[arg-type]
+
+    def test_string_escapes(self) -> None:
+        """Escapes in texts, both quote styles."""
+        assert parse_expression(r'"a\"b\n\u4e2d"') == n.String('a"b\n中', span=None)  # type: ignore[arg-type]
+        assert parse_expression("'it\\'s'") == n.String("it's", span=None)  # type: ignore[arg-type]
+
+    def test_membership(self) -> None:
+        """`in` and `not in`."""
+        e = parse_expression('case.lang not in ["zh", "en"]')
+        assert isinstance(e, n.Binary) and e.op == "not in"
+
+    def test_calls_fields_and_indexes(self) -> None:
+        """Postfix forms chain."""
+        e = parse_expression('percentile(slots.filled["phone"], 90)')
+        assert isinstance(e, n.Call) and e.func == "percentile"
+        assert isinstance(e.args[0], n.Index)
+
+
+class TestSpans:
+    def test_columns_count_characters(self) -> None:
+        """A Chinese identifier is one column per character."""
+        check = _one('check 意图 = judge(criteria: "x")\n')
+        assert isinstance(check, n.Check)
+        assert (check.name_span.col, check.name_span.end_col) == (7, 9)
+        assert check.primitive_span.col == 12
+
+    def test_every_node_has_a_span(self) -> None:
+        """Spans are everywhere, from statements down to literals."""
+        module = parse('let a = {k: [1, "x", b.c]}\n').module
+        assert module is not None
+        assert all(getattr(node, "span", None) is not None for node in n.walk(module))
+
+
+class TestComments:
+    def test_comments_are_collected_with_spans(self) -> None:
+        """Comments are kept in order, each with its position, `#` inside texts excluded."""
+        module = parse('# a\nlet x = "#no"  # b\n').module
+        assert module is not None
+        assert [(c.text, c.span.line, c.span.col) for c in module.comments] == [
+            ("# a", 1, 1), ("# b", 2, 16)]
+
+
+SYNTAX_ERRORS = [
+    ("outcome {\n  success if x\n  partial\n  failure otherwise\n}\n", "E011", (4, 3),
+     "expected `if` or `otherwise` after the outcome label `partial`, found the name `failure`"),
+    ('chek x = judge(criteria: "x")\n', "E011", (1, 1), "`chek` does not start a statement"),
+    ('check x = judge criteria: "x")\n', "E011", (1, 17),
+     "expected `(` after the primitive name `judge`, found the name `criteria`"),
+    ('check x = judge(criteria "x")\n', "E011", (1, 26),
+     'expected `:` after the argument name `criteria`, found the text "x"'),
+    ("let x = [1 2]\n", "E011", (1, 12),
+     "expected `,` or `]` after the number `1`, found the number `2`"),
+    ('check x = judge(criteria: "x"))\n', "E011", (1, 31), "`)` closes nothing here"),
+    ("let x = a = b\n", "E011", (1, 11), "a single `=` cannot compare values"),
+    ("let x = (1 + 2\n", "E012", (1, 14), "the file ends too early: expected `)`"),
+    ("let x = 1 +\n", "E012", (1, 11),
+     "the file ends too early: expected a value (a name, number, text, list or map)"),
+    ('let x = "abc\n', "E013", (1, 9), "this text is not closed before the end of the line"),
+    ('check 意图 = classify(labels：["a"])\n', "E010", (1, 27), "unexpected character `：`"),
+    ("let x = 3 ;\n", "E010", (1, 11), "unexpected character `;`"),
+    ("spec title\n", "E011", (1, 6), "expected a text in quotes after `spec`, found the name "
+     "`title`"),
+    ("let x = 1\n7\n", "E011", (2, 1), "expected a new statement, found the number `7`"),
+    ("let x = a < b < c\n", "E011", (1, 15), "a comparison cannot be chained with another `<`"),
+]
+
+
+class TestSyntaxErrors:
+    @pytest.mark.parametrize(("text", "code", "where", "message"), SYNTAX_ERRORS)
+    def test_worded_errors(self, text: str, code: str, where: tuple[int, int],
+                           message: str) -> None:
+        """Syntax errors say what was found and what was expected, in words."""
+        result = parse(text, "t.eval")
+        assert result.module is None
+        [found] = result.diagnostics
+        assert (found.code, (found.span.line, found.span.col), found.message) == (
+            code, where, message)
+
+    def test_no_token_names(self) -> None:
+        """Terminal names like `RPAR` never reach the author."""
+        for text, *_ in SYNTAX_ERRORS:
+            found = parse(text).diagnostics[0]
+            assert not any(word.isupper() and len(word) > 2 and "_" in word or word in
+                           ("RPAR", "LBRACE", "NAME", "STRING") for word in
+                           (found.message + " " + found.hint).replace("`", " ").split())
+
+    def test_full_width_hint(self) -> None:
+        """A full-width colon gets a hint that says so."""
+        assert parse('check a = judge(criteria："x")\n').diagnostics[0].hint == (
+            "this is a full-width colon; use `:`")
+
+
+class TestInputGuards:
+    def test_invalid_utf8(self) -> None:
+        """Bytes that are not UTF-8 are E001 at their position."""
+        found = parse(b'let x = "\xff"\n', "t.eval").diagnostics
+        assert [(d.code, d.span.col) for d in found] == [("E001", 10)]
+
+    def test_binary(self) -> None:
+        """A NUL character means a binary file."""
+        assert parse("let x = 1\x00").diagnostics[0].code == "E001"
+
+    def test_too_large(self) -> None:
+        """More than a million characters is not a spec."""
+        assert parse("let x = 1\n" * 200_000).diagnostics[0].code == "E002"
+
+    def test_too_deep(self) -> None:
+        """Brackets deeper than the limit are E003, not a crash."""
+        text = "let x = " + "(" * 1000 + "1" + ")" * 1000 + "\n"
+        assert parse(text).diagnostics[0].code == "E003"
+        text = "let x = " + "[" * MAX_NESTING + "]" * MAX_NESTING + "\n"
+        assert parse(text).diagnostics == []
+
+    def test_long_unary_chain(self) -> None:
+        """A thousand `not`s is an error, not a crash."""
+        assert parse("let x = " + "not " * 1000 + "true\n").diagnostics[0].code == "E003"
+
+    def test_empty(self) -> None:
+        """An empty file is an empty module."""
+        result = parse("")
+        assert result.module is not None and result.module.statements == ()
+
+    def test_bom_is_ignored(self) -> None:
+        """A UTF-8 byte order mark is not content."""
+        assert parse("\ufefflet x = 1\n".encode()).diagnostics == []
+
+
+class TestLaws:
+    @PROPERTY
+    @given(st.text(max_size=300))
+    def test_law_never_raises_on_text(self, text: str) -> None:
+        """Law: parsing any text returns a module or diagnostics, never raises."""
+        result = parse(text)
+        assert (result.module is None) == bool(result.diagnostics)
+
+    @PROPERTY
+    @given(st.binary(max_size=300))
+    def test_law_never_raises_on_bytes(self, data: bytes) -> None:
+        """Law: parsing any bytes returns a module or diagnostics, never raises."""
+        parse(data)
+
+    @PROPERTY
+    @given(specs())
+    def test_law_generated_specs_parse(self, text: str) -> None:
+        """Law: every generated spec parses without diagnostics."""
+        assert parse(text).diagnostics == []
+
+    @PROPERTY
+    @given(specs().flatmap(mutations))
+    def test_law_never_raises_on_mutations(self, data: bytes) -> None:
+        """Law: broken specs give diagnostics, never exceptions."""
+        parse(data)
+
+
+def _both(text: str) -> tuple[n.Module | None, n.Module | None]:
+    from evaldsl.syntax import parser
+    from evaldsl.syntax.source import Source
+
+    source = Source(text, "t.eval")
+    return parser._fast_module(text, source), parser._lark_module(text, source).module
+
+
+class TestFastPath:
+    """The fast path runs lark's tables itself; it must build exactly what lark builds."""
+
+    @PROPERTY
+    @given(specs())
+    def test_law_same_module_and_spans_as_lark(self, text: str) -> None:
+        """Law: on generated specs the fast path is taken and equals lark's, spans included."""
+        fast, slow = _both(text)
+        assert fast is not None
+        assert repr(fast) == repr(slow)
+
+    @PROPERTY
+    @given(specs().flatmap(mutations))
+    def test_law_same_result_on_broken_input(self, data: bytes) -> None:
+        """Law: on broken input the fast path either agrees with lark or steps aside."""
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return
+        fast, slow = _both(text)
+        assert fast is None or repr(fast) == repr(slow)
+
+    def test_corpus(self) -> None:
+        """Every spec of the corpus parses the same both ways."""
+        from pathlib import Path
+
+        folder = Path(__file__).resolve().parent / "corpus"
+        for path in sorted(folder.glob("*/*.eval")):
+            fast, slow = _both(path.read_text("utf-8"))
+            assert fast is None or repr(fast) == repr(slow), path.name
+
+    def test_deep_input_goes_through_lark(self) -> None:
+        """Deep nesting is left to lark, which decides between a module and E003."""
+        fast, slow = _both("let x = " + "-" * 400 + "1\n")
+        assert fast is None and slow is not None
+        assert parse("let x = " + "-" * 2000 + "1\n").diagnostics[0].code == "E003"
+
+    def test_keywords_and_names(self) -> None:
+        """Contextual keywords: `sample` is a keyword in review, a name elsewhere."""
+        text = "let sample = 1\nreview {\n  sample sample\n}\nlet given = sample\n"
+        fast, slow = _both(text)
+        assert fast is not None and repr(fast) == repr(slow)
