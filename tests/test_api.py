@@ -1,4 +1,4 @@
-"""The public API: the names it exports, loading, typed errors, reports."""
+"""The engine API: loading, typed errors, evaluation and reports."""
 
 from __future__ import annotations
 
@@ -11,16 +11,6 @@ from tests.support import interpreter_kit as kit
 
 TEXT = 'check a = probe(key: "a")\noutcome {\n  ok if a\n  bad otherwise\n}\n' \
        "metric ok_rate = rate(ok)\n"
-
-
-class TestPublicNames:
-    def test_all_is_sorted_and_exactly_the_public_api(self) -> None:
-        """The package exports a small, deliberate set of names."""
-        assert evaldsl.__all__ == sorted(evaldsl.__all__)
-        assert evaldsl.__all__ == [
-            "Case", "CaseResult", "CheckResult", "Embedder", "ErrorValue", "EvaldslError",
-            "Judge", "Registry", "Report", "Spec", "SpecError", "load", "primitive"]
-        assert all(hasattr(evaldsl, name) for name in evaldsl.__all__)
 
 
 class TestLoad:
