@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from evaldsl.analysis.calibrate import DEFAULT_THRESHOLD, Calibration, Judged, calibrate, rescale
-from evaldsl.cli.main import EXIT_DATA, EXIT_OK, EXIT_USAGE
+from evaldsl.cli.exits import EXIT_OK, UsageError
 from evaldsl.cli.review import read_labels
 from evaldsl.errors import CaseDataError
 from evaldsl.report.journal import read_records
@@ -63,15 +62,7 @@ def _scale(text: str) -> tuple[float, float]:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        auto = _automatic(args)
-        judged, unmatched = _join(args, auto)
-    except (CaseDataError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_DATA
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    judged, unmatched = _join(args, _automatic(args))
     result = calibrate(judged, args.threshold)
     payload = {**result.to_dict(), "cases": len(judged), "unmatched_labels": unmatched,
                "outcome": args.outcome, "score": args.score}
@@ -93,7 +84,7 @@ def _automatic(args: argparse.Namespace) -> dict[str, tuple[str | None, float | 
         label = record.get("labels", {}).get(args.outcome)
         out[str(record.get("id"))] = (label, _auto_score(record, args))
     if args.outcome is None:
-        raise ValueError(f"`{args.results}` holds no case results")
+        raise UsageError(f"`{args.results}` holds no case results")
     return out
 
 
@@ -113,7 +104,7 @@ def _auto_score(record: Mapping[str, Any], args: argparse.Namespace) -> float | 
         inputs = record["metrics"][name]
         value = inputs[0] if isinstance(inputs, list) and inputs else None
         return _points(value, args.auto_scale or (0.0, 100.0))
-    raise ValueError(f"`{name}` is neither a check nor a metric of these results")
+    raise UsageError(f"`{name}` is neither a check nor a metric of these results")
 
 
 def _points(value: Any, scale: tuple[float, float]) -> float | None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from evaldsl.checker import check_source
-from evaldsl.cli.main import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from evaldsl.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from evaldsl.diagnostics import Diagnostic, Severity, render, to_json
 from evaldsl.syntax.source import Source
 
@@ -50,8 +50,7 @@ def run(args: argparse.Namespace) -> int:
     for path in files:
         result = check_file(path)
         if isinstance(result, str):
-            print(f"evaldsl check: error: {result}", file=sys.stderr)
-            return EXIT_USAGE
+            raise UsageError(result)
         checked.append(result)
     if args.strict:
         checked = [Checked(c.source, [d.as_error() for d in c.diagnostics]) for c in checked]
@@ -69,11 +68,7 @@ def check_file(path: Path) -> Checked | str:
         data = path.read_bytes()
     except OSError as exc:
         return f"cannot read `{path}`: {exc.strerror or exc}"
-    try:
-        result, diagnostics = check_source(data, str(path))
-    except Exception as exc:  # noqa: BLE001 - never a traceback for a user's spec
-        return f"internal error while checking `{path}` ({type(exc).__name__}: {exc}); " \
-            "please report it with the spec"
+    result, diagnostics = check_source(data, str(path))
     return Checked(result.source, diagnostics)
 
 

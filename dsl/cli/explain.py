@@ -16,8 +16,7 @@ from typing import Any
 
 from evaldsl.analysis.explain import FORMATS
 from evaldsl.api import load
-from evaldsl.cli.main import EXIT_OK, EXIT_USAGE
-from evaldsl.errors import SpecError
+from evaldsl.cli.exits import EXIT_OK
 
 
 def add_parser(subparsers: Any) -> None:
@@ -30,10 +29,5 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        spec = load(args.spec)
-    except SpecError as exc:
-        print(str(exc), file=sys.stderr)
-        return EXIT_USAGE
-    sys.stdout.write(spec.explain(args.format))
+    sys.stdout.write(load(args.spec).explain(args.format))
     return EXIT_OK

@@ -3,7 +3,8 @@
 Folders are searched recursively for `*.eval` files; `-` formats standard
 input to standard output. With `--check` nothing is written: the files that
 would change are listed and the exit code is 1. A file that does not parse
-is reported and left alone (exit 2).
+is reported and left alone (exit 2); so is one the formatter would change the
+meaning of, which is a bug in the formatter (exit 70).
 """
 
 from __future__ import annotations
@@ -16,14 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from evaldsl.cli.check import spec_files
-from evaldsl.cli.main import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from evaldsl.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from evaldsl.diagnostics import render
+from evaldsl.errors import SpecError
 from evaldsl.syntax.formatter import format_module
 from evaldsl.syntax.parser import parse
 
 
-class _Unformattable(Exception):
-    """A spec that cannot be formatted; the message says why."""
+class FormatterBug(AssertionError):
+    """The canonical text would parse to another syntax tree: a bug, never the spec's fault."""
 
 
 def add_parser(subparsers: Any) -> None:
@@ -47,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             new = formatted(path.read_bytes(), str(path))
             old = path.read_text("utf-8-sig")
-        except (OSError, UnicodeDecodeError, _Unformattable) as exc:
+        except (OSError, UnicodeDecodeError, SpecError) as exc:
             print(_why(path, exc), file=sys.stderr)
             status = EXIT_USAGE
             continue
@@ -66,25 +68,20 @@ def run(args: argparse.Namespace) -> int:
 
 
 def formatted(data: bytes | str, name: str) -> str:
-    """The canonical text of a spec; `_Unformattable` when it does not parse."""
+    """The canonical text of a spec; `SpecError` when it does not parse."""
     result = parse(data, name)
     if result.module is None:
-        raise _Unformattable("\n".join(render(d, result.source) for d in result.diagnostics))
+        rendered = "\n".join(render(d, result.source) for d in result.diagnostics)
+        raise SpecError(result.diagnostics, rendered)
     text = format_module(result.module)
-    again = parse(text, name).module
-    if again != result.module:
-        raise _Unformattable(f"internal error: formatting `{name}` would change its meaning; "
-                             "the file is left as it is (please report it)")
+    if parse(text, name).module != result.module:
+        raise FormatterBug(f"formatting `{name}` would change its meaning; "
+                           "the file is left as it is")
     return text
 
 
 def _stdin() -> int:
-    data = sys.stdin.buffer.read()
-    try:
-        sys.stdout.write(formatted(data, "<stdin>"))
-    except _Unformattable as exc:
-        print(str(exc), file=sys.stderr)
-        return EXIT_USAGE
+    sys.stdout.write(formatted(sys.stdin.buffer.read(), "<stdin>"))
     return EXIT_OK
 
 

@@ -2,8 +2,10 @@
 
 Each verb module exposes `add_parser(subparsers)` and `run(args) -> int`.
 Exit codes: 0 ok, 1 a check or threshold failed, 2 usage or spec errors,
-3 data errors. No input ever ends in a traceback: unexpected exceptions are
-reported as internal errors with a one-line summary.
+3 data errors, 70 internal errors, 130 interrupted; `evaldsl.cli.exits` holds
+the one table from exception to code. No input ever ends in a traceback: an
+unexpected exception is one line, `evaldsl: internal error: TYPE: message`,
+and the traceback is saved to a file that line names.
 """
 
 from __future__ import annotations
@@ -12,11 +14,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 from importlib import import_module
+from types import ModuleType
+
+from evaldsl.cli.exits import EXIT_USAGE, exit_for
 
 VERBS = ("check", "fmt", "explain", "run", "test", "review", "calibrate", "primitives")
-"""Verb names; `evaldsl.cli.<verb>` implements each (a missing module is skipped)."""
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_DATA = 0, 1, 2, 3
+"""Verb names; `evaldsl.cli.<verb>` implements each."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -30,9 +33,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=_version())
     subparsers = parser.add_subparsers(dest="verb", metavar="COMMAND", parser_class=_Parser)
     for verb in VERBS:
-        module = _verb_module(verb)
-        if module is not None:
-            module.add_parser(subparsers)
+        _verb_module(verb).add_parser(subparsers)
     return parser
 
 
@@ -42,24 +43,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "verb", None):
         parser.print_help()
         return EXIT_USAGE
-    module = _verb_module(args.verb)
-    assert module is not None
     try:
-        return int(module.run(args))
-    except KeyboardInterrupt:
-        print("evaldsl: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        return EXIT_OK
+        return int(_verb_module(args.verb).run(args))
+    except (Exception, KeyboardInterrupt) as exc:
+        return exit_for(exc, args.verb)
 
 
-def _verb_module(verb: str):  # type: ignore[no-untyped-def]
-    try:
-        return import_module(f"evaldsl.cli.{verb}")
-    except ModuleNotFoundError as exc:
-        if exc.name == f"evaldsl.cli.{verb}":
-            return None
-        raise
+def _verb_module(verb: str) -> ModuleType:
+    return import_module(f"evaldsl.cli.{verb}")
 
 
 def _version() -> str:

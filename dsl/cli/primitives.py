@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import sys
 from typing import Any
 
 from pydantic.fields import FieldInfo
 
+from evaldsl.cli.exits import EXIT_OK, UsageError
 from evaldsl.primitives.registry import Primitive, default_registry
 
 
@@ -30,13 +30,12 @@ def run(args: argparse.Namespace) -> int:
     registry = default_registry()
     unknown = [n for n in args.names if n not in registry]
     if unknown:
-        print(f"evaldsl: unknown primitive: {', '.join(unknown)}; known: "
-              f"{', '.join(registry.names())}", file=sys.stderr)
-        return 2
+        raise UsageError(f"unknown primitive: {', '.join(unknown)}; known: "
+                         f"{', '.join(registry.names())}")
     chosen = [p for p in registry if not args.names or p.name in args.names]
     render = describe_markdown if args.format == "markdown" else describe_text
     print("\n\n".join(render(p) for p in chosen))
-    return 0
+    return EXIT_OK
 
 
 def describe_text(p: Primitive) -> str:

@@ -14,13 +14,12 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import sys
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from evaldsl.cli.main import EXIT_DATA, EXIT_OK, EXIT_USAGE
-from evaldsl.errors import CaseDataError, EvaldslError, SpecError
+from evaldsl.cli.exits import EXIT_OK, UsageError
+from evaldsl.errors import CaseDataError, SpecError
 from evaldsl.report.journal import read_records, recover
 from evaldsl.report.layout import SpecLayout, layout_of
 from evaldsl.syntax.source import Source
@@ -43,18 +42,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        layout = _layout(args.spec)
-        rows = sample_rows(args.results, layout)
-    except SpecError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except (CaseDataError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_DATA
-    except EvaldslError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+    rows = sample_rows(args.results, _layout(args.spec))
     if args.limit is not None:
         rows = rows[: args.limit]
     if args.cases:
@@ -79,13 +67,13 @@ def sample_rows(results: Path, layout: SpecLayout) -> list[dict[str, Any]]:
     """The drawn cases of a results file, highest priority first, then by id."""
     header = recover(results).header
     if header is not None and header.spec_hash != layout.hash:
-        raise EvaldslError(f"`{results}` was written by another spec (hash "
-                           f"{header.spec_hash[:12]}, `{layout.path}` is {layout.hash[:12]})")
+        raise UsageError(f"`{results}` was written by another spec (hash "
+                         f"{header.spec_hash[:12]}, `{layout.path}` is {layout.hash[:12]})")
     rows = [_row(record, layout) for _, record in read_records(results)
             if (record.get("review") or {}).get("sampled")]
     if not rows and not _has_decisions(results):
-        raise EvaldslError(f"`{results}` holds no review decisions: does the spec have a "
-                           "`review` block?")
+        raise UsageError(f"`{results}` holds no review decisions: does the spec have a "
+                         "`review` block?")
     rows.sort(key=lambda r: (-(r["priority"] if r["priority"] is not None else -1e300), r["id"]))
     return rows
 

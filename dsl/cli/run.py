@@ -16,14 +16,14 @@ row with `--on-bad-row fail`, an unreadable case file, a damaged journal).
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from evaldsl.cli.main import EXIT_DATA, EXIT_FAILED, EXIT_OK, EXIT_USAGE
-from evaldsl.errors import CaseDataError, ConfigError, EvaldslError, SpecError
+from evaldsl.cli.exits import EXIT_FAILED, EXIT_OK, UsageError
 
 BAD_ROWS_SHOWN = 10
 """Skipped rows listed on stderr; the report lists up to 100 and counts all."""
@@ -97,29 +97,7 @@ def _threshold(text: str) -> tuple[str, float]:
 
 def run(args: argparse.Namespace) -> int:
     if args.resume and args.results is None:
-        return _usage("--resume needs --results: the journal to resume from")
-    try:
-        return _run(args)
-    except SpecError as exc:
-        print(str(exc), file=sys.stderr)
-        return EXIT_USAGE
-    except CaseDataError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_DATA
-    except (ConfigError, EvaldslError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except OSError as exc:
-        print(f"error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
-        return EXIT_DATA
-
-
-def _usage(message: str) -> int:
-    print(f"evaldsl run: error: {message}", file=sys.stderr)
-    return EXIT_USAGE
-
-
-def _run(args: argparse.Namespace) -> int:
+        raise UsageError("--resume needs --results: the journal to resume from")
     from evaldsl.api import Spec, load
     from evaldsl.cases.loading import read_cases
     from evaldsl.cases.rows import CaseSchema
@@ -136,14 +114,13 @@ def _run(args: argparse.Namespace) -> int:
     unknown = [name for name, _ in args.fail_under if name not in layout.metrics]
     if unknown:
         known = ", ".join(f"`{m}`" for m in layout.metrics) or "none"
-        return _usage(f"--fail-under names no metric of the spec: `{unknown[0]}` "
-                      f"(metrics: {known})")
+        raise UsageError(f"--fail-under names no metric of the spec: `{unknown[0]}` "
+                         f"(metrics: {known})")
     if args.results is not None:
         _parent(args.results)
     missing = [c for c in args.cases if not c.is_file()]
     if missing:
-        print(f"error: cannot read `{missing[0]}`: no such file", file=sys.stderr)
-        return EXIT_DATA
+        raise FileNotFoundError(errno.ENOENT, "no such file", str(missing[0]))
     options = RunOptions(results=args.results, concurrency=_cases_in_flight(args, runtime),
                          limit=args.limit,
                          resume=args.resume, on_bad_row=args.on_bad_row, progress=args.progress,

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from evaldsl.cli.main import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from evaldsl.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from evaldsl.errors import SpecError
 
 
@@ -43,8 +43,7 @@ def run(args: argparse.Namespace) -> int:
     files = list(spec_files(args.paths))
     missing = [f for f in files if not f.is_file()]
     if missing or not files:
-        print(f"error: no spec at `{missing[0] if missing else args.paths[0]}`", file=sys.stderr)
-        return EXIT_USAGE
+        raise UsageError(f"no spec at `{missing[0] if missing else args.paths[0]}`")
     passed = failed = broken = 0
     for path in files:
         try:
