@@ -216,13 +216,14 @@ def load(
 
 def compile_spec(text: str | bytes, name: str, registry: Registry) -> Graph:
     """Parse, check and build the evaluation graph, or raise `SpecError`."""
+    from evaldsl.checker import check_module
     from evaldsl.diagnostics import render_all
     from evaldsl.syntax.parser import parse
 
     parsed = parse(text, name)
     diagnostics = list(parsed.diagnostics)
     if parsed.module is not None:
-        diagnostics.extend(_checker_diagnostics(parsed.module, parsed.source, registry))
+        diagnostics.extend(check_module(parsed.module, parsed.source, registry))
     errors = [d for d in diagnostics if d.is_error]
     if errors or parsed.module is None:
         raise SpecError(errors, render_all(errors, {parsed.source.name: parsed.source}))
@@ -236,14 +237,6 @@ def as_case(case: CaseLike) -> Case:
     if isinstance(case, Mapping):
         return Case.from_dict(case)
     raise TypeError(f"a case must be an evaldsl.Case or a dict, not {type(case).__name__}")
-
-
-def _checker_diagnostics(module: Any, source: Source, registry: Registry) -> list[Any]:
-    try:
-        from evaldsl.checker import check_module
-    except ImportError:
-        return []
-    return list(check_module(module, source, registry))
 
 
 def _read(spec: str | bytes | os.PathLike[str], name: str | None) -> tuple[str | bytes, str]:
@@ -265,11 +258,9 @@ def _looks_like_path(text: str) -> bool:
 
 
 def _default_runtime(settings: Any, judge: Judge | None,
-                     embedder: Embedder | None) -> ModelRuntime | None:
-    """`evaldsl.model.default_runtime` when the model layer provides one, else None."""
-    try:
-        from evaldsl.model import default_runtime
-    except ImportError:
-        return None
-    runtime: ModelRuntime | None = default_runtime(settings, judge=judge, embedder=embedder)
-    return runtime
+                     embedder: Embedder | None) -> ModelRuntime:
+    """`evaldsl.model.default_runtime`, imported here so a spec without model checks never
+    loads the model layer."""
+    from evaldsl.model.factory import default_runtime
+
+    return default_runtime(settings, judge=judge, embedder=embedder)
