@@ -43,10 +43,6 @@ VERDICT = "outcome"
 ERROR_LABEL = "error"
 """The label of an outcome block whose decision depended on an error."""
 
-OUT = None
-"""A metric input meaning "not in this metric's denominator" (`where` was false)."""
-
-
 @dataclass(frozen=True, slots=True)
 class MetricError:
     """A metric input meaning "left out as an error" (the `where` or an argument errored)."""

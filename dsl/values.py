@@ -31,9 +31,6 @@ def is_error(value: object) -> bool:
     return type(value) is ErrorValue
 
 
-BASE_FIELDS = ("passed", "score", "value")
-
-
 @dataclass(slots=True)
 class CheckResult:
     """What one check gave for one case.

@@ -30,7 +30,6 @@ from evaldsl.cases.rows import EMPTY_SCHEMA, CaseSchema, RowProblem, to_case
 from evaldsl.errors import CaseDataError
 
 Policy = Literal["skip", "fail"]
-JSONL_SUFFIXES = (".jsonl", ".ndjson")
 YAML_SUFFIXES = (".yaml", ".yml")
 
 

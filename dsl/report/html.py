@@ -16,7 +16,6 @@ import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from importlib import resources
-from pathlib import Path
 from string import Template
 from typing import Any
 
@@ -46,10 +45,6 @@ def render_html(report: Mapping[str, Any]) -> str:
         meta=_meta(report), sections=sections, generator=esc(report["generated_by"]),
         hash=esc(spec["hash"]),
     )
-
-
-def write_html(report: Mapping[str, Any], path: Path) -> None:
-    path.write_text(render_html(report), encoding="utf-8")
 
 
 def _template(name: str) -> Template:

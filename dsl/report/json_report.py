@@ -170,10 +170,6 @@ class ReportBuilder:
             self._dialogs.pop(dropped, None)
             self._origins.pop(dropped, None)
 
-    def badness(self, record: Mapping[str, Any]) -> tuple[Any, ...]:
-        """Sort key, worst first: error blocks, later branches, lower mean score, id."""
-        return (*self._ranks(record), *self._tail(record))
-
     def _ranks(self, record: Mapping[str, Any]) -> tuple[int, ...]:
         branches = record.get("branches", {})
         return tuple(-(len(labels) if (index := branches.get(key)) is None else int(index))

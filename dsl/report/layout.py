@@ -52,10 +52,6 @@ class SpecLayout:
     review_rules: tuple[str, ...] = ()
     """Each `sample` rule of the review block as written."""
 
-    @property
-    def block_keys(self) -> tuple[str, ...]:
-        return tuple(b.key for b in self.blocks)
-
 
 def layout_of(source: Source, path: str | None = None) -> SpecLayout:
     """The layout of a spec's text (which is assumed to parse: it was loaded)."""

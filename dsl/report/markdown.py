@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from evaldsl.report.stats import fraction, number, percent, plural
@@ -36,10 +35,6 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     lines += _checks(report["checks"])
     lines += _worst(report["worst_cases"])
     return "\n".join(lines).rstrip() + "\n"
-
-
-def write_markdown(report: Mapping[str, Any], path: Path) -> None:
-    path.write_text(render_markdown(report), encoding="utf-8")
 
 
 def metric_value(m: Mapping[str, Any]) -> str:

@@ -36,8 +36,6 @@ class Span:
 
 _NEWLINE = re.compile("\n")
 
-UNKNOWN_SPAN = Span("<unknown>", 1, 1, 1, 2)
-
 
 @dataclass(frozen=True)
 class Source:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from evaldsl.report.html import esc, histogram_svg, outcome_chart, render_html, write_html
+from evaldsl.report.html import esc, histogram_svg, outcome_chart, render_html
 
 
 class _Dom(HTMLParser):
@@ -76,7 +76,7 @@ def rendered(tmp_path_factory: pytest.TempPathFactory, sample: Any) -> _Dom:
     folder = tmp_path_factory.mktemp("html")
     layout = layout_of(Source(sample.SPEC, "specs/repair.eval"), "specs/repair.eval")
     page = folder / "report.html"
-    write_html(sample.build(layout), page)
+    page.write_text(render_html(sample.build(layout)), encoding="utf-8")
     dom = sample.dump_dom(page, folder / "profile")
     assert "</html>" in dom
     return parse(dom)
