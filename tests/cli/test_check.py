@@ -1,4 +1,4 @@
-"""`evaldsl check` and `evaldsl fmt` from the command line: output, exit codes, no tracebacks."""
+"""`evaldsl check` from the command line: output, exit codes, no tracebacks."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from evaldsl.cli.main import main
 GOOD = 'check polite = judge(criteria: "polite")\n\nmetric polite_rate = rate(polite)\n'
 BAD = GOOD.replace("rate(polite)", "rate(polit)")
 WARN = GOOD + "let spare = 1\n"
-UGLY = 'check   polite=judge( criteria :"polite" )\nmetric polite_rate =rate(polite)\n'
 
 
 def _write(folder: Path, name: str, text: str | bytes) -> Path:
@@ -175,43 +174,6 @@ class TestHostileInput:
         assert result.returncode == 1
         assert "Traceback" not in result.stdout + result.stderr
         assert "2 errors in 2 files" in result.stdout
-
-
-class TestFmt:
-    def test_check_lists_files_that_would_change(self, tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
-        """`--check` writes nothing, lists the files and exits 1."""
-        ugly = _write(tmp_path, "ugly.eval", UGLY)
-        _write(tmp_path, "fine.eval", GOOD)
-        assert main(["fmt", "--check", str(tmp_path)]) == 1
-        assert capsys.readouterr().out == f"would reformat {ugly}\n"
-        assert ugly.read_text("utf-8") == UGLY
-
-    def test_rewrites_in_place(self, tmp_path: Path) -> None:
-        """Without `--check` files are rewritten, then `--check` passes."""
-        ugly = _write(tmp_path, "ugly.eval", UGLY)
-        assert main(["fmt", str(ugly)]) == 0
-        assert ugly.read_text("utf-8") == GOOD
-        assert main(["fmt", "--check", str(ugly)]) == 0
-
-    def test_syntax_error_leaves_the_file(self, tmp_path: Path,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
-        """A file that does not parse is reported and not touched (exit 2)."""
-        broken = _write(tmp_path, "broken.eval", "let x = (\n")
-        assert main(["fmt", str(broken)]) == 2
-        assert "error[E012]" in capsys.readouterr().err
-        assert broken.read_text("utf-8") == "let x = (\n"
-
-    def test_binary_input(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-        """Junk is an error, not a traceback."""
-        assert main(["fmt", str(_write(tmp_path, "junk.eval", b"\xff\x00\xfe"))]) == 2
-        assert "error[E001]" in capsys.readouterr().err
-
-    def test_stdin_to_stdout(self) -> None:
-        """`-` formats standard input to standard output."""
-        result = subprocess.run([sys.executable, "-m", "evaldsl", "fmt", "-"], input=UGLY,
-                                capture_output=True, text=True, timeout=120)
-        assert (result.returncode, result.stdout) == (0, GOOD)
 
 
 class TestBenchmark:
