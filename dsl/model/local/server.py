@@ -26,11 +26,11 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 MODEL_ALIAS = "judge"
 DEFAULT_MAX_TOKENS = 512
@@ -69,7 +69,8 @@ class JudgeEngine:
                     messages=plain, grammar=grammar, **options)
             except ValueError as exc:  # llama-cpp reports a prompt beyond n_ctx this way
                 raise BadRequest(str(exc), "context_length_exceeded") from None
-        result = dict(answer)  # type: ignore[arg-type]
+        # Typed as a union with the streaming iterator; without `stream` it is the response dict.
+        result = dict(cast(Mapping[str, Any], answer))
         result["model"] = MODEL_ALIAS
         return result
 
