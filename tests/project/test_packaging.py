@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import site
 import subprocess
 import sys
 import venv
@@ -16,17 +17,36 @@ REPO = Path(__file__).resolve().parents[2]
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh virtualenv with evaldsl installed from a copy of the source tree.
 
-    The venv sees the system site-packages so dependencies need not be downloaded;
-    evaldsl itself is installed without `-e`, from a wheel built from the tree.
+    The venv sees the site-packages of the environment running the tests (a `.pth`
+    file), so dependencies need not be downloaded and are found wherever they were
+    installed, in a project venv or in the base interpreter; evaldsl itself is
+    installed without `-e`, from a wheel built from the tree.
     """
     env_dir = tmp_path_factory.mktemp("venv")
-    venv.EnvBuilder(system_site_packages=True, with_pip=True).create(env_dir)
+    venv.EnvBuilder(with_pip=True).create(env_dir)
     python = env_dir / "bin" / "python"
+    _see_dependencies(python)
     subprocess.run(
         [str(python), "-m", "pip", "install", "--quiet", "--no-deps", str(REPO)],
         check=True, capture_output=True, timeout=300,
     )
     return env_dir
+
+
+def _see_dependencies(python: Path) -> None:
+    """Append the running environment's site-packages to the new venv's `sys.path`.
+
+    A folder named in a `.pth` file is only appended: its own `.pth` files (such
+    as the editable install's import hook) are not run, so the source tree stays
+    invisible and the venv's own evaldsl comes first.
+    """
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True, capture_output=True, text=True).stdout.strip()
+    folders = dict.fromkeys([*site.getsitepackages(), *sys.path])
+    lines = [f for f in folders
+             if f and Path(f).is_dir() and f.endswith(("site-packages", "dist-packages"))]
+    (Path(purelib) / "_evaldsl_test_dependencies.pth").write_text("\n".join(lines) + "\n")
 
 
 def test_installed_package_is_not_the_source_tree(installed: Path) -> None:
