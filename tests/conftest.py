@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType, SimpleNamespace
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from tests.support import interpreter_kit, run_kit
+from tests.support import run_kit
 
 REPO = Path(__file__).resolve().parents[1]
 SPECS = REPO / "specs"
@@ -47,12 +47,6 @@ def model_server_process() -> Iterator[Any]:
         yield server
     finally:
         server.stop()
-
-
-@pytest.fixture(scope="session")
-def kitmod() -> ModuleType:
-    """The interpreter test kit: test-only primitives and a counting model runtime."""
-    return interpreter_kit
 
 
 @pytest.fixture(scope="session")

@@ -16,8 +16,6 @@ from evaldsl.primitives.registry import Cost, Primitive, Registry
 from evaldsl.primitives.tables import NormalizationTable
 from evaldsl.primitives.valuetypes import ValueType
 
-Share = float
-
 
 class _Params(BaseModel):
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)

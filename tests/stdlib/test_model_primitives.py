@@ -8,7 +8,7 @@ test wants, so every reading rule is exercised without a server).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -20,8 +20,6 @@ from evaldsl.model import JudgeAnswer, JudgeRequest, ModelRequest, default_runti
 from evaldsl.model.settings import Settings
 from evaldsl.primitives.registry import Cost, default_registry
 from evaldsl.values import CheckResult
-
-Answer = Callable[[JudgeRequest], Any]
 
 
 class FakeJudge:
