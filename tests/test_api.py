@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -72,3 +73,12 @@ class TestReport:
         other = evaldsl.load(TEXT + "\n# changed\n", registry=registry).new_report()
         with pytest.raises(evaldsl.EvaldslError, match="different specs"):
             one.merge(other)
+
+
+class TestNoHiddenLayers:
+    def test_a_checker_that_cannot_be_imported_fails_loudly(
+            self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """A broken install never loads a spec unchecked."""
+        monkeypatch.setitem(sys.modules, "evaldsl.checker", None)
+        with pytest.raises(ImportError):
+            evaldsl.load(TEXT, registry=kit.make_kit().registry)

@@ -131,3 +131,14 @@ class TestVerbsAgree:
         assert main(["review", missing, "--spec", spec, "-o", str(tmp_path / "o.jsonl")]) \
             == EXIT_DATA
         assert main(["calibrate", missing, missing]) == EXIT_DATA
+
+
+class TestEveryVerb:
+    def test_a_verb_module_that_cannot_be_imported_fails_loudly(
+            self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """A broken install never drops a verb from the command line without a word."""
+        from evaldsl.cli import main as entry
+
+        monkeypatch.setattr(entry, "VERBS", (*entry.VERBS, "no_such_verb"))
+        with pytest.raises(ModuleNotFoundError, match="no_such_verb"):
+            main(["check", "--help"])
