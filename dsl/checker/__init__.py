@@ -10,7 +10,6 @@ is kept: the more specific rules come first.
 
 from __future__ import annotations
 
-from evaldsl.checker.facts import typer
 from evaldsl.checker.facts.context import Context, Rule
 from evaldsl.checker.facts.typer import TypeEnv, infer_type
 from evaldsl.checker.rules import (
@@ -23,6 +22,7 @@ from evaldsl.checker.rules import (
     patterns,
     scope_args,
     table_decls,
+    types,
     usage,
 )
 from evaldsl.diagnostics import Diagnostic, error, sort_key
@@ -56,7 +56,7 @@ RULES: tuple[Rule, ...] = (
     params.parameter_values,
     aggregates.misplaced_aggregates,
     aggregates.bare_values_in_metrics,
-    typer.check_types,
+    types.check_types,
     outcomes.missing_otherwise,
     outcomes.branches_after_otherwise,
     outcomes.repeated_labels,

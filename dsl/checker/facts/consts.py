@@ -63,8 +63,8 @@ def number_of(expr: n.Expr, ctx: Context) -> float | None:
 
 def let_value(name: str, ctx: Context) -> Any:
     """The folded value of the let `name` (a let in a cycle is not constant)."""
-    facts = ctx.let_facts("consts.lets", lambda let: fold(ctx.symbols.lets[let].value, ctx))
-    return facts.get(name, NOT_CONSTANT)
+    return ctx.let_values.get(name, lambda let: fold(ctx.symbols.lets[let].value, ctx),
+                              NOT_CONSTANT)
 
 
 def table_value(table: n.Table, ctx: Context) -> NormalizationTable:
@@ -100,7 +100,9 @@ def _name(e: n.Name, ctx: Context) -> Any:
         return let_value(e.name, ctx)
     table = symbols.tables.get(e.name)
     if table is not None:
-        return ctx.memo(f"consts.table.{e.name}", lambda: table_value(table, ctx))
+        if e.name not in ctx.tables:
+            ctx.tables[e.name] = table_value(table, ctx)
+        return ctx.tables[e.name]
     return NOT_CONSTANT
 
 

@@ -11,12 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from evaldsl.checker.facts.context import Context, expr_children
-from evaldsl.checker.facts.symbols import CASE
+from evaldsl.checker.facts.percase import is_per_case
 from evaldsl.checker.facts.typer import AGGREGATES, infer_type, is_condition, type_env
 from evaldsl.diagnostics import Diagnostic, error
 from evaldsl.syntax import nodes as n
-
-_PER_CASE_KINDS = frozenset({"check", "label", "outcome"})
 
 
 def misplaced_aggregates(ctx: Context) -> Iterator[Diagnostic]:
@@ -69,31 +67,6 @@ def bare_values_in_metrics(ctx: Context) -> Iterator[Diagnostic]:
                             e.span, f"aggregate it over the cases, e.g. `{wrapped}`")
                 continue
             stack.extend(expr_children(e))
-
-
-def is_per_case(ctx: Context, e: n.Expr) -> bool:
-    """Whether `e` reads something that differs from case to case (outside aggregates)."""
-    lets = ctx.let_facts("aggregates.per_case",
-                         lambda let: is_per_case(ctx, ctx.symbols.lets[let].value))
-    for sub in _outside_aggregates(e):
-        if not isinstance(sub, n.Name):
-            continue
-        kind = ctx.symbols.kind_of(sub.name)
-        if kind in _PER_CASE_KINDS or (sub.name == CASE and kind is None):
-            return True
-        if kind == "let" and lets.get(sub.name, False):
-            return True
-    return False
-
-
-def _outside_aggregates(e: n.Expr) -> Iterator[n.Expr]:
-    stack = [e]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, n.Call) and current.func in AGGREGATES:
-            continue
-        yield current
-        stack.extend(expr_children(current))
 
 
 def _text(e: n.Expr) -> str:
