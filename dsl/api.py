@@ -215,18 +215,22 @@ def load(
 
 
 def compile_spec(text: str | bytes, name: str, registry: Registry) -> Graph:
-    """Parse, check and build the evaluation graph, or raise `SpecError`."""
+    """Parse, check and build the graph from the checker's facts, or raise `SpecError`."""
+    from evaldsl.checker import analyse_module
     from evaldsl.diagnostics import render_all
     from evaldsl.syntax.parser import parse
 
     parsed = parse(text, name)
     diagnostics = list(parsed.diagnostics)
+    facts = None
     if parsed.module is not None:
-        diagnostics.extend(_checker_diagnostics(parsed.module, parsed.source, registry))
+        checked = analyse_module(parsed.module, parsed.source, registry)
+        diagnostics.extend(checked.diagnostics)
+        facts = checked.analysis
     errors = [d for d in diagnostics if d.is_error]
-    if errors or parsed.module is None:
+    if errors or facts is None:
         raise SpecError(errors, render_all(errors, {parsed.source.name: parsed.source}))
-    return build_graph(parsed.module, parsed.source, registry)
+    return build_graph(facts)
 
 
 def as_case(case: CaseLike) -> Case:
@@ -236,14 +240,6 @@ def as_case(case: CaseLike) -> Case:
     if isinstance(case, Mapping):
         return Case.from_dict(case)
     raise TypeError(f"a case must be an evaldsl.Case or a dict, not {type(case).__name__}")
-
-
-def _checker_diagnostics(module: Any, source: Source, registry: Registry) -> list[Any]:
-    try:
-        from evaldsl.checker import check_module
-    except ImportError:
-        return []
-    return list(check_module(module, source, registry))
 
 
 def _read(spec: str | bytes | os.PathLike[str], name: str | None) -> tuple[str | bytes, str]:
