@@ -7,14 +7,24 @@ good corpus, the shipped specs and generated specs.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import evaldsl
+from evaldsl.cases.case import Case
 from evaldsl.checker import check_source
+from evaldsl.model.runtime import ModelRequest, ModelStats
+from evaldsl.values import CheckResult
+from tests.strategies import specs
 
 ROOT = Path(__file__).resolve().parents[2]
+SPEC_FILES = sorted([*(ROOT / "tests" / "corpus" / "good").glob("*.eval"),
+                     *(ROOT / "specs").glob("*.eval")])
 CASE = {"id": "c1", "messages": [{"role": "user", "content": "hi"},
                                  {"role": "assistant", "content": "hello, how can I help?"}]}
 
@@ -36,3 +46,48 @@ class TestCheckedSpecsLoad:
         spec = loads_if_checked(text)
         assert spec is not None
         assert spec.evaluate(CASE).labels["outcome"] in ("ok", "bad")
+
+
+class AnsweringRuntime:
+    """A model runtime that answers every model check the same way, without a network."""
+
+    async def resolve(self, case: Case, requests: Sequence[ModelRequest]) -> list[CheckResult]:
+        return [CheckResult.of(True, 0.8, 4, "answered by the law's runtime") for _ in requests]
+
+    def stats(self) -> ModelStats:
+        return ModelStats()
+
+
+def evaluates(text: str, name: str = "law.eval") -> None:
+    """Check `text`; when it has no error, load it, evaluate two cases and aggregate them."""
+    _, found = check_source(text, name)
+    if any(d.is_error for d in found):
+        return
+    spec = evaldsl.load(text, name=name, runtime=AnsweringRuntime())
+    spec.evaluate(CASE)
+    spec.run([CASE, {**CASE, "id": "c2", "messages": []}]).to_dict()
+
+
+@st.composite
+def parenthesised_specs(draw: st.DrawFn) -> str:
+    """Generated specs, some with their scopes in parentheses (the checker reads through them)."""
+    text = draw(specs())
+    if draw(st.booleans()):
+        text = re.sub(r"scope: ([a-z_]+(?:\(\d+\))?)", r"scope: (\1)", text)
+    return text
+
+
+LAW = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+class TestCheckThenLoadLaw:
+    @LAW
+    @given(parenthesised_specs())
+    def test_law_generated_specs(self, text: str) -> None:
+        """Law: a generated spec the checker accepts loads and evaluates without raising."""
+        evaluates(text)
+
+    @pytest.mark.parametrize("path", SPEC_FILES, ids=lambda p: p.name)
+    def test_law_corpus_and_shipped_specs(self, path: Path) -> None:
+        """Law: every good corpus spec and every shipped spec loads and evaluates."""
+        evaluates(path.read_text(encoding="utf-8"), path.name)
