@@ -27,7 +27,7 @@ from evaldsl.primitives.valuetypes import ValueType as T
 from evaldsl.runtime.frame import EMPTY_FRAME, MISSING, Fn, Frame
 from evaldsl.runtime.graph import Graph, flatten
 from evaldsl.runtime.logic import (
-    SPECIAL,
+    first_unknown,
     not_value,
     to_condition,
     to_number,
@@ -142,9 +142,9 @@ class Compiler:
     def _check(self, name: str, want: T) -> Compiled:
         i = self.slots.checks[name]
         if want is T.BOOL:
-            return Compiled(C.check_attr(i, "passed"), T.BOOL, False)
+            return Compiled(C.check_field(i, "passed", name), T.BOOL, False)
         if want is T.NUMBER:
-            return Compiled(C.check_attr(i, "score"), T.NUMBER, False)
+            return Compiled(C.check_field(i, "score", name), T.NUMBER, False)
         return Compiled(C.slot(i), T.CHECK, False)
 
     def _let(self, name: str, want: T) -> Compiled:
@@ -225,12 +225,8 @@ class Compiler:
         return Compiled(case_field, T.ANY, False)
 
     def _check_field(self, check: str, name: str) -> Compiled:
-        i = self.slots.checks[check]
-        if name in ("passed", "score"):
-            return Compiled(C.check_attr(i, name), T.BOOL if name == "passed" else T.NUMBER, False)
-        if name == "value":
-            return Compiled(C.check_attr(i, "value"), T.ANY, False)
-        return Compiled(C.check_field(i, name, check), T.ANY, False)
+        kind = T.BOOL if name == "passed" else T.NUMBER if name == "score" else T.ANY
+        return Compiled(C.check_field(self.slots.checks[check], name, check), kind, False)
 
     # ---------------------------------------------------------------- operators
 
@@ -269,7 +265,8 @@ class Compiler:
 
         def negate(fr: Frame) -> Any:
             v = operand(fr)
-            return v if type(v) in SPECIAL else -v
+            unknown = first_unknown(v)
+            return -v if unknown is None else unknown
 
         return Compiled(negate, T.NUMBER, False)
 

@@ -23,7 +23,7 @@ from evaldsl.results import ReportPlan
 from evaldsl.runtime.compiler import Compiler, Slots
 from evaldsl.runtime.frame import MISSING, Fn, Frame
 from evaldsl.runtime.graph import BlockNode, CheckNode, Graph
-from evaldsl.runtime.logic import PENDING, PENDING_RESULT
+from evaldsl.runtime.logic import PENDING, PENDING_RESULT, within
 from evaldsl.runtime.metrics import MetricProgram, compile_metric
 from evaldsl.runtime.sampling import ReviewProgram, compile_review
 from evaldsl.syntax import nodes as n
@@ -253,11 +253,7 @@ def _block_forcer(block: BlockPlan) -> Fn:
             v = condition(fr)
             if v is True:
                 return k
-            if v is False:
-                continue
-            if v is PENDING:
-                return PENDING
-            reason = f"{v.source}: {v.reason}" if v.source else v.reason
-            return ErrorValue(reason, text)
+            if v is not False:
+                return within(v, text)
         return ErrorValue("no branch held and the block has no `otherwise`", block.key)
     return decide
