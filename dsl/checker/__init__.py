@@ -63,6 +63,7 @@ RULES: tuple[Rule, ...] = (
     aggregates.misplaced_aggregates,
     aggregates.bare_values_in_metrics,
     types.check_types,
+    aggregates.non_numbers_in_metrics,
     outcomes.missing_otherwise,
     outcomes.branches_after_otherwise,
     outcomes.repeated_labels,
@@ -98,6 +99,22 @@ def analyse_module(
 ) -> Checked:
     """The diagnostics of a parsed spec and, when it has no error, its facts."""
     ctx = Context(module, source, registry if registry is not None else default_registry())
+    found = _run_rules(ctx)
+    return Checked(found, None if any(d.is_error for d in found) else analyse(ctx))
+
+
+def check_module(
+    module: n.Module, source: Source, registry: Registry | None = None
+) -> list[Diagnostic]:
+    """Errors and warnings of a parsed spec, sorted by position.
+
+    A spec with no error diagnostics is safe to compile.
+    """
+    return _run_rules(Context(module, source,
+                              registry if registry is not None else default_registry()))
+
+
+def _run_rules(ctx: Context) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     spans: set[Span] = set()
     try:
@@ -108,21 +125,9 @@ def analyse_module(
                     found.append(diagnostic)
     except RecursionError:
         found.append(error("E003", "the spec nests expressions too deeply to check",
-                           Span.point(source.name, 1, 1),
+                           Span.point(ctx.source.name, 1, 1),
                            "name inner parts with `let` to flatten the expression"))
-    found.sort(key=sort_key)
-    facts = None if any(d.is_error for d in found) else analyse(ctx)
-    return Checked(found, facts)
-
-
-def check_module(
-    module: n.Module, source: Source, registry: Registry | None = None
-) -> list[Diagnostic]:
-    """Errors and warnings of a parsed spec, sorted by position.
-
-    A spec with no error diagnostics is safe to compile.
-    """
-    return analyse_module(module, source, registry).diagnostics
+    return sorted(found, key=sort_key)
 
 
 def check_source(

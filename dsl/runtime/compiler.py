@@ -21,8 +21,6 @@ from typing import Any, NamedTuple
 import evaldsl.runtime.closures as C
 from evaldsl.checker.facts.consts import NOT_CONSTANT
 from evaldsl.checker.facts.symbols import CASE
-from evaldsl.diagnostics import error, render_all
-from evaldsl.errors import SpecError
 from evaldsl.primitives.valuetypes import ValueType as T
 from evaldsl.runtime.frame import EMPTY_FRAME, MISSING, Fn, Frame
 from evaldsl.runtime.graph import Graph, flatten
@@ -285,12 +283,6 @@ class Compiler:
     def _call(self, e: n.Call) -> Compiled:
         raise AssertionError(f"the checker keeps `{e.func}(...)` out of per-case expressions "
                              "(E110, E304)")
-
-
-def spec_error(code: str, message: str, node: Any) -> SpecError:
-    """A `SpecError` for what the checker should have caught, pointing at `node`."""
-    d = error(code, message, node.span)
-    return SpecError([d], render_all([d], {}))
 
 
 def _number(e: n.Number | n.Percent) -> int | float:

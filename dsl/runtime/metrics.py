@@ -17,9 +17,9 @@ from typing import Any
 
 from evaldsl.results import MetricError
 from evaldsl.runtime.aggregation import AGGREGATES, BOOL_AGGREGATES, AggregateSpec, MetricPlan
-from evaldsl.runtime.compiler import Compiler, spec_error
+from evaldsl.runtime.compiler import Compiler
 from evaldsl.runtime.frame import Fn, Frame
-from evaldsl.runtime.logic import PENDING, first_unknown, formula_arith
+from evaldsl.runtime.logic import PENDING, SPECIAL, first_unknown, formula_arith
 from evaldsl.syntax import nodes as n
 from evaldsl.values import ErrorValue
 
@@ -65,8 +65,7 @@ def _single(where: Fn | None, fn: Fn) -> Fn:
             if held is not True:
                 return _outside(held)
         v = fn(fr)
-        unknown = first_unknown(v)
-        return (v,) if unknown is None else _left_out(unknown)
+        return _left_out(v) if type(v) in SPECIAL else (v,)
     return single
 
 
@@ -110,13 +109,9 @@ def _formula(compiler: Compiler, e: n.Expr, aggregates: list[AggregateSpec],
         left = _formula(compiler, e.left, aggregates, arguments)
         right = _formula(compiler, e.right, aggregates, arguments)
         return _binary(e.op, left, right)
-    if not compiler.graph.expr_per_case(e):
-        value = compiler.constant(e)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            number = float(value)
-            return lambda v: number
-    raise spec_error("E305", "a metric combines aggregates such as `rate(...)` and `mean(...)` "
-                "with numbers; this part is not one", e)
+    number = compiler.facts.number(e)
+    assert number is not None, "the checker folds a formula's constant parts (E305)"
+    return lambda v: number
 
 
 def _aggregate(compiler: Compiler, e: n.Call, aggregates: list[AggregateSpec],

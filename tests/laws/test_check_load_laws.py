@@ -47,6 +47,13 @@ class TestCheckedSpecsLoad:
         assert spec is not None
         assert spec.evaluate(CASE).labels["outcome"] in ("ok", "bad")
 
+    @pytest.mark.parametrize("part", ['["a"][0]', "w.text", "w.number", "[1, 2][1]"])
+    def test_constant_parts_of_metric_formulas(self, part: str) -> None:
+        """A formula's constant part either fails the check or loads (text failed only at load)."""
+        text = ('let w = {text: "x", number: 2}\ncheck k = keyword(any: ["hi"])\n'
+                f"metric m = rate(k) * {part}\n")
+        evaluates(text)
+
 
 class AnsweringRuntime:
     """A model runtime that answers every model check the same way, without a network."""

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from evaldsl.cases.scopes import Scope
 from evaldsl.checker.facts.arguments import arguments
-from evaldsl.checker.facts.consts import let_value, table_value
+from evaldsl.checker.facts.consts import let_value, number_of, table_value
 from evaldsl.checker.facts.context import Context
 from evaldsl.checker.facts.percase import is_per_case, name_per_case
 from evaldsl.checker.facts.scopes import check_scope
@@ -80,6 +80,10 @@ class Analysis:
     def let_value(self, name: str) -> Any:
         """The let's folded constant, or `NOT_CONSTANT`."""
         return let_value(name, self._ctx)
+
+    def number(self, expr: n.Expr) -> float | None:
+        """The folded value of a constant number expression (not a bool), else None."""
+        return number_of(expr, self._ctx)
 
     def table(self, name: str) -> NormalizationTable:
         """The table `name`, built once from its declaration."""

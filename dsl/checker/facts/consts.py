@@ -143,6 +143,25 @@ def _apply(op: str, left: Any, right: Any) -> Any:
     return NOT_CONSTANT
 
 
+def _attribute(e: n.Attribute, ctx: Context) -> Any:
+    """`weights.k` of a constant map."""
+    obj = fold(e.obj, ctx)
+    return obj[e.name] if type(obj) is dict and e.name in obj else NOT_CONSTANT
+
+
+def _index(e: n.Index, ctx: Context) -> Any:
+    """`names[0]` of a constant list, `weights["k"]` of a constant map."""
+    obj = fold(e.obj, ctx)
+    if obj is NOT_CONSTANT:
+        return NOT_CONSTANT
+    key = fold(e.index, ctx)
+    if type(obj) is dict:
+        return obj[key] if type(key) is str and key in obj else NOT_CONSTANT
+    if type(obj) is list and type(key) is int and -len(obj) <= key < len(obj):
+        return obj[key]
+    return NOT_CONSTANT
+
+
 def _list(e: n.ListLit, ctx: Context) -> Any:
     items = [fold(i, ctx) for i in e.items]
     return NOT_CONSTANT if any(i is NOT_CONSTANT for i in items) else items
@@ -171,6 +190,8 @@ _FOLDERS: dict[type, Callable[[Any, Context], Any]] = {
     n.Group: _group,
     n.Unary: _unary,
     n.Binary: _binary,
+    n.Attribute: _attribute,
+    n.Index: _index,
     n.ListLit: _list,
     n.MapLit: _map,
 }
