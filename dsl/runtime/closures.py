@@ -10,6 +10,7 @@ result fields are read with `CheckResult.get`.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from evaldsl.runtime.frame import MISSING, Fn, Frame
@@ -75,31 +76,27 @@ def get_index(obj: Fn, index: Fn) -> Fn:
 
 
 def and_chain(fns: tuple[Fn, ...]) -> Fn:
-    if len(fns) == 2:
-        f0, f1 = fns
-
-        def and2(fr: Frame) -> Any:
-            a = f0(fr)
-            return False if a is False else and_pair(a, f1(fr))
-        return and2
-
-    def and_n(fr: Frame) -> Any:
-        return and_values(f(fr) for f in fns)
-    return and_n
+    return _chain(fns, False, and_pair, and_values)
 
 
 def or_chain(fns: tuple[Fn, ...]) -> Fn:
+    return _chain(fns, True, or_pair, or_values)
+
+
+def _chain(fns: tuple[Fn, ...], decides: bool, pair: Callable[[Any, Any], Any],
+           combine: Callable[[Iterable[Any]], Any]) -> Fn:
+    """A logical chain that stops at the operand that `decides` it (`false` for `and`)."""
     if len(fns) == 2:
         f0, f1 = fns
 
-        def or2(fr: Frame) -> Any:
+        def chain2(fr: Frame) -> Any:
             a = f0(fr)
-            return True if a is True else or_pair(a, f1(fr))
-        return or2
+            return decides if a is decides else pair(a, f1(fr))
+        return chain2
 
-    def or_n(fr: Frame) -> Any:
-        return or_values(f(fr) for f in fns)
-    return or_n
+    def chain_n(fr: Frame) -> Any:
+        return combine(f(fr) for f in fns)
+    return chain_n
 
 
 def arithmetic(op: str, left: Fn, right: Fn) -> Fn:
