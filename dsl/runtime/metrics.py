@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from evaldsl.checker.facts.context import unwrap
 from evaldsl.results import MetricError
 from evaldsl.runtime.aggregation import AGGREGATES, BOOL_AGGREGATES, AggregateSpec, MetricPlan
 from evaldsl.runtime.compiler import Compiler
@@ -122,9 +123,9 @@ def _aggregate(compiler: Compiler, e: n.Call, aggregates: list[AggregateSpec],
     if e.func == "percentile":
         if p_kw is not None:
             args.append(p_kw)
-        p = compiler.constant(args[1])
-        p = p * 100 if isinstance(args[1], n.Percent) else p
-        spec = AggregateSpec("percentile", float(p))
+        p = compiler.facts.number(args[1])
+        assert p is not None, "the checker folds the percentile's rank (E307)"
+        spec = AggregateSpec("percentile", p * 100 if isinstance(unwrap(args[1]), n.Percent) else p)
     else:
         spec = AggregateSpec(e.func)
     k = len(aggregates)
