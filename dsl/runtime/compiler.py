@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import evaldsl.runtime.closures as C
-from evaldsl.checker.facts.consts import NOT_CONSTANT
+from evaldsl.checker.facts.consts import NOT_CONSTANT, number_value
 from evaldsl.checker.facts.symbols import CASE
 from evaldsl.primitives.valuetypes import ValueType as T
 from evaldsl.runtime.frame import EMPTY_FRAME, MISSING, Fn, Frame
@@ -100,7 +100,7 @@ class Compiler:
         if isinstance(e, n.Group):
             return self.compile(e.expr, want)
         if isinstance(e, (n.Number, n.Percent)):
-            return Compiled(const(_number(e)), T.NUMBER, True)
+            return Compiled(const(number_value(e)), T.NUMBER, True)
         if isinstance(e, n.String):
             return Compiled(const(e.value), T.TEXT, True)
         if isinstance(e, n.Bool):
@@ -283,13 +283,6 @@ class Compiler:
     def _call(self, e: n.Call) -> Compiled:
         raise AssertionError(f"the checker keeps `{e.func}(...)` out of per-case expressions "
                              "(E110, E304)")
-
-
-def _number(e: n.Number | n.Percent) -> int | float:
-    """`3` as an int (so `max: 3` validates as an integer parameter), `0.5` and `30%` as floats."""
-    if isinstance(e, n.Number) and e.value.is_integer() and e.text.isdigit():
-        return int(e.value)
-    return e.value
 
 
 def _constant(value: Any) -> Compiled:

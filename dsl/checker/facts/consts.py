@@ -83,9 +83,18 @@ def table_value(table: n.Table, ctx: Context) -> NormalizationTable:
     )
 
 
+def number_value(e: n.Number | n.Percent) -> int | float:
+    """A number literal's value: `3` an int (so `max: 3` validates as an integer), else a float.
+
+    >>> from evaldsl.syntax.parser import parse
+    >>> [number_value(parse(f"let a = {x}").module.statements[0].value) for x in ("3", "0.5")]
+    [3, 0.5]
+    """
+    return int(e.text) if isinstance(e, n.Number) and e.text.isdigit() else e.value
+
+
 def _number(e: n.Number, ctx: Context) -> Any:
-    text = e.text
-    return int(text) if text.isdigit() else e.value
+    return number_value(e)
 
 
 def _literal(e: n.Percent | n.String | n.Bool, ctx: Context) -> Any:
