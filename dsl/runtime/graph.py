@@ -70,21 +70,33 @@ class Graph:
     """The evaluation graph of one spec."""
 
     title: str
-    source: Source
-    module: n.Module
-    registry: Registry
-    symbols: SymbolTable
+    facts: Analysis
+    """The checker's facts the graph and the compiler read instead of recomputing."""
     checks: tuple[CheckNode, ...]
     blocks: tuple[BlockNode, ...]
     metrics: tuple[n.Metric, ...]
     review: n.Review | None
-    facts: Analysis
-    """The checker's facts the graph and the compiler read instead of recomputing."""
     edges: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Node id -> the node ids it reads."""
     plan: tuple[str, ...] = ()
     """Every node id, each after the nodes it reads."""
     _costs: dict[str, ExprCost] = field(default_factory=dict)
+
+    @property
+    def source(self) -> Source:
+        return self.facts.source
+
+    @property
+    def module(self) -> n.Module:
+        return self.facts.module
+
+    @property
+    def registry(self) -> Registry:
+        return self.facts.registry
+
+    @property
+    def symbols(self) -> SymbolTable:
+        return self.facts.symbols
 
     @property
     def has_model_checks(self) -> bool:
@@ -209,8 +221,7 @@ def build_graph(facts: Analysis) -> Graph:
     blocks = tuple(BlockNode(VERDICT if o.name is None else o.name, o.name, o.branches, o)
                    for o in symbols.outcomes.values())
     title = symbols.header.title if symbols.header else facts.source.name
-    graph = Graph(title, facts.source, facts.module, facts.registry, symbols, checks, blocks,
-                  tuple(symbols.metrics.values()), symbols.review, facts)
+    graph = Graph(title, facts, checks, blocks, tuple(symbols.metrics.values()), symbols.review)
     graph.edges = _edges(graph)
     graph.plan = _topological(graph.edges)
     return graph
