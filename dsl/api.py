@@ -215,19 +215,22 @@ def load(
 
 
 def compile_spec(text: str | bytes, name: str, registry: Registry) -> Graph:
-    """Parse, check and build the evaluation graph, or raise `SpecError`."""
-    from evaldsl.checker import check_module
+    """Parse, check and build the graph from the checker's facts, or raise `SpecError`."""
+    from evaldsl.checker import analyse_module
     from evaldsl.diagnostics import render_all
     from evaldsl.syntax.parser import parse
 
     parsed = parse(text, name)
     diagnostics = list(parsed.diagnostics)
+    facts = None
     if parsed.module is not None:
-        diagnostics.extend(check_module(parsed.module, parsed.source, registry))
+        checked = analyse_module(parsed.module, parsed.source, registry)
+        diagnostics.extend(checked.diagnostics)
+        facts = checked.analysis
     errors = [d for d in diagnostics if d.is_error]
-    if errors or parsed.module is None:
+    if errors or facts is None:
         raise SpecError(errors, render_all(errors, {parsed.source.name: parsed.source}))
-    return build_graph(parsed.module, parsed.source, registry)
+    return build_graph(facts)
 
 
 def as_case(case: CaseLike) -> Case:

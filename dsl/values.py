@@ -64,8 +64,13 @@ class CheckResult:
     def is_error(self) -> bool:
         return type(self.passed) is ErrorValue
 
-    def get(self, name: str) -> Any:
-        """A result field by name; an unknown field is an error value."""
+    def get(self, name: str, source: str = "") -> Any:
+        """A result field by name: the one way every part of evaldsl reads one.
+
+        A result that is not decided (`passed` an error, or pending while a
+        model check is outstanding) has that same non-value in every field it
+        lacks; a decided result without the field gives an error naming `source`.
+        """
         if name == "passed":
             return self.passed
         if name == "score":
@@ -74,9 +79,10 @@ class CheckResult:
             return self.value
         if name in self.fields:
             return self.fields[name]
-        if self.is_error:
-            return self.passed
-        return ErrorValue(f"the result has no field `{name}`")
+        passed = self.passed
+        if passed is not True and passed is not False:
+            return passed
+        return ErrorValue(f"the result has no field `{name}`", source)
 
     def to_dict(self) -> dict[str, Any]:
         out = {"passed": _plain(self.passed), "score": _plain(self.score),

@@ -1,16 +1,20 @@
-"""The static checker: every rule that a spec must pass before it runs.
+"""The static checker: every rule that a spec must pass before it runs, and its facts.
 
-`check_module` runs the rules of `RULES` in order over a parsed module and
-returns their diagnostics sorted by position. Each rule is one function
-`rule(ctx) -> Iterable[Diagnostic]` in the module of its family; shared
-analyses live on the `Context` so rules stay small and independent. When
-two rules point at exactly the same span, only the first (in `RULES` order)
-is kept: the more specific rules come first.
+`analyse_module` runs the rules of `RULES` in order over a parsed module and
+returns their diagnostics sorted by position and, when none is an error, the
+`Analysis` the runtime builds from (the checker is the only semantic
+analysis). Each rule is one function `rule(ctx) -> Iterable[Diagnostic]` in
+`checker.rules`; the facts they share live in `checker.facts`, computed once
+on the `Context`, so rules stay small and independent. When two rules point
+at exactly the same span, only the first (in `RULES` order) is kept: the more
+specific rules come first.
 """
 
 from __future__ import annotations
 
-from evaldsl.checker.facts import typer
+from typing import NamedTuple
+
+from evaldsl.checker.facts.analysis import Analysis, analyse
 from evaldsl.checker.facts.context import Context, Rule
 from evaldsl.checker.facts.typer import TypeEnv, infer_type
 from evaldsl.checker.rules import (
@@ -23,6 +27,7 @@ from evaldsl.checker.rules import (
     patterns,
     scope_args,
     table_decls,
+    types,
     usage,
 )
 from evaldsl.diagnostics import Diagnostic, error, sort_key
@@ -31,7 +36,8 @@ from evaldsl.syntax import nodes as n
 from evaldsl.syntax.parser import ParseResult, parse
 from evaldsl.syntax.source import Source, Span
 
-__all__ = ["Context", "RULES", "Rule", "TypeEnv", "check_module", "check_source", "infer_type"]
+__all__ = ["Analysis", "Checked", "Context", "RULES", "Rule", "TypeEnv", "analyse_module",
+           "check_module", "check_source", "infer_type"]
 
 RULES: tuple[Rule, ...] = (
     names.duplicate_definitions,
@@ -56,7 +62,8 @@ RULES: tuple[Rule, ...] = (
     params.parameter_values,
     aggregates.misplaced_aggregates,
     aggregates.bare_values_in_metrics,
-    typer.check_types,
+    types.check_types,
+    aggregates.non_numbers_in_metrics,
     outcomes.missing_otherwise,
     outcomes.branches_after_otherwise,
     outcomes.repeated_labels,
@@ -78,6 +85,24 @@ RULES: tuple[Rule, ...] = (
 """Every rule, most specific first; see the module docstring for why order matters."""
 
 
+class Checked(NamedTuple):
+    """What checking a module found."""
+
+    diagnostics: list[Diagnostic]
+    """Errors and warnings, sorted by position."""
+    analysis: Analysis | None
+    """The facts the runtime builds from; None when a diagnostic is an error."""
+
+
+def analyse_module(
+    module: n.Module, source: Source, registry: Registry | None = None
+) -> Checked:
+    """The diagnostics of a parsed spec and, when it has no error, its facts."""
+    ctx = Context(module, source, registry if registry is not None else default_registry())
+    found = _run_rules(ctx)
+    return Checked(found, None if any(d.is_error for d in found) else analyse(ctx))
+
+
 def check_module(
     module: n.Module, source: Source, registry: Registry | None = None
 ) -> list[Diagnostic]:
@@ -85,7 +110,11 @@ def check_module(
 
     A spec with no error diagnostics is safe to compile.
     """
-    ctx = Context(module, source, registry if registry is not None else default_registry())
+    return _run_rules(Context(module, source,
+                              registry if registry is not None else default_registry()))
+
+
+def _run_rules(ctx: Context) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     spans: set[Span] = set()
     try:
@@ -96,7 +125,7 @@ def check_module(
                     found.append(diagnostic)
     except RecursionError:
         found.append(error("E003", "the spec nests expressions too deeply to check",
-                           Span.point(source.name, 1, 1),
+                           Span.point(ctx.source.name, 1, 1),
                            "name inner parts with `let` to flatten the expression"))
     return sorted(found, key=sort_key)
 

@@ -1,26 +1,29 @@
 """The closures expressions compile to: one small function per operator.
 
 Each builder takes its operands' closures and returns a closure over them;
-`compile_expr` wires them together once per spec. They implement the value
-semantics of `evaldsl.runtime.logic` on frames: errors propagate through arithmetic,
-comparison and member tests (an error operand decides the result before a
-pending one), and `and`/`or` follow CEL.
+`compiler` wires them together once per spec. They decide nothing about
+non-values themselves: they read operands (stopping where `evaldsl.runtime.logic`
+says one decides: `false` for `and`, `true` for `or`, an error for a strict
+operator) and combine what they read with that module's functions. A check's
+result fields are read with `CheckResult.get`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from evaldsl.runtime.frame import MISSING, Fn, Frame
 from evaldsl.runtime.logic import (
-    PENDING,
     SPECIAL,
+    and_pair,
     and_values,
     arith,
     compare,
     contains,
     first_unknown,
     not_value,
+    or_pair,
     or_values,
 )
 from evaldsl.values import CheckResult, ErrorValue
@@ -34,46 +37,14 @@ def slot(i: int) -> Fn:
     return read
 
 
-def check_attr(i: int, name: str) -> Fn:
-    if name == "passed":
-        def passed(fr: Frame) -> Any:
-            v = fr.vals[i]
-            if v is MISSING:
-                v = fr.vals[i] = fr.forcers[i](fr)
-            return v.passed
-        return passed
-    if name == "score":
-        def score(fr: Frame) -> Any:
-            v = fr.vals[i]
-            if v is MISSING:
-                v = fr.vals[i] = fr.forcers[i](fr)
-            return v.score
-        return score
-
-    def value(fr: Frame) -> Any:
-        v = fr.vals[i]
-        if v is MISSING:
-            v = fr.force(i)
-        return v.value
-    return value
-
-
 def check_field(i: int, name: str, check: str) -> Fn:
+    """A field of the check `check` in slot `i`: `.passed`, `.score`, `.value` or its own."""
     def field_value(fr: Frame) -> Any:
         v = fr.vals[i]
         if v is MISSING:
-            v = fr.force(i)
-        return result_field(v, name, check)
+            v = fr.vals[i] = fr.forcers[i](fr)
+        return v.get(name, check)
     return field_value
-
-
-def result_field(r: CheckResult, name: str, check: str) -> Any:
-    fields = r.fields
-    if name in fields:
-        return fields[name]
-    if type(r.passed) in SPECIAL:
-        return r.passed
-    return ErrorValue(f"the result has no field `{name}`", check)
 
 
 def get_attr(obj: Fn, name: str) -> Fn:
@@ -82,8 +53,7 @@ def get_attr(obj: Fn, name: str) -> Fn:
         if type(v) in SPECIAL:
             return v
         if isinstance(v, CheckResult):
-            return getattr(v, name) if name in ("passed", "score", "value") else \
-                result_field(v, name, "")
+            return v.get(name)
         if isinstance(v, dict):
             return v[name] if name in v else ErrorValue(f"the map has no key `{name}`")
         return ErrorValue(f"{name!r} is not a field of {type(v).__name__}")
@@ -106,45 +76,27 @@ def get_index(obj: Fn, index: Fn) -> Fn:
 
 
 def and_chain(fns: tuple[Fn, ...]) -> Fn:
-    if len(fns) == 2:
-        f0, f1 = fns
-
-        def and2(fr: Frame) -> Any:
-            a = f0(fr)
-            if a is False:
-                return False
-            b = f1(fr)
-            if b is False:
-                return False
-            if a is True:
-                return b
-            return a if b is True or b is not PENDING and a is not PENDING else PENDING
-        return and2
-
-    def and_n(fr: Frame) -> Any:
-        return and_values(f(fr) for f in fns)
-    return and_n
+    return _chain(fns, False, and_pair, and_values)
 
 
 def or_chain(fns: tuple[Fn, ...]) -> Fn:
+    return _chain(fns, True, or_pair, or_values)
+
+
+def _chain(fns: tuple[Fn, ...], decides: bool, pair: Callable[[Any, Any], Any],
+           combine: Callable[[Iterable[Any]], Any]) -> Fn:
+    """A logical chain that stops at the operand that `decides` it (`false` for `and`)."""
     if len(fns) == 2:
         f0, f1 = fns
 
-        def or2(fr: Frame) -> Any:
+        def chain2(fr: Frame) -> Any:
             a = f0(fr)
-            if a is True:
-                return True
-            b = f1(fr)
-            if b is True:
-                return True
-            if a is False:
-                return b
-            return a if b is False or b is not PENDING and a is not PENDING else PENDING
-        return or2
+            return decides if a is decides else pair(a, f1(fr))
+        return chain2
 
-    def or_n(fr: Frame) -> Any:
-        return or_values(f(fr) for f in fns)
-    return or_n
+    def chain_n(fr: Frame) -> Any:
+        return combine(f(fr) for f in fns)
+    return chain_n
 
 
 def arithmetic(op: str, left: Fn, right: Fn) -> Fn:
@@ -153,11 +105,8 @@ def arithmetic(op: str, left: Fn, right: Fn) -> Fn:
         if type(a) is ErrorValue:
             return a
         b = right(fr)
-        if type(b) is ErrorValue:
-            return b
-        if a is PENDING or b is PENDING:
-            return PENDING
-        return arith(op, a, b)
+        unknown = first_unknown(a, b)
+        return arith(op, a, b) if unknown is None else unknown
     return arithmetic
 
 

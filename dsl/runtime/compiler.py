@@ -2,10 +2,11 @@
 
 Nothing here evaluates author text: each AST node becomes a small closure
 over its children's closures, and a case is evaluated by calling the root
-closure with the case's `Frame`. The compiler knows the type each position
-wants, so a bare check name becomes `.passed` in a condition and `.score` in
-a number (LANGUAGE.md), decided once at compile time; expressions that read
-nothing per case are folded to constants; the operands of `and`/`or` are
+closure with the case's `Frame`. The compiler reads the checker's facts
+(`checker.facts.analysis`) and analyses nothing itself: the static type of an
+operand decides, once at compile time, that a bare check name becomes
+`.passed` in a condition and `.score` in a number (LANGUAGE.md); expressions
+the checker found constant are folded; the operands of `and`/`or` are
 reordered cheapest first (they commute), so a model check is reached only
 when the cheap operands leave the result open. The closures themselves live in
 `evaldsl.runtime.closures`, the frame they read in `evaldsl.runtime.frame`.
@@ -18,16 +19,13 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import evaldsl.runtime.closures as C
+from evaldsl.checker.facts.consts import NOT_CONSTANT, number_value
 from evaldsl.checker.facts.symbols import CASE
-from evaldsl.diagnostics import error, render_all
-from evaldsl.errors import SpecError
-from evaldsl.primitives.tables import NormalizationTable
 from evaldsl.primitives.valuetypes import ValueType as T
-from evaldsl.runtime.aggregation import AGGREGATES
 from evaldsl.runtime.frame import EMPTY_FRAME, MISSING, Fn, Frame
 from evaldsl.runtime.graph import Graph, flatten
 from evaldsl.runtime.logic import (
-    SPECIAL,
+    first_unknown,
     not_value,
     to_condition,
     to_number,
@@ -67,9 +65,9 @@ class Compiler:
 
     def __init__(self, graph: Graph, slots: Slots) -> None:
         self.graph = graph
+        self.facts = graph.facts
         self.slots = slots
         self._let_cache: dict[str, Compiled] = {}
-        self._let_types: dict[str, T] = {}
 
     # ---------------------------------------------------------------- entry points
 
@@ -102,7 +100,7 @@ class Compiler:
         if isinstance(e, n.Group):
             return self.compile(e.expr, want)
         if isinstance(e, (n.Number, n.Percent)):
-            return Compiled(const(_number(e)), T.NUMBER, True)
+            return Compiled(const(number_value(e)), T.NUMBER, True)
         if isinstance(e, n.String):
             return Compiled(const(e.value), T.TEXT, True)
         if isinstance(e, n.Bool):
@@ -133,61 +131,48 @@ class Compiler:
         if kind == "let":
             return self._let(e.name, want)
         if kind == "table":
-            return Compiled(const(self.table(e.name)), T.TABLE, True)
+            return Compiled(const(self.facts.table(e.name)), T.TABLE, True)
         if kind == "label":
             return self._label(e.name)
-        if kind == "outcome":
-            return self._block_text(e.name)
-        raise spec_error("E101", f"unknown name `{e.name}`", e)
+        assert kind == "outcome", "the checker reports unknown names (E101)"
+        return self._block_text(e.name)
 
     def _check(self, name: str, want: T) -> Compiled:
         i = self.slots.checks[name]
         if want is T.BOOL:
-            return Compiled(C.check_attr(i, "passed"), T.BOOL, False)
+            return Compiled(C.check_field(i, "passed", name), T.BOOL, False)
         if want is T.NUMBER:
-            return Compiled(C.check_attr(i, "score"), T.NUMBER, False)
+            return Compiled(C.check_field(i, "score", name), T.NUMBER, False)
         return Compiled(C.slot(i), T.CHECK, False)
 
     def _let(self, name: str, want: T) -> Compiled:
-        let = self.graph.symbols.lets[name]
         if name in self.slots.lets:
-            kind = self.let_type(name)
+            kind = self.let_value(name).type
             c = Compiled(C.slot(self.slots.lets[name]), kind, False)
             if kind is T.CHECK and want is T.BOOL:
                 return _wrap(c, to_condition, T.BOOL)
             if kind is T.CHECK and want is T.NUMBER:
                 return _wrap(c, to_number, T.NUMBER)
             return c
-        if name not in self._let_cache:
-            self._let_cache[name] = Compiled(const(EMPTY_FRAME), T.ANY, True)  # cycle guard
-            folded = self.compile(let.value, T.ANY)
-            self._let_cache[name] = Compiled(const(folded.fn(EMPTY_FRAME)), folded.type, True)
-        return self._let_cache[name]
+        return self.let_value(name)
 
-    def let_type(self, name: str) -> T:
-        if name not in self._let_types:
-            self._let_types[name] = T.ANY
-            self._let_types[name] = self.type_of(self.graph.symbols.lets[name].value)
-        return self._let_types[name]
+    def let_value(self, name: str) -> Compiled:
+        """A let's value, compiled once: its slot's forcer when per case, else a constant."""
+        found = self._let_cache.get(name)
+        if found is None:
+            if name in self.slots.lets:
+                found = self.compile(self.graph.symbols.lets[name].value, T.ANY)
+            else:
+                found = _constant(self._let_constant(name))
+            self._let_cache[name] = found
+        return found
 
-    def type_of(self, e: n.Expr) -> T:
-        """The static type of an expression, as the compiler coerces it (no compilation)."""
-        while isinstance(e, n.Group):
-            e = e.expr
-        if isinstance(e, n.Name):
-            kind = self.graph.symbols.kind_of(e.name)
-            if kind == "let":
-                return self.let_type(e.name)
-            return _NAME_TYPES.get(kind or "", T.ANY)
-        if isinstance(e, n.Attribute):
-            if isinstance(e.obj, n.Name) and self.graph.symbols.kind_of(e.obj.name) == "check":
-                return {"passed": T.BOOL, "score": T.NUMBER}.get(e.name, T.ANY)
-            return T.ANY
-        if isinstance(e, n.Binary):
-            return T.NUMBER if e.op in n.ARITH_OPS else T.BOOL
-        if isinstance(e, n.Unary):
-            return T.BOOL if e.op == "not" else T.NUMBER
-        return _LITERAL_TYPES.get(type(e), T.ANY)
+    def _let_constant(self, name: str) -> Any:
+        """The value of a let the same for every case: the checker's fold, else computed once."""
+        value = self.facts.let_value(name)
+        if value is NOT_CONSTANT:
+            value = self.constant(self.graph.symbols.lets[name].value)
+        return value
 
     def _label(self, label: str) -> Compiled:
         block = self.graph.block_of_label(label)
@@ -212,14 +197,6 @@ class Compiler:
 
         return Compiled(block_text, T.TEXT, False)
 
-    def table(self, name: str) -> NormalizationTable:
-        node = self.graph.symbols.tables[name]
-        flags = frozenset(o.name for o in node.options if o.value is None)
-        remove = next((o.value.value for o in node.options
-                       if o.name == "remove" and isinstance(o.value, n.String)), "")
-        entries = {s.value: entry.target.value for entry in node.entries for s in entry.sources}
-        return NormalizationTable.build(name, flags, remove, entries)
-
     # ---------------------------------------------------------------- attributes
 
     def _attribute(self, e: n.Attribute) -> Compiled:
@@ -235,9 +212,7 @@ class Compiler:
         return Compiled(C.get_attr(inner.fn, e.name), T.ANY, False)
 
     def _case_field(self, name: str) -> Compiled:
-        field_node = self.graph.symbols.case_fields.get(name)
-        kind = _FIELD_TYPES.get(field_node.type, T.ANY) if field_node else T.ANY
-        if name == "id" and field_node is None:
+        if name == "id" and name not in self.graph.symbols.case_fields:
             return Compiled(lambda fr: fr.case.id, T.TEXT, False)
         absent = ErrorValue(f"the case has no field `{name}`", f"case.{name}")
 
@@ -245,15 +220,11 @@ class Compiler:
             v = fr.case.fields.get(name)
             return absent if v is None else v
 
-        return Compiled(case_field, T.ANY if kind is T.NUMBER or kind is T.BOOL else kind, False)
+        return Compiled(case_field, T.ANY, False)
 
     def _check_field(self, check: str, name: str) -> Compiled:
-        i = self.slots.checks[check]
-        if name in ("passed", "score"):
-            return Compiled(C.check_attr(i, name), T.BOOL if name == "passed" else T.NUMBER, False)
-        if name == "value":
-            return Compiled(C.check_attr(i, "value"), T.ANY, False)
-        return Compiled(C.check_field(i, name, check), T.ANY, False)
+        kind = T.BOOL if name == "passed" else T.NUMBER if name == "score" else T.ANY
+        return Compiled(C.check_field(self.slots.checks[check], name, check), kind, False)
 
     # ---------------------------------------------------------------- operators
 
@@ -282,7 +253,7 @@ class Compiler:
         return self.compile(e, want).fn
 
     def _type(self, e: n.Expr) -> T:
-        return self.type_of(e)
+        return self.facts.type_of(e)
 
     def _unary(self, e: n.Unary) -> Compiled:
         if e.op == "not":
@@ -292,7 +263,8 @@ class Compiler:
 
         def negate(fr: Frame) -> Any:
             v = operand(fr)
-            return v if type(v) in SPECIAL else -v
+            unknown = first_unknown(v)
+            return -v if unknown is None else unknown
 
         return Compiled(negate, T.NUMBER, False)
 
@@ -309,31 +281,15 @@ class Compiler:
         return Compiled(C.get_index(obj, index), T.ANY, False)
 
     def _call(self, e: n.Call) -> Compiled:
-        if e.func in AGGREGATES:
-            raise spec_error("E304", f"the aggregate `{e.func}` can only be used in a `metric`", e)
-        raise spec_error("E110", f"unknown function `{e.func}`", e)
+        raise AssertionError(f"the checker keeps `{e.func}(...)` out of per-case expressions "
+                             "(E110, E304)")
 
 
-_NAME_TYPES = {"check": T.CHECK, "table": T.TABLE, "label": T.BOOL, "outcome": T.TEXT}
-_LITERAL_TYPES: dict[type, T] = {
-    n.Number: T.NUMBER, n.Percent: T.NUMBER, n.String: T.TEXT, n.Bool: T.BOOL,
-    n.ListLit: T.LIST, n.MapLit: T.MAP, n.Call: T.NUMBER,
-}
-_FIELD_TYPES = {"text": T.TEXT, "number": T.NUMBER, "bool": T.BOOL, "list": T.LIST,
-                "map": T.MAP, "any": T.ANY}
-
-
-def spec_error(code: str, message: str, node: Any) -> SpecError:
-    """A `SpecError` for what the checker should have caught, pointing at `node`."""
-    d = error(code, message, node.span)
-    return SpecError([d], render_all([d], {}))
-
-
-def _number(e: n.Number | n.Percent) -> int | float:
-    """`3` as an int (so `max: 3` validates as an integer parameter), `0.5` and `30%` as floats."""
-    if isinstance(e, n.Number) and e.value.is_integer() and e.text.isdigit():
-        return int(e.value)
-    return e.value
+def _constant(value: Any) -> Compiled:
+    """A folded value, typed by what it is."""
+    kind = T.BOOL if type(value) is bool else \
+        T.NUMBER if type(value) is int or type(value) is float else T.ANY
+    return Compiled(const(value), kind, True)
 
 
 def _comparison_want(op: str, own: T, other: T) -> T:

@@ -5,7 +5,8 @@ rules; an edge goes from a node to every name its expressions read. Each check
 node knows its primitive's cost class, so the compiler can order the operands
 of `and`/`or` cheapest first, and `evaldsl explain` can tell which checks every
 case needs and which only some cases need (a model check behind a cheap gate).
-The graph holds structure only; `compile_expr` and `interpreter` give it
+The graph is built from the checker's `Analysis` (scopes, primitives, what is
+per case) and adds structure only; `compiler` and `interpreter` give it
 behaviour.
 """
 
@@ -15,9 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from evaldsl.cases.scopes import Scope
-from evaldsl.checker.facts.symbols import CASE, SymbolTable, build_symbols
-from evaldsl.diagnostics import Diagnostic, error, render_all
-from evaldsl.errors import SpecError
+from evaldsl.checker.facts.analysis import Analysis, CheckFacts
+from evaldsl.checker.facts.symbols import SymbolTable
 from evaldsl.primitives.registry import Cost, Primitive, Registry
 from evaldsl.results import VERDICT
 from evaldsl.syntax import nodes as n
@@ -35,6 +35,8 @@ class CheckNode:
     args: tuple[n.KeywordArg, ...]
     """Every argument except `scope`."""
     node: n.Check
+    facts: CheckFacts
+    """What the checker established about it: folded and per-case arguments, params."""
 
     @property
     def cost(self) -> Cost:
@@ -68,10 +70,8 @@ class Graph:
     """The evaluation graph of one spec."""
 
     title: str
-    source: Source
-    module: n.Module
-    registry: Registry
-    symbols: SymbolTable
+    facts: Analysis
+    """The checker's facts the graph and the compiler read instead of recomputing."""
     checks: tuple[CheckNode, ...]
     blocks: tuple[BlockNode, ...]
     metrics: tuple[n.Metric, ...]
@@ -81,6 +81,22 @@ class Graph:
     plan: tuple[str, ...] = ()
     """Every node id, each after the nodes it reads."""
     _costs: dict[str, ExprCost] = field(default_factory=dict)
+
+    @property
+    def source(self) -> Source:
+        return self.facts.source
+
+    @property
+    def module(self) -> n.Module:
+        return self.facts.module
+
+    @property
+    def registry(self) -> Registry:
+        return self.facts.registry
+
+    @property
+    def symbols(self) -> SymbolTable:
+        return self.facts.symbols
 
     @property
     def has_model_checks(self) -> bool:
@@ -138,25 +154,15 @@ class Graph:
                     out.add(target)
         return out
 
-    def per_case(self, node_id: str, _seen: frozenset[str] = frozenset()) -> bool:
+    def per_case(self, node_id: str) -> bool:
         """Whether a node's value can differ between cases."""
-        kind = node_id.split(":", 1)[0]
+        kind, name = node_id.split(":", 1)
         if kind in ("check", "outcome"):
             return True
-        if kind != "let" or node_id in _seen:
-            return False
-        seen = _seen | {node_id}
-        return self._reads_case(node_id) or any(
-            self.per_case(d, seen) for d in self.edges.get(node_id, ()))
-
-    def _reads_case(self, node_id: str) -> bool:
-        let = self.symbols.lets[node_id.split(":", 1)[1]]
-        return any(isinstance(x, n.Name) and x.name == CASE for x in n.walk(let.value))
+        return kind == "let" and self.facts.let_per_case(name)
 
     def expr_per_case(self, expr: n.Expr) -> bool:
-        if any(isinstance(x, n.Name) and x.name == CASE for x in n.walk(expr)):
-            return True
-        return any(self.per_case(d) for d in self.reads(expr))
+        return self.facts.is_per_case(expr)
 
     # ------------------------------------------------------------ costs
 
@@ -208,53 +214,22 @@ def flatten(expr: n.Expr, op: str) -> list[n.Expr]:
 # ---------------------------------------------------------------- building
 
 
-def build_graph(module: n.Module, source: Source, registry: Registry) -> Graph:
-    """The graph of a module that passed the checker; `SpecError` on what it missed."""
-    symbols = build_symbols(module)
-    problems: list[Diagnostic] = []
-    checks = tuple(c for c in (_check_node(s, registry, problems)
-                               for s in symbols.checks.values()) if c is not None)
+def build_graph(facts: Analysis) -> Graph:
+    """The graph of a module the checker passed, from the checker's facts."""
+    symbols = facts.symbols
+    checks = tuple(_check_node(s, facts.checks[s.name]) for s in symbols.checks.values())
     blocks = tuple(BlockNode(VERDICT if o.name is None else o.name, o.name, o.branches, o)
                    for o in symbols.outcomes.values())
-    title = symbols.header.title if symbols.header else source.name
-    graph = Graph(title, source, module, registry, symbols, checks, blocks,
-                  tuple(symbols.metrics.values()), symbols.review)
-    if not problems:
-        graph.edges = _edges(graph)
-        graph.plan = _topological(graph, problems)
-    if problems:
-        raise SpecError(problems, render_all(problems, {source.name: source}))
+    title = symbols.header.title if symbols.header else facts.source.name
+    graph = Graph(title, facts, checks, blocks, tuple(symbols.metrics.values()), symbols.review)
+    graph.edges = _edges(graph)
+    graph.plan = _topological(graph.edges)
     return graph
 
 
-def _check_node(check: n.Check, registry: Registry, problems: list[Diagnostic]) -> CheckNode | None:
-    primitive = registry.get(check.primitive)
-    if primitive is None:
-        problems.append(error("E106", f"unknown primitive `{check.primitive}`",
-                              check.primitive_span))
-        return None
-    scope_arg = check.arg("scope")
-    scope = _scope(scope_arg.value, problems) if scope_arg else _default_scope(primitive)
+def _check_node(check: n.Check, facts: CheckFacts) -> CheckNode:
     args = tuple(a for a in check.args if a.name != "scope")
-    return CheckNode(check.name, primitive, scope or Scope("dialog"), args, check)
-
-
-def _default_scope(primitive: Primitive) -> Scope:
-    return Scope(primitive.default_scope or "dialog")
-
-
-def _scope(expr: n.Expr, problems: list[Diagnostic]) -> Scope | None:
-    """`first_user`, `"dialog"` or `turn(3)` as a `Scope`."""
-    if isinstance(expr, n.Name):
-        return Scope(expr.name)
-    if isinstance(expr, n.String):
-        return Scope(expr.value)
-    if (isinstance(expr, n.Call) and expr.func == "turn" and len(expr.args) == 1
-            and isinstance(expr.args[0], n.Number) and expr.args[0].value.is_integer()):
-        return Scope("turn", int(expr.args[0].value))
-    problems.append(error("E210", "unknown scope", expr.span,
-                          "write a scope such as `last_reply`, `dialog` or `turn(2)`"))
-    return None
+    return CheckNode(check.name, facts.primitive, facts.scope, args, check, facts)
 
 
 def _edges(graph: Graph) -> dict[str, tuple[str, ...]]:
@@ -275,18 +250,17 @@ def _edges(graph: Graph) -> dict[str, tuple[str, ...]]:
     return {k: tuple(sorted(v)) for k, v in edges.items()}
 
 
-def _topological(graph: Graph, problems: list[Diagnostic]) -> tuple[str, ...]:
-    """Kahn's order over `edges`, keeping spec order among independent nodes."""
+def _topological(edges: dict[str, tuple[str, ...]]) -> tuple[str, ...]:
+    """Kahn's order over `edges`, keeping spec order among independent nodes.
+
+    The checker has rejected every cycle (E109), so each round finds a node ready.
+    """
     order: list[str] = []
     done: set[str] = set()
-    pending = list(graph.edges)
+    pending = list(edges)
     while pending:
-        ready = [x for x in pending if all(d in done for d in graph.edges[x])]
-        if not ready:
-            problems.append(error("E109", "these definitions read each other in a cycle: "
-                                  + ", ".join(f"`{p.split(':')[-1]}`" for p in pending),
-                                  graph.module.span))
-            return tuple(order)
+        ready = [x for x in pending if all(d in done for d in edges[x])]
+        assert ready, "the checker reports cycles (E109)"
         order.extend(ready)
         done.update(ready)
         pending = [x for x in pending if x not in done]

@@ -1,12 +1,40 @@
-"""Three-valued logic (plus "not yet known") and the operators built on it.
+"""Three-valued logic (plus "not yet known"): how every non-value combines, written once.
 
-Values in an evaluation are plain Python values, `ErrorValue` (could not be
-computed) or `PENDING` (a model check this round has not resolved yet).
-`and`/`or` follow CEL and are commutative: `false and x` is `false` and
-`true or x` is `true` whatever `x` is; otherwise an unknown operand makes the
-result unknown, and `PENDING` beats an error because the pending operand may
-still turn out to decide the result. Arithmetic and comparison propagate an
-error (which decides the result) before `PENDING`.
+Values in an evaluation are plain Python values or one of these non-values:
+
+    non-value            what it means                          where it lives
+    ErrorValue           could not be computed (has a reason)   any expression, any result field
+    PENDING              a model check this round has not       any expression, until the round
+                         resolved yet; never a truth value      that resolves it
+    MISSING              a frame slot not computed yet          frame slots only, never an operand
+    None (unknown)       an aggregate with nothing to count     metric formulas at report time
+                         in its denominator, or `x / 0`
+    MetricError          this case's metric input is an error   a metric's per-case input: the
+                                                                case is left out, and counted
+
+How they combine:
+
+    operator                 rule                                              function
+    `and`, `or` (CEL)        commutative; `false and x` is `false` and         and_pair, or_pair,
+                             `true or x` is `true` whatever x is; otherwise    and_values,
+                             PENDING beats an error (the pending operand may   or_values
+                             still decide), else the first error
+    `not`                    passes a non-value through                        not_value
+    strict operators         arithmetic, comparison, `in`, indexing, list      first_unknown
+    (and a metric's inputs)  and map literals: the first error decides (what
+                             follows need not be read), else PENDING, else
+                             the operation on known values
+    conditions in order      outcome branches, review rules, a `where`: the    within
+                             first value that is not `false` decides; an
+                             error is attributed to where it arose
+    metric formulas          None propagates through `+ - * /`; `/ 0` is None  formula_arith
+    a result's fields        one reader, `CheckResult.get`: a result whose     CheckResult.get
+                             `passed` is unknown has every field unknown
+
+Evaluators may stop reading operands once one decides (`false` for `and`,
+`true` for `or`, an error for a strict operator), so a model check is asked for
+only when the cheap operands leave the result open; to combine the values
+they did read, they call the functions here.
 
 >>> and_values([True, ErrorValue("x"), False])
 False
@@ -14,6 +42,10 @@ False
 True
 >>> and_values([True, ErrorValue("x")])
 ErrorValue(reason='x', source='')
+>>> and_pair(ErrorValue("x"), PENDING)
+PENDING
+>>> formula_arith("/", 1.0, 0.0) is None
+True
 """
 
 from __future__ import annotations
@@ -45,34 +77,67 @@ SPECIAL = frozenset({ErrorValue, _Pending})
 """Types of values that are not known: test with `type(v) in SPECIAL`."""
 
 
+def and_pair(a: Any, b: Any) -> Any:
+    """CEL `a and b` over values already coerced to conditions."""
+    if a is False or b is False:
+        return False
+    if a is True:
+        return b
+    if b is True:
+        return a
+    return b if b is PENDING else a
+
+
+def or_pair(a: Any, b: Any) -> Any:
+    """CEL `a or b` over values already coerced to conditions."""
+    if a is True or b is True:
+        return True
+    if a is False:
+        return b
+    if b is False:
+        return a
+    return b if b is PENDING else a
+
+
 def and_values(values: Iterable[Any]) -> Any:
-    """CEL `and` over values already coerced to conditions."""
-    unknown: Any = None
+    """CEL `and` over values already coerced to conditions; stops reading at `false`."""
+    result: Any = True
     for v in values:
         if v is False:
             return False
-        if v is not True and (unknown is None or v is PENDING):
-            unknown = v
-    return True if unknown is None else unknown
+        result = and_pair(result, v)
+    return result
 
 
 def or_values(values: Iterable[Any]) -> Any:
-    """CEL `or` over values already coerced to conditions."""
-    unknown: Any = None
+    """CEL `or` over values already coerced to conditions; stops reading at `true`."""
+    result: Any = False
     for v in values:
         if v is True:
             return True
-        if v is not False and (unknown is None or v is PENDING):
-            unknown = v
-    return False if unknown is None else unknown
+        result = or_pair(result, v)
+    return result
 
 
 def not_value(v: Any) -> Any:
+    """`not v`: a non-value stays what it is."""
     if v is True:
         return False
     if v is False:
         return True
     return v
+
+
+def within(v: Any, source: str) -> Any:
+    """A condition's non-value as the decision of what reads conditions in order.
+
+    PENDING stays pending; an error keeps its reason, prefixed with where it
+    arose, and is attributed to `source` (the branch or rule as written).
+    """
+    if v is PENDING:
+        return PENDING
+    reason = f"{v.source}: {v.reason}" if v.source else v.reason
+    return ErrorValue(reason, source)
 
 
 def describe(value: Any) -> str:
@@ -172,7 +237,7 @@ def _is_number(v: Any) -> bool:
 
 
 def first_unknown(*values: Any) -> Any:
-    """For propagating operators: the first error, else PENDING if any, else None."""
+    """For strict operators: the first error, else PENDING if any, else None."""
     pending = False
     for v in values:
         t = type(v)
@@ -181,3 +246,11 @@ def first_unknown(*values: Any) -> Any:
         if t is _Pending:
             pending = True
     return PENDING if pending else None
+
+
+def formula_arith(op: str, a: float | None, b: float | None) -> float | None:
+    """`+ - * /` in a metric formula: unknown (None) propagates, and `x / 0` is unknown."""
+    if a is None or b is None:
+        return None
+    result = arith(op, a, b)
+    return None if type(result) is ErrorValue else result

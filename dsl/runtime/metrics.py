@@ -15,11 +15,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from evaldsl.checker.facts.context import unwrap
 from evaldsl.results import MetricError
 from evaldsl.runtime.aggregation import AGGREGATES, BOOL_AGGREGATES, AggregateSpec, MetricPlan
-from evaldsl.runtime.compiler import Compiler, spec_error
+from evaldsl.runtime.compiler import Compiler
 from evaldsl.runtime.frame import Fn, Frame
-from evaldsl.runtime.logic import PENDING
+from evaldsl.runtime.logic import PENDING, SPECIAL, first_unknown, formula_arith
 from evaldsl.syntax import nodes as n
 from evaldsl.values import ErrorValue
 
@@ -34,7 +35,11 @@ class MetricProgram:
 
 
 def metric_input(where: Fn | None, args: tuple[tuple[int, Fn], ...]) -> Fn:
-    """The per-case input closure; `args` are (argument index, closure), cheapest first."""
+    """The per-case input closure; `args` are (argument index, closure), cheapest first.
+
+    The arguments combine as a strict operator's operands (`logic.first_unknown`):
+    the first error leaves the case out as an error, else a pending one waits.
+    """
     if len(args) == 1 and args[0][0] == 0:
         return _single(where, args[0][1])
     size = len(args)
@@ -45,15 +50,12 @@ def metric_input(where: Fn | None, args: tuple[tuple[int, Fn], ...]) -> Fn:
             if held is not True:
                 return _outside(held)
         values: list[Any] = [None] * size
-        pending = False
         for k, fn in args:
-            v = fn(fr)
+            v = values[k] = fn(fr)
             if type(v) is ErrorValue:
                 return MetricError(str(v))
-            if v is PENDING:
-                pending = True
-            values[k] = v
-        return PENDING if pending else tuple(values)
+        unknown = first_unknown(*values)
+        return tuple(values) if unknown is None else unknown
     return many
 
 
@@ -64,9 +66,7 @@ def _single(where: Fn | None, fn: Fn) -> Fn:
             if held is not True:
                 return _outside(held)
         v = fn(fr)
-        if type(v) is ErrorValue:
-            return MetricError(str(v))
-        return PENDING if v is PENDING else (v,)
+        return _left_out(v) if type(v) in SPECIAL else (v,)
     return single
 
 
@@ -75,6 +75,11 @@ def _outside(held: Any) -> Any:
     if held is False:
         return None
     return PENDING if held is PENDING else MetricError(f"where: {held}")
+
+
+def _left_out(unknown: Any) -> Any:
+    """A case whose input is not known: PENDING waits, an error leaves it out as an error."""
+    return PENDING if unknown is PENDING else MetricError(str(unknown))
 
 
 def compile_metric(compiler: Compiler, metric: n.Metric) -> MetricProgram:
@@ -105,34 +110,24 @@ def _formula(compiler: Compiler, e: n.Expr, aggregates: list[AggregateSpec],
         left = _formula(compiler, e.left, aggregates, arguments)
         right = _formula(compiler, e.right, aggregates, arguments)
         return _binary(e.op, left, right)
-    if not compiler.graph.expr_per_case(e):
-        value = compiler.constant(e)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            number = float(value)
-            return lambda v: number
-    raise spec_error("E305", "a metric combines aggregates such as `rate(...)` and `mean(...)` "
-                "with numbers; this part is not one", e)
+    number = compiler.facts.number(e)
+    assert number is not None, "the checker folds a formula's constant parts (E305)"
+    return lambda v: number
 
 
 def _aggregate(compiler: Compiler, e: n.Call, aggregates: list[AggregateSpec],
                arguments: list[n.Expr]) -> Formula:
+    """One aggregate of the formula; the checker has vetted its arguments (E307, E308)."""
     args = list(e.args)
     p_kw = next((k.value for k in e.kwargs if k.name == "p"), None)
     if e.func == "percentile":
         if p_kw is not None:
             args.append(p_kw)
-        if len(args) != 2:
-            raise spec_error("E307", "`percentile` takes a number and a percentile: "
-                        "`percentile(latency, 90)`", e)
-        p = compiler.constant(args[1])
-        p = p * 100 if isinstance(args[1], n.Percent) else p
-        spec = AggregateSpec("percentile", float(p))
+        p = compiler.facts.number(args[1])
+        assert p is not None, "the checker folds the percentile's rank (E307)"
+        spec = AggregateSpec("percentile", p * 100 if isinstance(unwrap(args[1]), n.Percent) else p)
     else:
-        if len(args) != 1 or e.kwargs:
-            raise spec_error("E307", f"`{e.func}` takes one argument", e)
         spec = AggregateSpec(e.func)
-    if any(isinstance(x, n.Call) and x.func in AGGREGATES for x in n.walk(args[0])):
-        raise spec_error("E308", "an aggregate inside an aggregate", e)
     k = len(aggregates)
     aggregates.append(spec)
     arguments.append(args[0])
@@ -145,14 +140,5 @@ def _neg(x: float | None) -> float | None:
 
 def _binary(op: str, left: Formula, right: Formula) -> Formula:
     def apply(v: Sequence[float | None]) -> float | None:
-        a, b = left(v), right(v)
-        if a is None or b is None:
-            return None
-        if op == "+":
-            return a + b
-        if op == "-":
-            return a - b
-        if op == "*":
-            return a * b
-        return None if b == 0 else a / b
+        return formula_arith(op, left(v), right(v))
     return apply

@@ -3,10 +3,10 @@
 Every per-case value has a slot: checks, per-case lets, outcome blocks, each
 metric's input and the review decision. A slot's *forcer* computes it on
 first read, so a check is computed only when something reads it, and reading
-happens cheapest-first. Constant parameters are validated once here (the
-checker has already linted them); parameters a primitive declares dynamic are
-evaluated and validated per case, and a failure there is that check's error
-value, naming the parameter.
+happens cheapest-first. Constant parameters come folded and validated from
+the checker's facts; parameters a primitive declares dynamic are evaluated
+and validated per case, and a failure there is that check's error value,
+naming the parameter.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from pydantic import BaseModel, ValidationError
 from evaldsl.model.runtime import ModelRequest
 from evaldsl.primitives.registry import Cost
 from evaldsl.results import ReportPlan
-from evaldsl.runtime.compiler import Compiler, Slots, spec_error
+from evaldsl.runtime.compiler import Compiler, Slots
 from evaldsl.runtime.frame import MISSING, Fn, Frame
 from evaldsl.runtime.graph import BlockNode, CheckNode, Graph
-from evaldsl.runtime.logic import PENDING, PENDING_RESULT
+from evaldsl.runtime.logic import PENDING, PENDING_RESULT, within
 from evaldsl.runtime.metrics import MetricProgram, compile_metric
 from evaldsl.runtime.sampling import ReviewProgram, compile_review
 from evaldsl.syntax import nodes as n
@@ -84,7 +84,7 @@ def build_program(graph: Graph, runtime: RuntimeGetter) -> Program:
     for check in checks:
         forcers[check.slot] = _check_forcer(check, runtime)
     for name, i in slots.lets.items():
-        forcers[i] = compiler.value(graph.symbols.lets[name].value)
+        forcers[i] = compiler.let_value(name).fn
     blocks = tuple(_block_plan(compiler, b, slots.blocks[b.key]) for b in graph.blocks)
     for block in blocks:
         forcers[block.slot] = _block_forcer(block)
@@ -125,35 +125,18 @@ def _unreachable(fr: Frame) -> Any:  # pragma: no cover - every slot gets a forc
 
 
 def _check_plan(compiler: Compiler, node: CheckNode, slot: int) -> CheckPlan:
-    graph = compiler.graph
-    consts: dict[str, Any] = {}
-    dynamic: list[tuple[str, Fn]] = []
-    for arg in node.args:
-        if graph.expr_per_case(arg.value):
-            if arg.name not in node.primitive.dynamic:
-                raise spec_error("E203", f"`{arg.name}` of `{node.primitive.name}` must be a "
-                            "constant, not a value that differs per case", arg.value)
-            dynamic.append((arg.name, compiler.value(arg.value)))
-        else:
-            consts[arg.name] = _plain_constant(compiler.constant(arg.value), arg)
+    """The checker's folded arguments, and a closure for each argument that is per case."""
+    facts = node.facts
+    dynamic = tuple((name, compiler.value(_arg(node, name).value)) for name in facts.dynamic)
     if dynamic:
-        return CheckPlan(node.name, slot, node, consts, tuple(dynamic), None, None)
-    params = _validate(node, consts)
-    return CheckPlan(node.name, slot, node, consts, (), params, node.primitive.factory(params))
+        return CheckPlan(node.name, slot, node, dict(facts.constants), dynamic, None, None)
+    assert facts.params is not None, "the checker validates constant arguments (E202-E204)"
+    return CheckPlan(node.name, slot, node, dict(facts.constants), (), facts.params,
+                     node.primitive.factory(facts.params))
 
 
-def _plain_constant(value: Any, arg: n.KeywordArg) -> Any:
-    if type(value) is ErrorValue:
-        raise spec_error("E203", f"`{arg.name}` cannot be computed: {value.reason}", arg.value)
-    return value
-
-
-def _validate(node: CheckNode, values: dict[str, Any]) -> BaseModel:
-    try:
-        return node.primitive.params.model_validate(values)
-    except ValidationError as exc:
-        raise spec_error("E203", f"invalid arguments to `{node.primitive.name}`: "
-                    f"{_first_problem(exc)}", node.node) from None
+def _arg(node: CheckNode, name: str) -> n.KeywordArg:
+    return next(a for a in node.args if a.name == name)
 
 
 def _first_problem(exc: ValidationError) -> str:
@@ -270,11 +253,7 @@ def _block_forcer(block: BlockPlan) -> Fn:
             v = condition(fr)
             if v is True:
                 return k
-            if v is False:
-                continue
-            if v is PENDING:
-                return PENDING
-            reason = f"{v.source}: {v.reason}" if v.source else v.reason
-            return ErrorValue(reason, text)
+            if v is not False:
+                return within(v, text)
         return ErrorValue("no branch held and the block has no `otherwise`", block.key)
     return decide

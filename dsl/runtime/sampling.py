@@ -77,13 +77,20 @@ class ReviewProgram:
 
 
 def compile_review(compiler: Compiler, review: n.Review) -> ReviewProgram:
+    """The review block; its seed and rates are the checker's folded numbers (E504, E505)."""
     seed = 0
     for option in review.options:
         if option.name == "seed" and option.value is not None:
-            seed = int(compiler.constant(option.value))
+            seed = int(_number(compiler, option.value))
     rules = tuple(
-        Rule(float(compiler.constant(r.rate)),
+        Rule(_number(compiler, r.rate),
              compiler.condition(r.where) if r.where is not None else None,
              compiler.number(r.priority) if r.priority is not None else None)
         for r in review.rules)
     return ReviewProgram(seed, rules)
+
+
+def _number(compiler: Compiler, expr: n.Expr) -> float:
+    number = compiler.facts.number(expr)
+    assert number is not None, "the checker folds review seeds and rates (E504, E505)"
+    return number

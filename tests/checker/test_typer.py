@@ -211,6 +211,22 @@ class TestBareValuesInMetrics:
             == []
 
 
+class TestNonNumbersInMetrics:
+    def test_constant_text_in_a_formula(self) -> None:
+        """A constant part of a formula must fold to a number (it failed only at load)."""
+        assert rendered(BASE + 'let w = {k: "x"}\nmetric m = rate(intent) * w.k\n', "E305") == (
+            "t.eval:11:27: error[E305]: a metric combines aggregates such as `rate(...)` and "
+            "`mean(...)` with numbers; this part is not one\n"
+            "11 | metric m = rate(intent) * w.k\n"
+            "   |                           ^^^\n"
+            "hint: write a number, or a `let` that is one"
+        )
+
+    def test_constant_lookups_fold(self) -> None:
+        """Numbers read from constant maps and lists are numbers."""
+        assert codes(BASE + "let w = {k: 2}\nmetric m = rate(intent) * w.k + [1, 2][1]\n") == []
+
+
 class TestPercentile:
     def test_keyword_rank(self) -> None:
         """`percentile(x, p: 90)` and `percentile(x, 90%)` are the 90th percentile."""

@@ -8,8 +8,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import evaldsl
-from evaldsl.runtime.logic import PENDING, and_values, not_value, or_values
-from evaldsl.values import ErrorValue
+from evaldsl.runtime.logic import (
+    PENDING,
+    PENDING_RESULT,
+    and_pair,
+    and_values,
+    first_unknown,
+    formula_arith,
+    not_value,
+    or_pair,
+    or_values,
+    within,
+)
+from evaldsl.values import CheckResult, ErrorValue
 from tests.support import interpreter_kit as kit
 
 ERR = ErrorValue("e")
@@ -66,6 +77,41 @@ class TestOperatorLaws:
         assert or_values([ERR, PENDING]) is PENDING
         assert and_values([False, PENDING]) is False
         assert or_values([True, PENDING]) is True
+
+    @settings(deadline=None)
+    @given(with_pending, with_pending)
+    def test_law_a_pair_is_a_chain_of_two(self, a: Any, b: Any) -> None:
+        """Law: the two-operand functions the closures call agree with the chains."""
+        assert kind(and_pair(a, b)) == kind(and_values([a, b]))
+        assert kind(or_pair(a, b)) == kind(or_values([a, b]))
+
+    def test_law_error_beats_pending_in_strict_operators(self) -> None:
+        """Law: in arithmetic and comparison the error decides; pending waits only for values."""
+        assert first_unknown(PENDING, ERR) is ERR
+        assert first_unknown(1, PENDING) is PENDING
+        assert first_unknown(1, 2) is None
+
+
+class TestOtherNonValues:
+    def test_within_attributes_an_error_to_its_branch(self) -> None:
+        """An error that decides a block names the branch; pending stays pending."""
+        assert within(ErrorValue("timeout", "intent"), "ok if intent") == \
+            ErrorValue("intent: timeout", "ok if intent")
+        assert within(PENDING, "ok if intent") is PENDING
+
+    def test_formula_unknown_propagates(self) -> None:
+        """In a metric formula, unknown (None) propagates and `x / 0` is unknown."""
+        assert formula_arith("+", None, 1.0) is None
+        assert formula_arith("/", 1.0, 0.0) is None
+        assert formula_arith("*", 2.0, 0.25) == 0.5
+
+    def test_an_undecided_result_has_every_field_undecided(self) -> None:
+        """`CheckResult.get`: a pending or error result gives its non-value for any field."""
+        assert PENDING_RESULT.get("label") is PENDING
+        failed = CheckResult.error("timeout", "intent")
+        assert failed.get("label") is failed.passed
+        assert CheckResult.of(True).get("label", "intent") == \
+            ErrorValue("the result has no field `label`", "intent")
 
 
 def _spec(condition: str) -> evaldsl.Spec:

@@ -135,3 +135,16 @@ class TestDenominatorLaws:
         assert (metric.value, metric.denominator, metric.errors) == (0.5, 1, 1)
         assert metric.describe() == "gated 0.5 (0.5/1, where g; 1 error left out)"
         assert "probe `g` is an error" in metric.error_examples[0]
+
+
+class TestPercentileRank:
+    def test_a_rank_in_parentheses_reads_as_written(self) -> None:
+        """`percentile(x, (90%))` is the 90th percentile, as the checker reads it."""
+        text = ('check a = probe(key: "a")\nmetric p = percentile(a, 90)\n'
+                "metric q = percentile(a, (90%))\n")
+        spec = evaldsl.load(text, registry=kit.make_kit().registry)
+        report = spec.new_report()
+        for i, score in enumerate([0.1, 0.2, 0.3, 0.9]):
+            report.add(spec.evaluate(kit.case(f"c{i}", a=score)))
+        metrics = report.to_dict()["metrics"]
+        assert metrics["q"]["value"] == metrics["p"]["value"]

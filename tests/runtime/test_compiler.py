@@ -13,7 +13,7 @@ from tests.support import interpreter_kit as kit
 def verdict(condition: str, *, lets: str = "", **probes: Any) -> str | None:
     """The verdict label of `yes if CONDITION` for one case with the given probes."""
     text = f"""
-case {{ tier: text?  amount: number?  tags: list?  raw: any? }}
+case {{ tier: text?  amount: number?  tags: list?  raw: any?  flag: bool? }}
 check a = probe(key: "a")
 check b = probe(key: "b", min: 0.8)
 {lets}
@@ -39,6 +39,16 @@ class TestBareCheckCoercion:
     def test_a_let_holding_a_bare_check_is_coerced_where_it_is_used(self) -> None:
         assert verdict("x and x >= 0.25", lets="let x = b", b=0.3) == "no"
         assert verdict("x >= 0.25", lets="let x = b", b=0.3) == "yes"
+
+    def test_compared_with_a_declared_field_it_takes_the_fields_kind(self) -> None:
+        """`a == case.amount` (a number) is the score, `a == case.flag` the passed flag.
+
+        The checker's types decide, as for literals; the runtime used to read
+        the declared fields as untyped and compared the check's `.value`.
+        """
+        assert verdict("a == case.amount", a=0.6, fields={"amount": 0.6}) == "yes"
+        assert verdict("a == case.flag", a=0.6, fields={"flag": True}) == "yes"
+        assert verdict("a == case.raw", a=0.6, fields={"raw": 6.0}) == "yes"
 
     def test_fields_of_a_check(self) -> None:
         assert verdict("a.value == 6", a=0.6) == "yes"

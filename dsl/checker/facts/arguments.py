@@ -42,7 +42,7 @@ class Arguments:
 
 def arguments(ctx: Context, check: n.Check) -> Arguments | None:
     """The analysis of `check`'s arguments; None when its primitive is unknown."""
-    cache: dict[int, Arguments | None] = ctx.memo("arguments", dict)
+    cache = ctx.arguments
     key = id(check)
     if key not in cache:
         cache[key] = _analyse(ctx, check)
@@ -101,14 +101,16 @@ def _field_of(err: dict[str, Any]) -> str | None:
 def mentions_unknown(ctx: Context, expr: n.Expr) -> bool:
     """Whether `expr` (or a let it reads) uses a name that refers to nothing."""
     symbols = ctx.symbols
-    lets = ctx.let_facts("arguments.unknown",
-                         lambda let: mentions_unknown(ctx, symbols.lets[let].value))
+
+    def let_mentions_unknown(let: str) -> bool:
+        return mentions_unknown(ctx, symbols.lets[let].value)
+
     for name, is_case in names_in(expr):
         word = name.name
         if is_case:
             continue
         if word in symbols.lets:
-            if lets.get(word, False):
+            if ctx.lets_with_unknowns.get(word, let_mentions_unknown, False):
                 return True
         elif symbols.kind_of(word) is None or word == CASE:
             return True

@@ -142,7 +142,7 @@ def dnf(expr: n.Expr, ctx: Context) -> list[Conjunction] | None:
 
     Memoised per expression node: several rules ask about the same conditions.
     """
-    cache: dict[int, list[Conjunction] | None] = ctx.memo("conditions.dnf", dict)
+    cache = ctx.conjunctions
     key = id(expr)
     if key not in cache:
         try:

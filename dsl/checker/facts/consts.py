@@ -63,8 +63,8 @@ def number_of(expr: n.Expr, ctx: Context) -> float | None:
 
 def let_value(name: str, ctx: Context) -> Any:
     """The folded value of the let `name` (a let in a cycle is not constant)."""
-    facts = ctx.let_facts("consts.lets", lambda let: fold(ctx.symbols.lets[let].value, ctx))
-    return facts.get(name, NOT_CONSTANT)
+    return ctx.let_values.get(name, lambda let: fold(ctx.symbols.lets[let].value, ctx),
+                              NOT_CONSTANT)
 
 
 def table_value(table: n.Table, ctx: Context) -> NormalizationTable:
@@ -83,9 +83,18 @@ def table_value(table: n.Table, ctx: Context) -> NormalizationTable:
     )
 
 
+def number_value(e: n.Number | n.Percent) -> int | float:
+    """A number literal's value: `3` an int (so `max: 3` validates as an integer), else a float.
+
+    >>> from evaldsl.syntax.parser import parse
+    >>> [number_value(parse(f"let a = {x}").module.statements[0].value) for x in ("3", "0.5")]
+    [3, 0.5]
+    """
+    return int(e.text) if isinstance(e, n.Number) and e.text.isdigit() else e.value
+
+
 def _number(e: n.Number, ctx: Context) -> Any:
-    text = e.text
-    return int(text) if text.isdigit() else e.value
+    return number_value(e)
 
 
 def _literal(e: n.Percent | n.String | n.Bool, ctx: Context) -> Any:
@@ -100,7 +109,9 @@ def _name(e: n.Name, ctx: Context) -> Any:
         return let_value(e.name, ctx)
     table = symbols.tables.get(e.name)
     if table is not None:
-        return ctx.memo(f"consts.table.{e.name}", lambda: table_value(table, ctx))
+        if e.name not in ctx.tables:
+            ctx.tables[e.name] = table_value(table, ctx)
+        return ctx.tables[e.name]
     return NOT_CONSTANT
 
 
@@ -141,6 +152,25 @@ def _apply(op: str, left: Any, right: Any) -> Any:
     return NOT_CONSTANT
 
 
+def _attribute(e: n.Attribute, ctx: Context) -> Any:
+    """`weights.k` of a constant map."""
+    obj = fold(e.obj, ctx)
+    return obj[e.name] if type(obj) is dict and e.name in obj else NOT_CONSTANT
+
+
+def _index(e: n.Index, ctx: Context) -> Any:
+    """`names[0]` of a constant list, `weights["k"]` of a constant map."""
+    obj = fold(e.obj, ctx)
+    if obj is NOT_CONSTANT:
+        return NOT_CONSTANT
+    key = fold(e.index, ctx)
+    if type(obj) is dict:
+        return obj[key] if type(key) is str and key in obj else NOT_CONSTANT
+    if type(obj) is list and type(key) is int and -len(obj) <= key < len(obj):
+        return obj[key]
+    return NOT_CONSTANT
+
+
 def _list(e: n.ListLit, ctx: Context) -> Any:
     items = [fold(i, ctx) for i in e.items]
     return NOT_CONSTANT if any(i is NOT_CONSTANT for i in items) else items
@@ -169,6 +199,8 @@ _FOLDERS: dict[type, Callable[[Any, Context], Any]] = {
     n.Group: _group,
     n.Unary: _unary,
     n.Binary: _binary,
+    n.Attribute: _attribute,
+    n.Index: _index,
     n.ListLit: _list,
     n.MapLit: _map,
 }

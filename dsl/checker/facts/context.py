@@ -2,8 +2,9 @@
 
 Rules are plain functions `rule(ctx) -> Iterable[Diagnostic]`. Analyses that
 several rules need (folded check arguments, the types of lets, which
-expressions sit where) are computed once here, lazily, so adding a rule never
-makes the checker walk the spec again for the same facts.
+expressions sit where) are computed once, lazily, into the typed fields of the
+`Context`, so adding a rule never makes the checker walk the spec again for the
+same facts. The fact modules compute; the context only holds what they found.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import difflib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from evaldsl.checker.facts.symbols import SymbolTable, build_symbols
 from evaldsl.diagnostics import Diagnostic
@@ -20,6 +21,14 @@ from evaldsl.primitives.registry import Primitive, Registry
 from evaldsl.primitives.valuetypes import CASE_FIELD_TYPES, ValueType
 from evaldsl.syntax import nodes as n
 from evaldsl.syntax.source import Source
+
+if TYPE_CHECKING:
+    from evaldsl.checker.facts.arguments import Arguments
+    from evaldsl.checker.facts.conditions import Conjunction
+    from evaldsl.checker.facts.ranges import Range
+    from evaldsl.primitives.tables import NormalizationTable
+
+V = TypeVar("V")
 
 Role = Literal[
     "let", "arg", "condition", "metric", "where", "sample", "priority", "expect", "given",
@@ -55,6 +64,26 @@ class Context:
         self.registry = registry
         self.symbols: SymbolTable = build_symbols(module)
         self._suggestions = 0
+        self.let_values: LetFacts[Any] = LetFacts(self)
+        """Each let's folded constant (`consts.let_value`)."""
+        self.let_types: LetFacts[ValueType] = LetFacts(self)
+        """Each let's static type (`typer.TypeEnv.let_type`)."""
+        self.let_ranges: LetFacts[Range | None] = LetFacts(self)
+        """Each let's value range (`ranges.value_range`)."""
+        self.lets_with_unknowns: LetFacts[bool] = LetFacts(self)
+        """Whether a let reads a name that refers to nothing (`arguments.mentions_unknown`)."""
+        self.per_case_lets: LetFacts[bool] = LetFacts(self)
+        """Whether a let's value differs between cases (`percase.is_per_case`)."""
+        self.arguments: dict[int, Arguments | None] = {}
+        """Each check's analysed arguments, by the check node's id (`arguments.arguments`)."""
+        self.tables: dict[str, NormalizationTable] = {}
+        """Each table as the runtime builds it (`consts.table_value`)."""
+        self.conjunctions: dict[int, list[Conjunction] | None] = {}
+        """Each condition in disjunctive normal form, by node id (`conditions.dnf`)."""
+        self.expr_types: dict[int, ValueType] = {}
+        """The static type of every expression the type rule visited, by node id."""
+        self.reachable: set[str] | None = None
+        """The names outcomes, metrics, reviews and examples read (`usage.reachable`)."""
 
     @cached_property
     def value_names(self) -> list[str]:
@@ -109,11 +138,6 @@ class Context:
         return self.registry.get(check.primitive) if check is not None else None
 
     @cached_property
-    def analyses(self) -> dict[str, Any]:
-        """A scratch space where rule modules memoise their own per-module analyses."""
-        return {}
-
-    @cached_property
     def let_order(self) -> list[str]:
         """Lets with the lets they read first (cycles broken anywhere).
 
@@ -139,27 +163,27 @@ class Context:
                         stack.append((ref.name, False))
         return order
 
-    def let_facts(self, key: str, compute: Callable[[str], Any]) -> dict[str, Any]:
-        """`compute(let)` for every let, memoised under `key`, filled in `let_order`.
 
-        While it is being filled the dict is already visible, so `compute` can
-        read the facts of the lets it depends on; a let in a cycle finds none.
-        """
-        cache = self.analyses
-        if key not in cache:
-            facts: dict[str, Any] = {}
-            cache[key] = facts
-            for name in self.let_order:
-                facts[name] = compute(name)
-        found: dict[str, Any] = cache[key]
-        return found
 
-    def memo(self, key: str, build: Callable[[], Any]) -> Any:
-        """The analysis `key`, built by `build` the first time it is asked for."""
-        cache = self.analyses
-        if key not in cache:
-            cache[key] = build()
-        return cache[key]
+class LetFacts(Generic[V]):
+    """One fact per let, computed for every let in `let_order` on the first read.
+
+    While the facts are being filled they are already readable, so computing
+    one let's fact can read the facts of the lets it depends on; a let in a
+    cycle finds none and gets the default.
+    """
+
+    def __init__(self, ctx: Context) -> None:
+        self._ctx = ctx
+        self._facts: dict[str, V] | None = None
+
+    def get(self, name: str, compute: Callable[[str], V], default: V) -> V:
+        """The fact of the let `name`, filling all of them with `compute` the first time."""
+        if self._facts is None:
+            self._facts = {}
+            for let in self._ctx.let_order:
+                self._facts[let] = compute(let)
+        return self._facts.get(name, default)
 
 
 Rule = Callable[[Context], Iterable[Diagnostic]]

@@ -39,9 +39,8 @@ def _name(e: n.Name, ctx: Context) -> Range | None:
     if e.name in symbols.checks:
         return UNIT
     if e.name in symbols.lets:
-        facts = ctx.let_facts("ranges.lets", lambda let: value_range(symbols.lets[let].value, ctx))
-        found: Range | None = facts.get(e.name)
-        return found
+        return ctx.let_ranges.get(e.name, lambda let: value_range(symbols.lets[let].value, ctx),
+                                  None)
     return None
 
 

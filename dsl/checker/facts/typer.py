@@ -1,4 +1,4 @@
-"""Static types of expressions, and the type errors (E301-E303, E306, E307, E309, E102).
+"""Static types of expressions, and the type errors found on the way (E301-E303, E307, E309, E102).
 
 `infer_type(expr, env)` is public so the compiler and the explain command can
 ask what a name means. A bare check name has type `CHECK`; it stands for
@@ -9,11 +9,10 @@ ask what a name means. A bare check name has type `CHECK`; it stands for
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 from evaldsl.checker.facts.consts import number_of
-from evaldsl.checker.facts.context import Context, Site, did_you_mean, listing, unwrap
+from evaldsl.checker.facts.context import Context, did_you_mean, listing, unwrap
 from evaldsl.checker.facts.symbols import CASE
 from evaldsl.diagnostics import Diagnostic, error
 from evaldsl.primitives.registry import Registry, default_registry
@@ -67,55 +66,23 @@ class TypeEnv:
         return cls(Context(module, source, registry or default_registry()))
 
     def let_type(self, name: str) -> T:
-        facts = self.ctx.let_facts(
-            "typer.lets", lambda let: _Typer(self, None).infer(self.ctx.symbols.lets[let].value))
-        found: T = facts.get(name, T.ANY)
-        return found
+        lets = self.ctx.symbols.lets
+        return self.ctx.let_types.get(name, lambda let: Typer(self, None).infer(lets[let].value),
+                                      T.ANY)
 
 
 def type_env(ctx: Context) -> TypeEnv:
-    """The module's shared type environment."""
-    env: TypeEnv = ctx.memo("typer.env", lambda: TypeEnv(ctx))
-    return env
+    """The module's type environment (its facts live on `ctx`, so each is computed once)."""
+    return TypeEnv(ctx)
 
 
 def infer_type(expr: n.Expr, env: TypeEnv) -> T:
     """The static type of `expr`; `ANY` where it cannot be known (an unknown name)."""
-    return _Typer(env, None).infer(expr)
+    return Typer(env, None).infer(expr)
 
 
-def check_types(ctx: Context) -> Iterator[Diagnostic]:
-    """E301-E303, E307, E309 and E102 inside every expression, then the role's demand."""
-    env = type_env(ctx)
-    for site in ctx.sites:
-        sink: list[Diagnostic] = []
-        found = _Typer(env, sink).infer(site.expr)
-        yield from sink
-        problem = _role_problem(site, found)
-        if problem is not None:
-            yield problem
-
-
-def _role_problem(site: Site, found: T) -> Diagnostic | None:
-    span = site.expr.span
-    if site.role == "condition" and not is_condition(found):
-        return error("E306", f"an outcome condition must be true or false, found {found}", span,
-                     _condition_hint(found))
-    if site.role in ("where", "expect") and not is_condition(found):
-        word = "`where`" if site.role == "where" else "`expect`"
-        return error("E306", f"{word} needs a condition (true/false), found {found}", span,
-                     _condition_hint(found))
-    if site.role in ("metric", "priority") and not is_number(found):
-        what = "a metric" if site.role == "metric" else "a review priority"
-        hint = ("count the cases where it holds with `rate(...)`"
-                if found is T.BOOL and site.role == "metric"
-                else "give a number, e.g. `100 - overall`" if site.role == "priority"
-                else "give a number")
-        return error("E309", f"{what} must be a number, found {found}", span, hint)
-    return None
-
-
-def _condition_hint(found: T) -> str:
+def condition_hint(found: T) -> str:
+    """How to turn a value of type `found` into a condition."""
     if found is T.NUMBER:
         return "compare it with a threshold, e.g. `>= 0.8`"
     if found is T.TEXT:
@@ -123,8 +90,12 @@ def _condition_hint(found: T) -> str:
     return "write a comparison or a check name"
 
 
-class _Typer:
-    """One bottom-up pass over an expression; reports into `sink` when given one."""
+class Typer:
+    """One bottom-up pass over an expression; reports into `sink` when given one.
+
+    Every type it finds is kept in `ctx.expr_types`, so the runtime reads the
+    checker's types instead of inferring its own.
+    """
 
     def __init__(self, env: TypeEnv, sink: list[Diagnostic] | None) -> None:
         self.env = env
@@ -137,7 +108,9 @@ class _Typer:
 
     def infer(self, e: n.Expr) -> T:
         method = _METHODS.get(type(e))
-        return method(self, e) if method is not None else T.ANY
+        found: T = method(self, e) if method is not None else T.ANY
+        self.ctx.expr_types[id(e)] = found
+        return found
 
     def number(self, e: Any) -> T:
         return T.NUMBER
@@ -205,7 +178,7 @@ class _Typer:
         if e.op == "not":
             if not is_condition(found):
                 self.report("E302", f"`not` needs a condition, found {found}", e.operand.span,
-                            _condition_hint(found))
+                            condition_hint(found))
             return T.BOOL
         if not is_number(found):
             self.report("E303", f"`-` needs a number, found {found}", e.operand.span)
@@ -237,7 +210,7 @@ class _Typer:
         for side, found, operand in (("left", left, e.left), ("right", right, e.right)):
             if not is_condition(found):
                 self.report("E302", f"`{e.op}` needs conditions, found {found} on its {side}",
-                            operand.span, _condition_hint(found))
+                            operand.span, condition_hint(found))
 
     def compare(self, e: n.Binary, left: T, right: T) -> None:
         ordering = e.op not in ("==", "!=")
@@ -299,7 +272,7 @@ class _Typer:
     def aggregate_arg(self, func: str, arg: n.Expr, found: T, want: T) -> None:
         if want is T.BOOL and not is_condition(found):
             hint = ("`mean(...)` averages numbers; `rate(x >= 0.8)` counts cases over a threshold"
-                    if found is T.NUMBER else _condition_hint(found))
+                    if found is T.NUMBER else condition_hint(found))
             self.report("E307", f"`{func}` counts cases where a condition holds, found {found}",
                         arg.span, hint)
         elif want is T.NUMBER and not is_number(found):
@@ -346,17 +319,17 @@ def _signature(func: str) -> str:
 
 
 _METHODS: dict[type, Any] = {
-    n.Number: _Typer.number,
-    n.Percent: _Typer.number,
-    n.String: _Typer.string,
-    n.Bool: _Typer.boolean,
-    n.Group: _Typer.group,
-    n.Name: _Typer.name,
-    n.Attribute: _Typer.attribute,
-    n.Index: _Typer.index,
-    n.Unary: _Typer.unary,
-    n.Binary: _Typer.binary,
-    n.Call: _Typer.call,
-    n.ListLit: _Typer.list_lit,
-    n.MapLit: _Typer.map_lit,
+    n.Number: Typer.number,
+    n.Percent: Typer.number,
+    n.String: Typer.string,
+    n.Bool: Typer.boolean,
+    n.Group: Typer.group,
+    n.Name: Typer.name,
+    n.Attribute: Typer.attribute,
+    n.Index: Typer.index,
+    n.Unary: Typer.unary,
+    n.Binary: Typer.binary,
+    n.Call: Typer.call,
+    n.ListLit: Typer.list_lit,
+    n.MapLit: Typer.map_lit,
 }

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from evaldsl.checker.facts.context import Context, expr_children
-from evaldsl.checker.facts.symbols import CASE
+from evaldsl.checker.facts.consts import number_of
+from evaldsl.checker.facts.context import Context, expr_children, unwrap
+from evaldsl.checker.facts.percase import is_per_case
 from evaldsl.checker.facts.typer import AGGREGATES, infer_type, is_condition, type_env
 from evaldsl.diagnostics import Diagnostic, error
+from evaldsl.primitives.valuetypes import ValueType as T
 from evaldsl.syntax import nodes as n
-
-_PER_CASE_KINDS = frozenset({"check", "label", "outcome"})
 
 
 def misplaced_aggregates(ctx: Context) -> Iterator[Diagnostic]:
@@ -71,29 +71,37 @@ def bare_values_in_metrics(ctx: Context) -> Iterator[Diagnostic]:
             stack.extend(expr_children(e))
 
 
-def is_per_case(ctx: Context, e: n.Expr) -> bool:
-    """Whether `e` reads something that differs from case to case (outside aggregates)."""
-    lets = ctx.let_facts("aggregates.per_case",
-                         lambda let: is_per_case(ctx, ctx.symbols.lets[let].value))
-    for sub in _outside_aggregates(e):
-        if not isinstance(sub, n.Name):
-            continue
-        kind = ctx.symbols.kind_of(sub.name)
-        if kind in _PER_CASE_KINDS or (sub.name == CASE and kind is None):
-            return True
-        if kind == "let" and lets.get(sub.name, False):
-            return True
-    return False
+def non_numbers_in_metrics(ctx: Context) -> Iterator[Diagnostic]:
+    """E305: a constant part of a metric's formula that is not a number the checker can fold.
+
+    The runtime computes a formula's constant parts from the checker's fold,
+    so a part the fold cannot make a number is reported here, not at load.
+    """
+    env = type_env(ctx)
+    for metric in ctx.module.of_type(n.Metric):
+        for part in formula_parts(metric.value):
+            if isinstance(unwrap(part), n.Call) or is_per_case(ctx, part):
+                continue
+            if infer_type(part, env) in (T.NUMBER, T.ANY) and number_of(part, ctx) is None:
+                yield error("E305", "a metric combines aggregates such as `rate(...)` and "
+                            "`mean(...)` with numbers; this part is not one", part.span,
+                            "write a number, or a `let` that is one")
 
 
-def _outside_aggregates(e: n.Expr) -> Iterator[n.Expr]:
-    stack = [e]
+def formula_parts(value: n.Expr) -> Iterator[n.Expr]:
+    """The parts of a metric formula that are neither aggregates nor `+ - * /` over parts."""
+    stack = [value]
     while stack:
-        current = stack.pop()
-        if isinstance(current, n.Call) and current.func in AGGREGATES:
+        e = stack.pop()
+        inner = unwrap(e)
+        if isinstance(inner, n.Call) and inner.func in AGGREGATES:
             continue
-        yield current
-        stack.extend(expr_children(current))
+        if isinstance(inner, n.Unary) and inner.op == "-":
+            stack.append(inner.operand)
+        elif isinstance(inner, n.Binary) and inner.op in n.ARITH_OPS:
+            stack.extend((inner.right, inner.left))
+        else:
+            yield e
 
 
 def _text(e: n.Expr) -> str:

@@ -1,32 +1,19 @@
 """The `scope:` argument every check takes: E210 unknown scope, E205 not accepted.
 
-The framework, not the primitive, reads `scope:`, so its checks are the same
-for every primitive: a bare scope name or `turn(N)` with N a whole number
-from 1, and only the scopes the primitive declares.
+The framework, not the primitive, reads `scope:` (`checker.facts.scopes`), so
+its checks are the same for every primitive: a bare scope name or `turn(N)`
+with N a whole number from 1, and only the scopes the primitive declares.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from evaldsl.cases.scopes import SCOPE_KINDS, Scope
+from evaldsl.cases.scopes import SCOPE_KINDS
 from evaldsl.checker.facts.context import SCOPE_ARG, Context, did_you_mean, listing, unwrap
+from evaldsl.checker.facts.scopes import NAMED_SCOPES, scope_of, turn_index
 from evaldsl.diagnostics import Diagnostic, error
 from evaldsl.syntax import nodes as n
-
-NAMED_SCOPES = tuple(k for k in SCOPE_KINDS if k != "turn")
-
-
-def scope_of(check: n.Check) -> Scope | None:
-    """The scope a check's `scope:` names, or None when absent or malformed."""
-    arg = check.arg(SCOPE_ARG)
-    if arg is None:
-        return None
-    value = unwrap(arg.value)
-    if isinstance(value, n.Name) and value.name in NAMED_SCOPES:
-        return Scope(value.name)
-    index = _turn_index(value)
-    return Scope("turn", index) if index is not None else None
 
 
 def scope_arguments(ctx: Context) -> Iterator[Diagnostic]:
@@ -54,7 +41,7 @@ def _malformed(value: n.Expr) -> Diagnostic | None:
         return error("E210", f"unknown scope `{value.name}`", value.span,
                      f"{close} {known}" if close else known)
     if isinstance(value, n.Call) and value.func == "turn":
-        if _turn_index(value) is None:
+        if turn_index(value) is None:
             return error("E210", "`turn(N)` needs one whole number from 1", value.span,
                          "write e.g. `turn(3)` for the third message of the dialog")
         return None
@@ -62,17 +49,6 @@ def _malformed(value: n.Expr) -> Diagnostic | None:
         return error("E210", "a scope is written as a name, not as a text", value.span,
                      f"write `scope: {value.value}` without quotes")
     return error("E210", "a scope must be a scope name", value.span, known)
-
-
-def _turn_index(value: n.Expr) -> int | None:
-    if not (isinstance(value, n.Call) and value.func == "turn" and not value.kwargs):
-        return None
-    if len(value.args) != 1:
-        return None
-    number = unwrap(value.args[0])
-    if isinstance(number, n.Number) and number.text.isdigit() and int(number.text) >= 1:
-        return int(number.text)
-    return None
 
 
 def _not_accepted(ctx: Context, check: n.Check, arg: n.KeywordArg) -> Diagnostic | None:

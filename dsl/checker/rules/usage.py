@@ -49,8 +49,9 @@ def _reachable(ctx: Context) -> set[str]:
 
 
 def reachable(ctx: Context) -> set[str]:
-    found: set[str] = ctx.memo("usage.reachable", lambda: _reachable(ctx))
-    return found
+    if ctx.reachable is None:
+        ctx.reachable = _reachable(ctx)
+    return ctx.reachable
 
 
 def unused_checks(ctx: Context) -> Iterator[Diagnostic]:
