@@ -14,6 +14,7 @@ stays the single source of the syntax.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Collection
 from pathlib import Path
@@ -133,17 +134,29 @@ def _lexer(terminals: Collection[TerminalDef], ignored: Collection[str],
 
 
 def render(automaton: Automaton, digest: str) -> str:
-    """The text of `evaldsl.syntax.automaton` for these tables: one state or rule a line."""
-    states = "".join(f"        {state}: {dict(sorted(actions.items()))!r},\n"
-                     for state, actions in sorted(automaton.states.items()))
-    rules = "".join(f"        {rule!r},\n" for rule in automaton.rules)
-    rest = "".join(f"    {name}={value!r},\n" for name, value
-                   in zip(Automaton._fields[4:], automaton[4:], strict=True))
+    """The text of `evaldsl.syntax.automaton` for these tables: JSON, one state or rule a line."""
+    data = automaton._asdict()
+    lines = ['{"states": {']
+    lines += [f"  {json.dumps(str(state))}: {_json(dict(sorted(actions.items())))},"
+              for state, actions in sorted(automaton.states.items())]
+    lines[-1] = lines[-1].rstrip(",")
+    lines.append('}, "rules": [')
+    lines += [f"  {_json(rule)}," for rule in automaton.rules]
+    lines[-1] = lines[-1].rstrip(",")
+    lines.append("],")
+    rest = [f"{_json(name)}: {_json(data[name])}" for name in Automaton._fields
+            if name not in ("states", "rules")]
+    lines.append(",\n".join(rest) + "}")
+    text = "\n".join(lines)
+    if '"""' in text or text.endswith("\\"):
+        raise ValueError("the automaton cannot be written inside a raw triple-quoted string")
     return (f'"""Generated from grammar/evaldsl.lark by `python -m {_COMMAND}`: do not edit."""\n'
-            "# ruff: noqa: E501\n\nfrom evaldsl.syntax.fastparse import Automaton\n\n"
-            f'GRAMMAR_SHA256 = "{digest}"\n\nAUTOMATON = Automaton(\n'
-            f"    states={{\n{states}    }},\n    start={automaton.start},\n"
-            f"    end={automaton.end},\n    rules=(\n{rules}    ),\n{rest})\n")
+            "# ruff: noqa: E501\n\nfrom evaldsl.syntax.fastparse import automaton_from_json\n\n"
+            f'GRAMMAR_SHA256 = "{digest}"\n\nAUTOMATON = automaton_from_json(r"""\n{text}\n""")\n')
+
+
+def _json(value: object) -> str:
+    return json.dumps(value)
 
 
 _COMMAND = "evaldsl.syntax.automaton_export"

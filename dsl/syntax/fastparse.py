@@ -19,6 +19,7 @@ both paths on generated specs.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -81,6 +82,26 @@ class Automaton(NamedTuple):
     """Ignored terminals handed back as comments."""
     multiline: tuple[str, ...]
     """Terminals whose pattern may match a line break (lark's own test)."""
+
+
+def automaton_from_json(text: str) -> Automaton:
+    """The automaton `evaldsl.syntax.automaton` keeps as JSON text.
+
+    JSON because the module is imported by every process that parses, often
+    without a bytecode cache: a string literal compiles at once, where the
+    same data as Python literals took 30 ms to compile.
+    """
+    data = json.loads(text)
+    states = {int(state): {symbol: (bool(action[0]), int(action[1]))
+                           for symbol, action in actions.items()}
+              for state, actions in data["states"].items()}
+    rules = tuple((length, origin, tuple(kept), tuple(spliced), mode, expand1, method, unit)
+                  for length, origin, kept, spliced, mode, expand1, method, unit in data["rules"])
+    embedded = {kind: {text: tuple(names) for text, names in texts.items()}
+                for kind, texts in data["embedded"].items()}
+    return Automaton(states, data["start"], data["end"], rules, data["lexer"], embedded,
+                     tuple(data["kept_terminals"]), tuple(data["collected"]),
+                     tuple(data["multiline"]))
 
 
 def load_tables(automaton: Automaton, builder: type) -> Tables | None:
