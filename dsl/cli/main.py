@@ -25,11 +25,12 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"evaldsl: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(verbs: Sequence[str] = VERBS) -> argparse.ArgumentParser:
+    """The parser with the subcommands of `verbs` (all by default)."""
     parser = _Parser(prog="evaldsl", description="Judge conversational and tool-using agents.")
     parser.add_argument("--version", action="version", version=_version())
     subparsers = parser.add_subparsers(dest="verb", metavar="COMMAND", parser_class=_Parser)
-    for verb in VERBS:
+    for verb in verbs:
         module = _verb_module(verb)
         if module is not None:
             module.add_parser(subparsers)
@@ -37,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(_verbs_named(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
     if not getattr(args, "verb", None):
         parser.print_help()
@@ -51,6 +52,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_OK
+
+
+def _verbs_named(argv: Sequence[str]) -> Sequence[str]:
+    """Only the verb the command line names, when it names one: each verb module imports
+    what its verb needs, and `check` should not pay for `run`'s or `explain`'s."""
+    return argv[:1] if argv[:1] and argv[0] in VERBS else VERBS
 
 
 def _verb_module(verb: str):  # type: ignore[no-untyped-def]
