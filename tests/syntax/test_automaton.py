@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from evaldsl import grammar
 from evaldsl.syntax import automaton, automaton_export, larkparse
 from evaldsl.syntax.builder import Builder
@@ -49,3 +51,19 @@ class TestGenerated:
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                               check=True)
         assert done.stdout.split() == ["False", "True"]
+
+    def test_an_edited_grammar_is_exported_afresh(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """When the grammar's digest differs from the generated one, the parser takes lark's
+        tables at run time instead of stale ones, and parses the same."""
+        from evaldsl.syntax import parser
+
+        text = 'check a = keyword(any: ["hi"])  # greets\n'
+        expected = repr(parser.parse(text).module)
+        monkeypatch.setattr(automaton, "GRAMMAR_SHA256", "edited")
+        parser._fast_tables.cache_clear()
+        try:
+            tables = parser._fast_tables()
+            assert tables is not None and tables.states is not automaton.AUTOMATON.states
+            assert repr(parser.parse(text).module) == expected
+        finally:
+            parser._fast_tables.cache_clear()
