@@ -12,13 +12,52 @@ See docs/api.md. Everything else lives in submodules (`evaldsl.syntax.parser`,
 
 from __future__ import annotations
 
-from evaldsl.api import Spec, load
-from evaldsl.cases.case import Case
-from evaldsl.errors import EvaldslError, SpecError
-from evaldsl.model.protocols import Embedder, Judge
-from evaldsl.primitives.registry import Registry, primitive
-from evaldsl.results import CaseResult, Report
-from evaldsl.values import CheckResult, ErrorValue
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from evaldsl.api import Spec, load
+    from evaldsl.cases.case import Case
+    from evaldsl.errors import EvaldslError, SpecError
+    from evaldsl.model.protocols import Embedder, Judge
+    from evaldsl.primitives.registry import Registry, primitive
+    from evaldsl.results import CaseResult, Report
+    from evaldsl.values import CheckResult, ErrorValue
+
+_HOMES = {
+    "Case": "evaldsl.cases.case",
+    "CaseResult": "evaldsl.results",
+    "CheckResult": "evaldsl.values",
+    "Embedder": "evaldsl.model.protocols",
+    "ErrorValue": "evaldsl.values",
+    "EvaldslError": "evaldsl.errors",
+    "Judge": "evaldsl.model.protocols",
+    "Registry": "evaldsl.primitives.registry",
+    "Report": "evaldsl.results",
+    "Spec": "evaldsl.api",
+    "SpecError": "evaldsl.errors",
+    "load": "evaldsl.api",
+    "primitive": "evaldsl.primitives.registry",
+}
+"""Public name -> the module that defines it, imported on first use (PEP 562).
+
+`import evaldsl` is what every run, check and plugin pays first: it loads
+nothing else, so each command pays only for the modules it reaches.
+"""
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'evaldsl' has no attribute {name!r}")
+    value = getattr(import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "Case",

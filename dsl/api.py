@@ -13,7 +13,6 @@ thread at a time; build one per worker and `merge` them.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import os
 import threading
@@ -28,7 +27,6 @@ from evaldsl.model.protocols import Embedder, Judge
 from evaldsl.model.runtime import ModelRuntime
 from evaldsl.primitives.registry import Registry, default_registry
 from evaldsl.results import CaseResult, Report
-from evaldsl.run.concurrency import run_concurrently
 from evaldsl.runtime.graph import Graph, build_graph
 from evaldsl.runtime.interpreter import Interpreter, refuse_running_loop
 from evaldsl.syntax.source import Source
@@ -116,6 +114,8 @@ class Spec:
                 report.add(self.evaluate(case))
             return report
         refuse_running_loop("await spec.run_async(cases)")
+        import asyncio  # 0.04 s to import: only specs with model checks need a loop
+
         return asyncio.run(self.run_async(cases, concurrency=concurrency))
 
     async def run_async(self, cases: Iterable[CaseLike] | AsyncIterable[CaseLike], *,
@@ -136,6 +136,8 @@ class Spec:
         carries its case's id. More cases in flight than the judge's
         concurrency keeps its request slots full when some cases need no call.
         """
+        from evaldsl.run.concurrency import run_concurrently
+
         return run_concurrently(self.evaluate_async, cases, concurrency)
 
     def model_stats(self) -> Any:

@@ -1,22 +1,28 @@
 """The evaldsl standard library of primitives.
 
-One module per family; importing this package registers every primitive with
-`evaldsl.primitives.registry.primitive`.
+One module per family; importing a family registers its primitives with
+`evaldsl.primitives.registry.primitive`. `FAMILIES` names each family's
+primitives so that `default_registry` can list them all and import a family
+only when a spec uses one of its primitives: a deterministic spec never
+loads the model checks, the tool-call matchers or their dependencies. A test
+holds `FAMILIES` to what the modules register.
 """
 
-from evaldsl.stdlib import (
-    classifying,
-    dialog_state,
-    judging,
-    moderation,
-    safety,
-    signals,
-    similarity,
-    structure,
-    text,
-    timing,
-    tools,
-)
+from __future__ import annotations
 
-__all__ = ["classifying", "dialog_state", "judging", "moderation", "safety", "signals",
-           "similarity", "structure", "text", "timing", "tools"]
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "evaldsl.stdlib.classifying": ("classify",),
+    "evaldsl.stdlib.dialog_state": ("slots", "steps"),
+    "evaldsl.stdlib.judging": ("judge", "refusal"),
+    "evaldsl.stdlib.moderation": ("moderation",),
+    "evaldsl.stdlib.safety": ("safety",),
+    "evaldsl.stdlib.signals": ("signals",),
+    "evaldsl.stdlib.similarity": ("similarity",),
+    "evaldsl.stdlib.structure": ("json_schema",),
+    "evaldsl.stdlib.text": ("keyword", "length", "regex"),
+    "evaldsl.stdlib.timing": ("latency", "turns"),
+    "evaldsl.stdlib.tools": ("args_match", "tool_called", "trajectory"),
+}
+"""Family module -> the primitives its import registers."""
+
+__all__ = ["FAMILIES"]

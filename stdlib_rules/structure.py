@@ -10,10 +10,8 @@ from __future__ import annotations
 
 import json
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
-from jsonschema.validators import validator_for
 from pydantic import Field, field_validator
 
 from evaldsl.cases.case import Case
@@ -22,6 +20,9 @@ from evaldsl.primitives.registry import Cost, primitive
 from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.stdlib._common import Params, over
 from evaldsl.values import CheckResult
+
+if TYPE_CHECKING:
+    import jsonschema
 
 _FENCE = ("```json", "```JSON", "```")
 
@@ -42,6 +43,9 @@ with warnings.catch_warnings():
         @field_validator("schema")
         @classmethod
         def _valid_schema(cls, schema: dict[str, Any]) -> dict[str, Any]:
+            import jsonschema  # 0.08 s to import: only specs with a schema pay it
+            from jsonschema.validators import validator_for
+
             try:
                 validator_for(schema).check_schema(schema)
             except jsonschema.SchemaError as exc:
@@ -60,6 +64,8 @@ def json_schema(params: JsonSchemaParams) -> Any:
 
         check 结构化 = json_schema(schema: {type: "object", required: ["订单号", "状态"]})
     """
+    from jsonschema.validators import validator_for
+
     validator = validator_for(params.schema)(params.schema)
 
     def judge(unit: Unit) -> CheckResult:

@@ -21,13 +21,14 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
-
-import yaml
+from typing import TYPE_CHECKING, Any, Literal
 
 from evaldsl.cases.case import Case
 from evaldsl.cases.rows import EMPTY_SCHEMA, CaseSchema, RowProblem, to_case
 from evaldsl.errors import CaseDataError
+
+if TYPE_CHECKING:
+    import yaml
 
 Policy = Literal["skip", "fail"]
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -143,6 +144,8 @@ def json_rows(path: Path) -> Iterator[tuple[int, Any]]:
 
 def yaml_rows(path: Path) -> Iterator[tuple[int, Any]]:
     """A list of cases, or one case per document, each with the line it starts on."""
+    import yaml  # only YAML case files pay for it
+
     name = str(path)
     try:
         with path.open("rb") as handle:
@@ -162,6 +165,8 @@ def yaml_rows(path: Path) -> Iterator[tuple[int, Any]]:
 
 
 def _construct(name: str, node: yaml.Node) -> Any:
+    import yaml
+
     loader = yaml.SafeLoader("")
     try:
         return loader.construct_document(node)

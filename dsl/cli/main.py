@@ -28,17 +28,18 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"evaldsl: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(verbs: Sequence[str] = VERBS) -> argparse.ArgumentParser:
+    """The parser with the subcommands of `verbs` (all by default)."""
     parser = _Parser(prog="evaldsl", description="Judge conversational and tool-using agents.")
     parser.add_argument("--version", action="version", version=_version())
     subparsers = parser.add_subparsers(dest="verb", metavar="COMMAND", parser_class=_Parser)
-    for verb in VERBS:
+    for verb in verbs:
         _verb_module(verb).add_parser(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(_verbs_named(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
     if not getattr(args, "verb", None):
         parser.print_help()
@@ -47,6 +48,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(_verb_module(args.verb).run(args))
     except (Exception, KeyboardInterrupt) as exc:
         return exit_for(exc, args.verb)
+
+
+def _verbs_named(argv: Sequence[str]) -> Sequence[str]:
+    """Only the verb the command line names, when it names one: each verb module imports
+    what its verb needs, and `check` should not pay for `run`'s or `explain`'s."""
+    return argv[:1] if argv[:1] and argv[0] in VERBS else VERBS
 
 
 def _verb_module(verb: str) -> ModuleType:

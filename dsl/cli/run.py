@@ -206,14 +206,15 @@ def _junit(args: argparse.Namespace, layout: Any) -> Any:
 
 
 def _write_outputs(args: argparse.Namespace, report: dict[str, Any]) -> None:
-    from evaldsl.report.html import render_html
-    from evaldsl.report.markdown import render_markdown
-
     if args.output is not None:
         _atomic(args.output, json.dumps(report, ensure_ascii=False, indent=2) + "\n")
     if args.html is not None:
+        from evaldsl.report.html import render_html
+
         _atomic(args.html, render_html(report))
     if args.md is not None:
+        from evaldsl.report.markdown import render_markdown
+
         _atomic(args.md, render_markdown(report))
 
 

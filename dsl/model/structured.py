@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
+if TYPE_CHECKING:
+    import jsonschema
 
 
 class Unparsed(ValueError):
@@ -87,8 +88,10 @@ def problem(value: Any, schema: dict[str, Any]) -> str | None:
     """What makes `value` not fit `schema`, in one line; None when it fits."""
     if fits(value, schema) is True:
         return None
+    from jsonschema.exceptions import best_match
+
     validator = _validator(json.dumps(schema, sort_keys=True))
-    error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+    error = best_match(validator.iter_errors(value))
     if error is None:
         return None
     where = "/".join(str(p) for p in error.absolute_path)
@@ -98,6 +101,8 @@ def problem(value: Any, schema: dict[str, Any]) -> str | None:
 @functools.lru_cache(maxsize=256)
 def _validator(schema_json: str) -> jsonschema.Draft202012Validator:
     """Validators by schema text: a spec asks the same few schemas over and over."""
+    import jsonschema  # 0.08 s to import: only model checks with a schema pay it
+
     return jsonschema.Draft202012Validator(json.loads(schema_json))
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import enum
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import import_module
 from importlib.metadata import entry_points
@@ -95,24 +95,54 @@ class Registry:
 
     def __init__(self) -> None:
         self._primitives: dict[str, Primitive] = {}
+        self._deferred: dict[str, str] = {}
+        """Name -> the module whose import registers it (with `@primitive`), not yet imported."""
         self._lock = threading.Lock()
 
     def add(self, primitive: Primitive) -> Primitive:
         with self._lock:
             self._primitives[primitive.name] = primitive
+            self._deferred.pop(primitive.name, None)
         return primitive
 
+    def defer(self, names: Iterable[str], module: str) -> None:
+        """Hold `names` as primitives of `module`, imported the first time one is looked up.
+
+        A name already registered keeps its entry.
+        """
+        with self._lock:
+            for name in names:
+                if name not in self._primitives:
+                    self._deferred[name] = module
+
     def get(self, name: str) -> Primitive | None:
-        return self._primitives.get(name)
+        found = self._primitives.get(name)
+        if found is None and name in self._deferred:
+            self._import(self._deferred[name])
+            found = self._primitives.get(name)
+        return found
 
     def __contains__(self, name: object) -> bool:
-        return name in self._primitives
+        return name in self._primitives or name in self._deferred
 
     def __iter__(self) -> Iterator[Primitive]:
+        for module in set(self._deferred.values()):
+            self._import(module)
         return iter(sorted(self._primitives.values(), key=lambda p: p.name))
 
     def names(self) -> list[str]:
-        return sorted(self._primitives)
+        return sorted({*self._primitives, *self._deferred})
+
+    def _import(self, module: str) -> None:
+        """Import `module` and take the primitives it registered that are deferred to it."""
+        import_module(module)
+        with self._lock:
+            for name in [n for n, m in self._deferred.items() if m == module]:
+                registered = _STAGING.get(name)
+                if registered is None:
+                    raise LookupError(f"importing `{module}` did not register `{name}`")
+                self._primitives[name] = registered
+                del self._deferred[name]
 
 
 _STAGING = Registry()
@@ -165,11 +195,14 @@ def default_registry() -> Registry:
     global _default
     with _default_lock:
         if _default is None:
-            import_module("evaldsl.stdlib")
+            from evaldsl.stdlib import FAMILIES
+
             for ep in entry_points(group=ENTRY_POINT_GROUP):
                 ep.load()
             registry = Registry()
             for p in _STAGING:
                 registry.add(p)
+            for module, names in FAMILIES.items():
+                registry.defer(names, module)
             _default = registry
         return _default

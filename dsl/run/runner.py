@@ -17,7 +17,6 @@ uninterrupted one; only the `run` section (about the process) differs.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -35,7 +34,6 @@ from evaldsl.report.json_report import ReportBuilder, cost_dict, metric_entry
 from evaldsl.report.layout import SpecLayout
 from evaldsl.report.progress import Progress
 from evaldsl.results import CaseResult, Report
-from evaldsl.run.concurrency import run_concurrently
 
 BAD_ROWS_LISTED = 100
 """Skipped rows listed by file and line in the report; all of them are counted."""
@@ -115,6 +113,8 @@ class _Run:
             with self.progress:
                 self.progress.skip(self.resumed)
                 if self.spec.has_model_checks:
+                    import asyncio  # 0.04 s to import: deterministic specs run without a loop
+
                     asyncio.run(self._drive_async(self._todo(cases)))
                 else:
                     self._drive(self._todo(cases))
@@ -186,6 +186,8 @@ class _Run:
             self._record(case, evaluate(case))
 
     async def _drive_async(self, cases: Iterator[Case]) -> None:
+        from evaldsl.run.concurrency import run_concurrently
+
         results = run_concurrently(self._evaluate, cases, self.options.concurrency)
         try:
             async with aclosing(results):

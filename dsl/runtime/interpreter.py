@@ -14,7 +14,6 @@ never leaves the first round and never touches asyncio.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from typing import Any
 
@@ -57,6 +56,8 @@ class Interpreter:
         fr = self._start(case, pins)
         if fr.wanted:
             refuse_running_loop()
+            import asyncio  # 0.04 s to import: only cases that need a model call pay it
+
             asyncio.run(self._complete(fr))
         return self._result(fr)
 
@@ -166,6 +167,8 @@ async def _ask(runtime: Any, case: Case, requests: list[Any]) -> list[CheckResul
 
 def refuse_running_loop(instead: str = "await spec.evaluate_async(case)") -> None:
     """Blocking on model calls inside a running event loop would deadlock it: refuse."""
+    import asyncio
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:

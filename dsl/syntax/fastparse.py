@@ -1,11 +1,13 @@
-"""The parser's fast path: lark's own LALR tables, driven by a small loop.
+"""The parser's fast path: lark's own LALR tables and lexer, driven by a small loop.
 
 lark builds a parse tree with positions and then transforms it into AST
-nodes; for a 100-line spec that costs several milliseconds, most of it in
-generic machinery. This module runs the *same* LALR(1) tables (computed by
-lark from the grammar, handed over by `evaldsl.syntax.parser` as plain data) with a
-single-regex lexer and calls the same AST builder methods directly, with the
-same positions lark would have given them.
+nodes; for a 300-line spec that costs about 60 ms, most of it in generic
+machinery (benchmarks/editor_latency.py). This module runs the *same*
+LALR(1) tables and the same terminals (computed by lark from the grammar and
+kept as plain data in `evaldsl.syntax.automaton`, see
+`evaldsl.syntax.automaton_export`) and calls the same `Builder` methods
+directly, with the same positions lark would have given them. It never
+imports lark, so a process that only parses valid specs never pays for it.
 
 It only ever handles input it can parse exactly like lark: anything
 unexpected (a character no terminal matches, a token the current state does
@@ -17,10 +19,11 @@ both paths on generated specs.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 MAX_DEPTH = 150
 """Deeper values go through lark, which decides between a result and E003."""
@@ -58,6 +61,65 @@ class RuleShape:
                 and self.mode == CALL and not self.expand1 and self.callback is not None)
 
 
+class Automaton(NamedTuple):
+    """lark's analysis of the grammar as plain data, the form `evaldsl.syntax.automaton` keeps."""
+
+    states: dict[int, dict[str, tuple[bool, int]]]
+    """state -> terminal or rule name -> (shift?, next state or rule index)."""
+    start: int
+    end: int
+    rules: tuple[tuple[int, str, tuple[int, ...], tuple[int, ...], int, bool, str, bool], ...]
+    """Per rule: length, origin, kept, spliced, mode, expand1, builder method ("" for none),
+    unit (see `RuleShape`)."""
+    lexer: str
+    """One regular expression: leading ignored text (group 1), then one token as a named group
+    per terminal, in lark's order of preference."""
+    embedded: dict[str, dict[str, tuple[str, ...]]]
+    """Terminal -> text -> the literal terminals of that text it also matches (`NAME` ->
+    `check` -> `CHECK`); the first one the state accepts wins, as in lark's lexer."""
+    kept_terminals: tuple[str, ...]
+    collected: tuple[str, ...]
+    """Ignored terminals handed back as comments."""
+    multiline: tuple[str, ...]
+    """Terminals whose pattern may match a line break (lark's own test)."""
+
+
+def automaton_from_json(text: str) -> Automaton:
+    """The automaton `evaldsl.syntax.automaton` keeps as JSON text.
+
+    JSON because the module is imported by every process that parses, often
+    without a bytecode cache: a string literal compiles at once, where the
+    same data as Python literals took 30 ms to compile.
+    """
+    data = json.loads(text)
+    states = {int(state): {symbol: (bool(action[0]), int(action[1]))
+                           for symbol, action in actions.items()}
+              for state, actions in data["states"].items()}
+    rules = tuple((length, origin, tuple(kept), tuple(spliced), mode, expand1, method, unit)
+                  for length, origin, kept, spliced, mode, expand1, method, unit in data["rules"])
+    embedded = {kind: {text: tuple(names) for text, names in texts.items()}
+                for kind, texts in data["embedded"].items()}
+    return Automaton(states, data["start"], data["end"], rules, data["lexer"], embedded,
+                     tuple(data["kept_terminals"]), tuple(data["collected"]),
+                     tuple(data["multiline"]))
+
+
+def load_tables(automaton: Automaton, builder: type) -> Tables | None:
+    """The driver's tables, builder methods resolved; None if a rule has no method."""
+    shapes = []
+    for length, origin, kept, spliced, mode, expand1, method, unit in automaton.rules:
+        callback = getattr(builder, method, None) if method else None
+        if method and callback is None:
+            return None
+        shapes.append(RuleShape(length, origin, kept, frozenset(spliced), mode, expand1,
+                                callback, unit))
+    wrapping = frozenset(i for i, rule in enumerate(shapes) if rule.wraps)
+    return Tables(automaton.states, automaton.start, automaton.end, shapes,
+                  re.compile(automaton.lexer), automaton.embedded,
+                  frozenset(automaton.kept_terminals), frozenset(automaton.collected),
+                  frozenset(automaton.multiline), wrapping)
+
+
 @dataclass(frozen=True, slots=True)
 class Tables:
     states: dict[int, dict[str, tuple[bool, int]]]
@@ -65,12 +127,13 @@ class Tables:
     start: int
     end: int
     rules: list[RuleShape]
-    keywords: dict[str, str]
-    """Keyword text -> its terminal (`check` -> `CHECK`)."""
-    operators: dict[str, tuple[str, ...]]
-    """Operator text -> the terminals it may be, in lark's order of preference."""
+    lexer: re.Pattern[str]
+    embedded: dict[str, dict[str, tuple[str, ...]]]
+    """See `Automaton.embedded`."""
     kept_terminals: frozenset[str]
     """Terminals the builder receives; the others (keywords, brackets) only count for spans."""
+    collected: frozenset[str]
+    multiline: frozenset[str]
     wrapping_rules: frozenset[int] = frozenset()
     """Indices of rules whose `wraps` is true."""
     units: dict[tuple[int, int, str], int] = field(default_factory=dict)
@@ -98,17 +161,6 @@ class _Meta:
 class _Splice(list):  # type: ignore[type-arg]
     """The kept children of an inlined rule, spliced into the parent's."""
 
-
-_LEXER = re.compile(
-    r"([ \t\r\n\f\u00a0\u3000]*)"
-    r"(?:(?P<COMMENT>#[^\n]*)"
-    r"|(?P<STRING>\"([^\"\\\n]|\\.)*\"|'([^'\\\n]|\\.)*')"
-    r"|(?P<PERCENT>\d+(\.\d+)?%)"
-    r"|(?P<NUMBER>\d+(\.\d+)?([eE][+-]?\d+)?)"
-    r"|(?P<NAME>(?!\d)\w+)"
-    r"|(?P<OP>->|==|!=|<=|>=|[<>=+\-*/(){}\[\],:.?]))?"
-)
-"""Leading white space (group 1), then one token; no token at the end of the text."""
 
 class FastToken(str):
     """A token as the AST builder reads it: its text, terminal name and position."""
@@ -141,15 +193,17 @@ def parse_fast(text: str, tables: Tables, builder: Any) -> tuple[Any, list[FastT
     states = tables.states
     rules = tables.rules
     units = tables.units
-    keywords = tables.keywords
+    embedded = tables.embedded
     kept_terminals = tables.kept_terminals
+    collected = tables.collected
+    multiline = tables.multiline
     wraps = tables.wrapping_rules
     state_stack = [tables.start]
     stack: list[_Item] = []
     comments: list[FastToken] = []
     line, line_start = 1, 0
     pos, size = 0, len(text)
-    match = _LEXER.match
+    match = tables.lexer.match
     while True:
         m = match(text, pos) if pos < size else None
         kind = m.lastgroup if m is not None else None
@@ -164,20 +218,21 @@ def parse_fast(text: str, tables: Tables, builder: Any) -> tuple[Any, list[FastT
         if kind is not None:
             value = text[pos:end]
             col = pos - line_start + 1
-            if kind == "COMMENT":
+            if kind in multiline and "\n" in value:
+                raise Fallback
+            if kind in collected:
                 end_col = col + len(value)
                 comments.append(make_token(kind, value, pos, line, col, line, end_col, end))
                 pos = end
                 continue
             actions = states[state_stack[-1]]
-            if kind == "NAME":
-                terminal = keywords.get(value, "NAME")
-                if terminal not in actions:
-                    terminal = "NAME"
-            elif kind == "OP":
-                terminal = _operator(value, actions, tables)
-            else:
-                terminal = kind or ""
+            terminal = kind
+            literals = embedded.get(kind)
+            if literals is not None:
+                for literal in literals.get(value, ()):
+                    if literal in actions:
+                        terminal = literal
+                        break
             end_col = col + len(value)
             extent = (line, col, line, end_col)
             if terminal in kept_terminals:
@@ -235,13 +290,6 @@ def _unit_chain(below: int, top: int, terminal: str, tables: Tables) -> int:
         if not rule.unit:
             return top
         top = tables.states[below][rule.origin][1]
-
-
-def _operator(value: str, actions: dict[str, tuple[bool, int]], tables: Tables) -> str:
-    for candidate in tables.operators.get(value, ()):
-        if candidate in actions:
-            return candidate
-    raise Fallback
 
 
 def _reduce(rule: RuleShape, state_stack: list[int], stack: list[_Item],

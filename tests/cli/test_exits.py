@@ -141,4 +141,4 @@ class TestEveryVerb:
 
         monkeypatch.setattr(entry, "VERBS", (*entry.VERBS, "no_such_verb"))
         with pytest.raises(ModuleNotFoundError, match="no_such_verb"):
-            main(["check", "--help"])
+            main(["--help"])

@@ -14,7 +14,6 @@ from functools import lru_cache
 from typing import Any
 
 import regex
-from jsonschema import Draft202012Validator, SchemaError, validators
 from pydantic import BaseModel
 
 from evaldsl.checker.facts.annotations import param_fields_of
@@ -109,6 +108,8 @@ def schema_error(schema: Any) -> tuple[str, list[str]] | None:
 
 @lru_cache(maxsize=256)
 def _schema_error(text: str) -> tuple[str, list[str]] | None:
+    from jsonschema import Draft202012Validator, SchemaError, validators  # only specs with schemas
+
     schema = json.loads(text)
     cls = validators.validator_for(schema, default=Draft202012Validator)
     try:

@@ -1,0 +1,77 @@
+"""A fast start: a process pays only for the libraries its spec uses.
+
+Each test runs a fresh interpreter, so what it imports is what a user's
+`evaldsl` command imports. Time is not asserted here (benchmarks/startup.py
+prints the figures); which modules load is what keeps it fast.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from tests.support import run_kit
+
+HEAVY = ("openai", "numpy", "jsonschema", "asyncio", "aiohttp", "httpx", "lark", "yaml")
+"""Libraries a deterministic spec over JSONL cases does not need (lark: only syntax errors)."""
+
+PROBE = """\
+import json, sys
+from evaldsl.cli.main import main
+steps = {}
+def loaded():
+    return sorted(m for m in HEAVY if m in sys.modules)
+import evaldsl
+steps["import"] = loaded()
+main(["check", SPEC])
+steps["check"] = loaded()
+code = main(["run", SPEC, CASES, "--results", RESULTS, "-o", REPORT] + EXTRA)
+assert code in (0, 1), code
+steps["run"] = loaded()
+print(json.dumps(steps))
+"""
+
+
+def _probe(tmp_path: Path, spec_text: str, extra: tuple[str, ...] = (),
+           env: dict[str, str] | None = None) -> dict[str, list[str]]:
+    spec = tmp_path / "spec.eval"
+    spec.write_text(spec_text, encoding="utf-8")
+    cases = tmp_path / "cases.jsonl"
+    run_kit.write_cases(cases, 20)
+    names: dict[str, Any] = {"HEAVY": HEAVY, "SPEC": str(spec), "CASES": str(cases),
+                             "RESULTS": str(tmp_path / "results.jsonl"),
+                             "REPORT": str(tmp_path / "report.json"), "EXTRA": list(extra)}
+    code = "".join(f"{name} = {value!r}\n" for name, value in names.items()) + PROBE
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    steps: dict[str, list[str]] = json.loads(done.stdout.splitlines()[-1])
+    return steps
+
+
+class TestStartup:
+    def test_import_loads_only_the_package(self) -> None:
+        """`import evaldsl` loads none of the package's submodules, let alone a library."""
+        code = ("import sys, evaldsl\n"
+                "print(sorted(m for m in sys.modules if m.startswith('evaldsl')))")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              check=True)
+        assert done.stdout.strip() == "['evaldsl']"
+
+    def test_deterministic_spec_needs_no_heavy_library(self, tmp_path: Path) -> None:
+        """Checking and running a spec without model checks or schemas loads none of them."""
+        steps = _probe(tmp_path, run_kit.SPEC)
+        assert steps == {"import": [], "check": [], "run": []}
+
+    def test_model_check_loads_openai_when_it_runs(self, tmp_path: Path,
+                                                   judge_server: Any) -> None:
+        """A judged spec brings in the client only to run: checking it stays light."""
+        steps = _probe(tmp_path, run_kit.MODEL_SPEC,
+                       ("--judge", judge_server.base_url, "--no-cache"),
+                       {"EVALDSL_JUDGE_API_KEY": "sk-test"})
+        assert steps["check"] == []
+        assert {"openai", "asyncio"} <= set(steps["run"])
