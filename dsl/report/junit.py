@@ -100,14 +100,13 @@ class JUnitCases:
         status, message = case_status(record, self.passing)
         return status, _testcase(record, self._head, status, message)
 
-    def __call__(self, records: Sequence[Mapping[str, Any]]) -> JUnitPart:
+    @staticmethod
+    def join(rendered: Sequence[tuple[str, str]]) -> JUnitPart:
+        """Cases rendered one by one, as one part for `JUnitWriter.add_rendered`."""
         totals = {"passed": 0, "failure": 0, "error": 0}
-        elements = []
-        for record in records:
-            status, element = self.render(record)
+        for status, _ in rendered:
             totals[status] += 1
-            elements.append(element)
-        return JUnitPart(totals, "".join(elements))
+        return JUnitPart(totals, "".join(element for _, element in rendered))
 
 
 class JUnitWriter:
