@@ -93,10 +93,12 @@ def run(spec: Spec, layout: SpecLayout, cases: Iterable[Item], options: RunOptio
     the end, inside the event loop its async clients belong to. Every record
     (read back from the journal or new) also goes to each of `sinks`.
     """
-    return _Run(spec, layout, options, runtime, sinks).execute(cases)
+    return Run(spec, layout, options, runtime, sinks).execute(cases)
 
 
-class _Run:
+class Run:
+    """One run: the journal, the stream of cases, bad rows, and the report at the end."""
+
     def __init__(self, spec: Spec, layout: SpecLayout, options: RunOptions,
                  runtime: Any = None, sinks: Sequence[Sink] = ()) -> None:
         self.spec = spec
@@ -132,8 +134,8 @@ class _Run:
         return RunResult(self._report(elapsed), self.state.report, self.evaluated,
                          self.resumed, elapsed, self.bad_rows)
 
-    def _consume(self, cases: Iterable[Item]) -> None:
-        """Evaluate the cases in this process."""
+    def _consume(self, cases: Iterable[Any]) -> None:
+        """Evaluate the cases (`Item`s) in this process."""
         if self.spec.has_model_checks:
             asyncio.run(self._drive_async(self._todo(cases)))
         else:
