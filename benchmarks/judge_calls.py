@@ -11,12 +11,11 @@ of every reply) is run over 1,000 generated cases against the test server
 
 Wall time of (2) is compared with the ideal `calls x latency / concurrency`.
 What a run pays once whatever its size (importing the `openai` client and
-aiohttp, starting the judge's client process, the first connection) is paid
-by one warm-up case of its own through each spec before the timers start;
-its seconds are printed on their own and its calls are not counted.
+aiohttp, the first connection) is paid by one warm-up case of its own through
+each spec before the timers start; its seconds are printed on their own and
+its calls are not counted.
 
     python benchmarks/judge_calls.py [--cases 1000] [--latency-ms 50] [--concurrency 32]
-                                     [--client-process auto|on|off]
 """
 
 from __future__ import annotations
@@ -35,11 +34,8 @@ import evaldsl
 from evaldsl.model import ModelStats, Settings
 
 ROOT = Path(__file__).resolve().parents[1]
-CPU: list[tuple[float, float]] = []
-"""Client CPU seconds of each measured run: this process, and its children but the server
-(the judge's client process)."""
-SERVER_PIDS: set[int] = set()
-"""The test server's process, whose CPU is the server's, not the client's."""
+CPU: list[float] = []
+"""Client CPU seconds of each measured run (the test server is another process)."""
 WARM_UP: list[float] = []
 """Seconds of each spec's warm-up case."""
 CHECKS = """
@@ -107,32 +103,13 @@ def measure(text: str, cases: list[dict[str, Any]], env: dict[str, str],
     asyncio.run(evaluate_all(spec, [warm_up_case(len(cases))], 1))
     WARM_UP.append(time.perf_counter() - started)
     before = spec.model_stats()
-    started, cpu, helpers = time.perf_counter(), time.process_time(), children_cpu()
+    started, cpu = time.perf_counter(), time.process_time()
     labels = asyncio.run(evaluate_all(spec, cases, width))
     elapsed = time.perf_counter() - started
-    CPU.append((time.process_time() - cpu, cpu_since(helpers)))
+    CPU.append(time.process_time() - cpu)
     stats = since(before, spec.model_stats())
     spec.close()
     return labels, stats, elapsed
-
-
-def children_cpu() -> dict[int, float]:
-    """CPU seconds so far of each child of this process but the test server (Linux)."""
-    seconds: dict[int, float] = {}
-    for listing in Path("/proc/self/task").glob("*/children"):
-        for pid in map(int, listing.read_text().split()):
-            try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if pid not in SERVER_PIDS:
-                seconds[pid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return seconds
-
-
-def cpu_since(before: dict[int, float]) -> float:
-    """CPU seconds the children spent since `before` was taken."""
-    return sum(t - before.get(pid, 0.0) for pid, t in children_cpu().items())
 
 
 def warm_up_case(n: int) -> dict[str, Any]:
@@ -152,18 +129,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=int, default=1000)
     parser.add_argument("--latency-ms", type=float, default=50.0)
     parser.add_argument("--concurrency", type=int, default=32)
-    parser.add_argument("--client-process", choices=("auto", "on", "off"), default="auto",
-                        help="the judge's client_process setting (off: send in-process)")
     args = parser.parse_args(argv)
     cases = make_cases(args.cases)
     server = server_module().start()
-    SERVER_PIDS.add(server.process.pid)
     try:
         server.control(latency_ms=args.latency_ms)
         with tempfile.TemporaryDirectory() as cache:
             base = {"EVALDSL_JUDGE_BASE_URL": server.base_url, "EVALDSL_JUDGE_API_KEY": "bench",
                     "EVALDSL_JUDGE_CONCURRENCY": str(args.concurrency),
-                    "EVALDSL_JUDGE_CLIENT_PROCESS": args.client_process,
                     "EVALDSL_CACHE_DIR": cache}
             every = EVERY.format(checks=CHECKS.format(fuse=", fuse: false"))
             lazy = LAZY.format(checks=CHECKS.format(fuse=""))
@@ -176,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         server.stop()
     report(args, truth, labels, again, every_stats, stats, cached_stats,
            (every_time, elapsed, cached_time))
-    print(f"untimed warm-up case per spec (imports, client process, first connection): "
+    print(f"untimed warm-up case per spec (imports, first connection): "
           f"{', '.join(f'{t:.2f} s' for t in WARM_UP)}")
     return 0
 
@@ -199,11 +172,11 @@ def report(args: Any, truth: dict[str, str], labels: dict[str, str], again: dict
           f"({sum(labels[k] == truth[k] for k in truth)}/{n})")
     print(f"wall time {times[1]:.2f} s vs ideal {ideal:.2f} s (calls x latency / concurrency): "
           f"{times[1] / ideal if ideal else float('nan'):.2f}x   target <= 1.25x")
-    own, helper = CPU[1]
-    per_call = (own + helper) / lazy.calls * 1000 if lazy.calls else float("nan")
-    print(f"client CPU of the lazy run: {own:.2f} s evaluating + {helper:.2f} s in the judge's "
-          f"client process ({per_call:.2f} ms per call; {args.latency_ms / args.concurrency:.2f}"
-          f" ms per call is the ideal's pace on one core); "
+    own = CPU[1]
+    per_call = own / lazy.calls * 1000 if lazy.calls else float("nan")
+    print(f"client CPU of the lazy run: {own:.2f} s ({per_call:.2f} ms per call; "
+          f"{args.latency_ms / args.concurrency:.2f} ms per call is the ideal's pace on one "
+          "core); "
           f"load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
 

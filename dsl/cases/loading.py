@@ -13,6 +13,11 @@ yielded for the caller to count and reading goes on.
 Formats by extension: `.jsonl`/`.ndjson` (one object per line), `.yaml`/
 `.yml` (a list of cases, or one case per `---` document) and `.json` (a list
 or one case). A YAML syntax error ends that file: YAML cannot resume after it.
+
+Reading is two steps, `read_rows` (a file's rows as `RawRow`s: a JSONL line
+still as its bytes) and `RawRow.item` (the row as a case or a bad row), so
+that a run with workers reads the files once in the parent and lets the
+workers, not the parent, pay for decoding and validating.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from evaldsl.cases.case import Case
 from evaldsl.cases.rows import EMPTY_SCHEMA, CaseSchema, RowProblem, to_case
@@ -57,6 +62,27 @@ class BadRow:
 Item = Case | BadRow
 
 
+class RawRow(NamedTuple):
+    """One row as read from its file, before it is decoded and validated."""
+
+    file: str
+    line: int
+    data: Any
+    """A JSONL line's bytes, a value decoded from a JSON or YAML file, or a `BadRow`."""
+
+    def item(self, schema: CaseSchema = EMPTY_SCHEMA) -> Item | None:
+        """The row as a case or a bad row; None for a blank JSONL line."""
+        data = self.data
+        if isinstance(data, bytes):
+            data = _decode_raw(self.file, self.line, data)
+            if data is _BLANK:
+                return None
+        if isinstance(data, BadRow):
+            return data
+        case = to_case(data, schema, f"{self.file}:{self.line}")
+        return case if isinstance(case, Case) else _bad(self.file, self.line, case)
+
+
 def read_cases(paths: str | Path | Iterable[str | Path], schema: CaseSchema = EMPTY_SCHEMA,
                on_bad_row: Policy = "fail") -> Iterator[Item]:
     """Cases from every file in order; bad rows raise or are yielded by the policy."""
@@ -77,41 +103,53 @@ def load_cases(paths: str | Path | Iterable[str | Path],
 
 def read_file(path: Path, schema: CaseSchema = EMPTY_SCHEMA) -> Iterator[Item]:
     """Every row of one file as a case or a bad row."""
-    name = str(path)
-    try:
-        rows = _rows(path)
-        for line, row in rows:
-            if isinstance(row, BadRow):
-                yield row
-                continue
-            case = to_case(row, schema, f"{name}:{line}")
-            yield case if isinstance(case, Case) else _bad(name, line, case)
-    except OSError as exc:
-        yield BadRow(name, 0, f"cannot read the file: {exc.strerror or exc}")
+    for row in read_rows([path]):
+        item = row.item(schema)
+        if item is not None:
+            yield item
 
 
-def _rows(path: Path) -> Iterator[tuple[int, Any]]:
+def read_rows(paths: Iterable[str | Path]) -> Iterator[RawRow]:
+    """The rows of every file in order, undecoded; a file that cannot be read is a bad row."""
+    for path in paths:
+        name = str(path)
+        try:
+            yield from _rows(Path(path))
+        except OSError as exc:
+            yield RawRow(name, 0, BadRow(name, 0, f"cannot read the file: {exc.strerror or exc}"))
+
+
+def _rows(path: Path) -> Iterator[RawRow]:
     suffix = path.suffix.lower()
+    name = str(path)
     if suffix in YAML_SUFFIXES:
-        return yaml_rows(path)
+        return (RawRow(name, line, row) for line, row in yaml_rows(path))
     if suffix == ".json":
-        return json_rows(path)
-    return jsonl_rows(path)
+        return (RawRow(name, line, row) for line, row in json_rows(path))
+    return jsonl_lines(path)
 
 
-def jsonl_rows(path: Path) -> Iterator[tuple[int, Any]]:
-    """(line number, decoded object or BadRow) for each non-blank line."""
+def jsonl_lines(path: Path) -> Iterator[RawRow]:
+    """Every line of a JSONL file as its bytes, blank ones included (`RawRow.item` skips them)."""
     name = str(path)
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, 1):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                yield number, BadRow(name, number, f"not UTF-8 text (byte {exc.start + 1})")
-                continue
-            if not text.strip():
-                continue
-            yield number, _decode_line(name, number, text)
+            yield RawRow(name, number, raw)
+
+
+_BLANK = object()
+"""What `_decode_raw` returns for a blank line."""
+
+
+def _decode_raw(name: str, number: int, raw: bytes) -> Any:
+    """One JSONL line as a value, a `BadRow`, or `_BLANK`."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return BadRow(name, number, f"not UTF-8 text (byte {exc.start + 1})")
+    if not text.strip():
+        return _BLANK
+    return _decode_line(name, number, text)
 
 
 def _decode_line(name: str, number: int, text: str) -> Any:

@@ -6,7 +6,8 @@
 Cases stream from JSONL, YAML or JSON files; each finished case is one line
 of `--results` at once, so `--resume` continues a killed run (even `kill -9`)
 where it stopped and ends with the same report. A progress bar with rate and
-ETA shows on stderr when it is a terminal.
+ETA shows on stderr when it is a terminal. `--workers N` evaluates the cases
+in N processes, each with its own judge client; the reports are the same.
 
 Exit codes: 0 ok; 1 a `--fail-under` threshold was missed; 2 usage or spec
 errors (including resuming a journal of another spec); 3 data errors (a bad
@@ -30,7 +31,7 @@ BAD_ROWS_SHOWN = 10
 CASES_PER_REQUEST = 4
 """Cases in flight per judge request slot when `--concurrency` is not given."""
 DEFAULT_REQUESTS = 8
-"""The judge's default `concurrency`, for a runtime that does not say its own."""
+"""The judge's default `concurrency`, for a spec without model checks (no settings read)."""
 
 
 def add_parser(subparsers: Any) -> None:
@@ -52,6 +53,9 @@ def add_parser(subparsers: Any) -> None:
     flow.add_argument("--concurrency", type=_positive, default=None, metavar="N",
                       help="cases in flight when model checks are involved (default: "
                            f"{CASES_PER_REQUEST} times the judge's concurrency setting)")
+    flow.add_argument("--workers", type=_positive, default=1, metavar="N",
+                      help="processes that evaluate cases, each with its own judge client "
+                           "(default: 1, this process)")
     flow.add_argument("--limit", type=_positive, default=None, metavar="N",
                       help="judge only the first N cases")
     flow.add_argument("--resume", action="store_true",
@@ -99,16 +103,16 @@ def run(args: argparse.Namespace) -> int:
     if args.resume and args.results is None:
         raise UsageError("--resume needs --results: the journal to resume from")
     from evaldsl.api import Spec, load
-    from evaldsl.cases.loading import read_cases
-    from evaldsl.cases.rows import CaseSchema
     from evaldsl.report.layout import layout_of
     from evaldsl.run.runner import RunOptions
-    from evaldsl.run.runner import run as run_cases
 
     spec = load(args.spec)
+    settings = _settings(args) if spec.has_model_checks else None
     runtime = None
-    if spec.has_model_checks:
-        runtime = _runtime(args)
+    if settings is not None and args.workers == 1:
+        from evaldsl.model.factory import default_runtime
+
+        runtime = default_runtime(settings)
         spec = Spec(spec.graph, runtime=runtime)
     layout = layout_of(spec.source, str(args.spec))
     unknown = [name for name, _ in args.fail_under if name not in layout.metrics]
@@ -121,14 +125,13 @@ def run(args: argparse.Namespace) -> int:
     missing = [c for c in args.cases if not c.is_file()]
     if missing:
         raise FileNotFoundError(errno.ENOENT, "no such file", str(missing[0]))
-    options = RunOptions(results=args.results, concurrency=_cases_in_flight(args, runtime),
+    options = RunOptions(results=args.results, concurrency=_cases_in_flight(args, settings),
                          limit=args.limit,
                          resume=args.resume, on_bad_row=args.on_bad_row, progress=args.progress,
                          total=_count_rows(args), generated_by=_version())
-    cases = read_cases(args.cases, CaseSchema.of(spec), "skip")
     junit = _junit(args, layout)
     try:
-        result = run_cases(spec, layout, cases, options, runtime, [junit] if junit else [])
+        result = _evaluate(args, spec, layout, options, runtime, settings, junit)
     except BaseException:
         if junit is not None:
             junit.discard()
@@ -148,7 +151,26 @@ def run(args: argparse.Namespace) -> int:
     return _thresholds(args.fail_under, result.report)
 
 
-def _cases_in_flight(args: argparse.Namespace, runtime: Any) -> int:
+def _evaluate(args: argparse.Namespace, spec: Any, layout: Any, options: Any, runtime: Any,
+              settings: Any, junit: Any) -> Any:
+    """The run: in this process, or in `--workers` processes that read rows the parent hands
+    them (each builds its own model runtime from `settings`)."""
+    from evaldsl.cases.loading import read_cases, read_rows
+    from evaldsl.cases.rows import CaseSchema
+
+    sinks = [junit] if junit else []
+    if args.workers > 1:
+        from evaldsl.run.workers import run_workers
+
+        return run_workers(spec, layout, read_rows(args.cases), options, args.workers, settings,
+                           sinks)
+    from evaldsl.run.runner import run as run_cases
+
+    cases = read_cases(args.cases, CaseSchema.of(spec), "skip")
+    return run_cases(spec, layout, cases, options, runtime, sinks)
+
+
+def _cases_in_flight(args: argparse.Namespace, settings: Any) -> int:
     """`--concurrency`, or enough cases to keep the judge's request slots full.
 
     A case often needs no model call (a cheap check decided it) or is between
@@ -157,13 +179,12 @@ def _cases_in_flight(args: argparse.Namespace, runtime: Any) -> int:
     """
     if args.concurrency is not None:
         return int(args.concurrency)
-    limiter = getattr(runtime, "limiter", None)
-    return CASES_PER_REQUEST * int(getattr(limiter, "concurrency", DEFAULT_REQUESTS))
+    requests = settings.judge.concurrency if settings is not None else DEFAULT_REQUESTS
+    return CASES_PER_REQUEST * int(requests)
 
 
-def _runtime(args: argparse.Namespace) -> Any:
-    """The model runtime the flags ask for; built lazily by the model layer on first use."""
-    from evaldsl.model.factory import default_runtime
+def _settings(args: argparse.Namespace) -> Any:
+    """The model settings the flags ask for (the runtime is built lazily from them)."""
     from evaldsl.model.settings import Settings
 
     overrides: dict[str, Any] = {"judge_model": args.judge_model}
@@ -175,7 +196,7 @@ def _runtime(args: argparse.Namespace) -> Any:
         overrides["cache_enabled"] = False
     if args.cache_dir is not None:
         overrides["cache_dir"] = str(args.cache_dir)
-    return default_runtime(Settings.load(args.config, **overrides))
+    return Settings.load(args.config, **overrides)
 
 
 def _count_rows(args: argparse.Namespace) -> int | None:

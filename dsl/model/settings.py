@@ -16,7 +16,6 @@ uses the `openai` client's own environment (`OPENAI_BASE_URL`,
     concurrency = 8                  # requests in flight
     requests_per_minute = 600
     max_retries = 4
-    client_process = "auto"          # on, off: requests sent from a child process
     [embedder]
     model = "text-embedding-3-small" # configuring a model or base_url selects an endpoint
     [cache]
@@ -63,10 +62,6 @@ class Endpoint:
     max_retries: int = 4
     backoff: float = 0.5
     """Base delay in seconds of the exponential backoff between retries."""
-    client_process: str = "auto"
-    """`on`: send requests from a child process, so the `openai` client's CPU (about a
-    millisecond a request) does not compete with evaluation; `off`: in-process; `auto`:
-    on from 32 requests in flight (judge only)."""
     configured: bool = False
     """Whether any source set a model or endpoint (decides remote vs in-process embeddings)."""
 
@@ -81,9 +76,6 @@ class Endpoint:
                 raise ConfigError(f"{name}: `{attr}` must be at least {low}")
         if self.requests_per_minute is not None and self.requests_per_minute <= 0:
             raise ConfigError(f"{name}: `requests_per_minute` must be positive")
-        if self.client_process not in ("auto", "on", "off"):
-            raise ConfigError(f"{name}: `client_process` must be `auto`, `on` or `off`, "
-                              f"not `{self.client_process}`")
         return self
 
 
@@ -119,6 +111,10 @@ requests time out behind each other and be retried, so it gets one in flight and
 timeout unless the user sets otherwise."""
 
 ENDPOINT_FIELDS = {f.name for f in fields(Endpoint)} - {"configured"}
+RETIRED = {"client_process": "requests are always sent from the evaluating process; when one "
+                             "core is not enough, run `evaldsl run --workers N`"}
+"""Settings an earlier version had, with what to do instead: a file that still sets one is
+told so, rather than that the setting is unknown."""
 _NUMERIC = {"temperature": float, "timeout": float, "concurrency": int,
             "requests_per_minute": float, "max_retries": int, "backoff": float}
 
@@ -151,6 +147,8 @@ def _from_toml(table: dict[str, Any]) -> dict[str, Any]:
             if key == "api_key":
                 raise ConfigError(f"[{section}] api_key: keys are read from the environment "
                                   "only; name the variable with `api_key_env`")
+            if key in RETIRED:
+                raise ConfigError(f"[{section}]: `{key}` was removed: {RETIRED[key]}")
             if key == "api_key_env":
                 flat[prefix + "api_key_env"] = item
             elif key not in ENDPOINT_FIELDS:

@@ -3,19 +3,20 @@
 `ReportBuilder` folds case records (`CaseResult.to_dict()`, the lines of
 results.jsonl) into counts that do not depend on the order in which cases
 arrive: a resumed run that reads half its results back from the journal and
-evaluates the rest ends with the same report as an uninterrupted one. Scores
-are summed as integers of 2**-52 units for that reason (float sums depend on
-order). Metrics come from the interpreter's own `Report` (it knows the
-aggregates); this module adds the rest: outcome counts, per-check pass rates
-and score distributions, per-slot fill rates, the worst cases with their
-trace and dialog, cost and skipped rows. docs/report.schema.json is the
-published form.
+evaluates the rest ends with the same report as an uninterrupted one, and
+builders of any split of the cases `merge` into the builder of all of them
+(how the shards of `evaldsl run --workers` meet). Scores are summed as
+integers of 2**-52 units for that reason (float sums depend on order).
+Metrics come from the interpreter's own `Report` (it knows the aggregates);
+this module adds the rest: outcome counts, per-check pass rates and score
+distributions, per-slot fill rates, the worst cases with their trace and
+dialog, cost and skipped rows. docs/report.schema.json is the published form.
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -81,6 +82,19 @@ class _Tally:
                 counts[0] += value is True
                 counts[1] += 1
 
+    def merge(self, other: _Tally) -> _Tally:
+        slots = {k: list(v) for k, v in self.slots.items()}
+        for slot, (filled, judged) in other.slots.items():
+            counts = slots.setdefault(slot, [0, 0])
+            counts[0] += filled
+            counts[1] += judged
+        return _Tally(
+            self.primitive, self.passed + other.passed, self.failed + other.failed,
+            self.errors + other.errors, self.not_needed + other.not_needed,
+            self.scored + other.scored, self.score_units + other.score_units,
+            _pick(min, self.low, other.low), _pick(max, self.high, other.high),
+            [a + b for a, b in zip(self.histogram, other.histogram, strict=True)], slots)
+
     def to_dict(self, name: str) -> dict[str, Any]:
         decided = self.passed + self.failed
         interval = wilson(self.passed, decided)
@@ -143,9 +157,47 @@ class ReportBuilder:
             tally = self._tallies[name] = _Tally(self.layout.checks.get(name, "?"))
         return tally
 
+    def merge(self, other: ReportBuilder) -> ReportBuilder:
+        """A builder holding the records of both (cases of one spec); neither input changes.
+
+        The worst cases of the whole are among the worst of each part, each
+        with the dialog its part kept.
+        """
+        out = ReportBuilder(self.layout, self._worst_size)
+        out.evaluated = self.evaluated + other.evaluated
+        out.review_selected = self.review_selected + other.review_selected
+        out._tallies = dict(self._tallies)
+        for name, tally in other._tallies.items():
+            mine = out._tallies.get(name)
+            out._tallies[name] = tally if mine is None else mine.merge(tally)
+        out._counts = {key: dict(counts) for key, counts in self._counts.items()}
+        for key, counts in other._counts.items():
+            merged = out._counts.setdefault(key, {})
+            for label, n in counts.items():
+                merged[label] = merged.get(label, 0) + n
+        out._merge_worst(self, other)
+        return out
+
+    def _merge_worst(self, *parts: ReportBuilder) -> None:
+        ranked = sorted(((k, i, p) for p in parts for k, i in p._worst), key=lambda t: t[:2])
+        for key, case_id, part in ranked:
+            if len(self._worst) >= self._worst_size:
+                return
+            if case_id not in self._worst_records:
+                self._worst.append((key, case_id))
+                self._worst_records[case_id] = part._worst_records[case_id]
+                if case_id in part._dialogs:
+                    self._dialogs[case_id] = part._dialogs[case_id]
+                if case_id in part._origins:
+                    self._origins[case_id] = part._origins[case_id]
+
+    def lacks_dialog(self, case_id: str) -> bool:
+        """Whether `offer_dialog` would keep this case's dialog (a worst case without one)."""
+        return case_id in self._worst_records and case_id not in self._dialogs
+
     def offer_dialog(self, case: Case) -> None:
         """Keep `case`'s dialog when it is one of the worst cases so far and lacks it."""
-        if case.id in self._worst_records and case.id not in self._dialogs:
+        if self.lacks_dialog(case.id):
             self._dialogs[case.id] = dialog_of(case)
             if case.origin:
                 self._origins[case.id] = case.origin
@@ -269,6 +321,16 @@ class ReportBuilder:
                         "value": result.get("value"), "reason": result.get("reason") or None,
                         "fields": extra})
         return out
+
+
+def _pick(f: Callable[[float, float], float], a: float | None, b: float | None,
+          ) -> float | None:
+    """`f(a, b)` where both are known, else the one that is."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return f(a, b)
 
 
 def _block_name(key: str) -> str:

@@ -8,16 +8,19 @@ check computed for it passed. `--junit-pass success,partial` widens the set.
 
 The writer streams (`JUnitWriter`): test cases go to a scratch file as they
 come and the suite is assembled at the end, so a 100,000-case run never holds
-its cases in memory and the journal is never read back.
+its cases in memory and the journal is never read back. In a run with workers
+each worker renders its cases (`JUnitCases`) and the writer only appends the text.
 """
 
 from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from evaldsl.report.layout import VERDICT
 
@@ -74,6 +77,38 @@ def _score(value: Any) -> str:
     return "error" if isinstance(value, dict) else str(value)
 
 
+class JUnitPart(NamedTuple):
+    """Some cases rendered: how many of each status, and their `<testcase>` elements."""
+
+    totals: dict[str, int]
+    text: str
+
+
+@dataclass(frozen=True)
+class JUnitCases:
+    """Renders case records as `<testcase>` elements (the per-case half of `JUnitWriter`)."""
+
+    suite: str
+    passing: frozenset[str]
+
+    @cached_property
+    def _head(self) -> str:
+        return f"<testcase classname={attr(self.suite)} name="
+
+    def render(self, record: Mapping[str, Any]) -> tuple[str, str]:
+        """(status, element) of one case record."""
+        status, message = case_status(record, self.passing)
+        return status, _testcase(record, self._head, status, message)
+
+    @staticmethod
+    def join(rendered: Sequence[tuple[str, str]]) -> JUnitPart:
+        """Cases rendered one by one, as one part for `JUnitWriter.add_rendered`."""
+        totals = {"passed": 0, "failure": 0, "error": 0}
+        for status, _ in rendered:
+            totals[status] += 1
+        return JUnitPart(totals, "".join(element for _, element in rendered))
+
+
 class JUnitWriter:
     """Streams test cases to a scratch file while counting, then writes the suite around them.
 
@@ -87,14 +122,24 @@ class JUnitWriter:
         self.suite = suite
         self.passing = passing
         self.totals = {"passed": 0, "failure": 0, "error": 0}
-        self._head = f"<testcase classname={attr(suite)} name="
+        self.cases = JUnitCases(suite, passing)
         self._part = path.with_name(path.name + ".part")
         self._body = self._part.open("w", encoding="utf-8")
 
     def add(self, record: Mapping[str, Any]) -> None:
-        status, message = case_status(record, self.passing)
+        status, element = self.cases.render(record)
         self.totals[status] += 1
-        self._body.write(_testcase(record, self._head, status, message))
+        self._body.write(element)
+
+    def renderer(self) -> JUnitCases:
+        """What renders cases where they are evaluated (a worker); see `add_rendered`."""
+        return self.cases
+
+    def add_rendered(self, part: JUnitPart) -> None:
+        """Append cases `renderer()` rendered, in the order they are given."""
+        for status, count in part.totals.items():
+            self.totals[status] += count
+        self._body.write(part.text)
 
     def finish(self, seconds: float = 0.0) -> None:
         self._body.close()

@@ -13,6 +13,10 @@ the input is streamed again, skipping the cases the journal already holds
 (by id, counting repeats). Everything the report holds is independent of the
 order in which cases finish, so a resumed run ends with the same report as an
 uninterrupted one; only the `run` section (about the process) differs.
+
+What the cases add up to is a `ShardState` (`evaldsl.run.shards`); with
+`--workers` the cases are evaluated in worker processes and their states
+merged into this one (`evaldsl.run.workers` drives them on this class).
 """
 
 from __future__ import annotations
@@ -30,13 +34,15 @@ from evaldsl.cases.case import Case
 from evaldsl.cases.loading import BadRow, Item
 from evaldsl.errors import CaseDataError, EvaldslError
 from evaldsl.report.journal import Header, ResultsWriter, read_records, recover
-from evaldsl.report.json_report import ReportBuilder, cost_dict, metric_entry
+from evaldsl.report.json_report import cost_dict, metric_entry
 from evaldsl.report.layout import SpecLayout
 from evaldsl.report.progress import Progress
 from evaldsl.results import CaseResult, Report
+from evaldsl.run.shards import ShardState
 
 BAD_ROWS_LISTED = 100
 """Skipped rows listed by file and line in the report; all of them are counted."""
+
 
 class ResumeError(EvaldslError):
     """The journal cannot be resumed: another spec wrote it, or it is damaged."""
@@ -85,18 +91,22 @@ def run(spec: Spec, layout: SpecLayout, cases: Iterable[Item], options: RunOptio
     the end, inside the event loop its async clients belong to. Every record
     (read back from the journal or new) also goes to each of `sinks`.
     """
-    return _Run(spec, layout, options, runtime, sinks).execute(cases)
+    return Run(spec, layout, options, runtime, sinks).execute(cases)
 
 
-class _Run:
+class Run:
+    """One run: the journal, the stream of cases, bad rows, and the report at the end."""
+
     def __init__(self, spec: Spec, layout: SpecLayout, options: RunOptions,
                  runtime: Any = None, sinks: Sequence[Sink] = ()) -> None:
         self.spec = spec
         self.runtime = runtime
         self.sinks = tuple(sinks)
         self.options = options
-        self.aggregate = spec.new_report()
-        self.builder = ReportBuilder(layout)
+        self.layout = layout
+        self.state = ShardState.empty(spec, layout)
+        self.workers = 1
+        """Processes that evaluate cases (this one, or a pool of workers)."""
         self.done: Counter[str] = Counter()
         self.writer: ResultsWriter | None = None
         self.bad_rows: list[BadRow] = []
@@ -106,26 +116,31 @@ class _Run:
         self.resumed = 0
         self.progress = Progress(options.progress, options.total, options.limit)
 
-    def execute(self, cases: Iterable[Item]) -> RunResult:
+    def execute(self, source: Iterable[Any]) -> RunResult:
         started = time.monotonic()
         self._open_journal()
         try:
             with self.progress:
                 self.progress.skip(self.resumed)
-                if self.spec.has_model_checks:
-                    import asyncio  # 0.04 s to import: deterministic specs run without a loop
-
-                    asyncio.run(self._drive_async(self._todo(cases)))
-                else:
-                    self._drive(self._todo(cases))
+                self._consume(source)
         finally:
             if self.writer is not None:
                 self.writer.close()
             if self.runtime is not None and not self.spec.has_model_checks:
                 _close(self.runtime)
         elapsed = time.monotonic() - started
-        return RunResult(self._report(elapsed), self.aggregate, self.evaluated, self.resumed,
-                         elapsed, self.bad_rows)
+        return RunResult(self._report(elapsed), self.state.report, self.evaluated,
+                         self.resumed, elapsed, self.bad_rows)
+
+    def _consume(self, cases: Iterable[Any]) -> None:
+        """Evaluate the cases (`Item`s) in this process."""
+        if self.spec.has_model_checks:
+            import asyncio  # 0.04 s to import: deterministic specs run without a loop
+
+            asyncio.run(self._drive_async(self._todo(cases)))
+        else:
+            self._drive(self._todo(cases))
+        self.state.stats = self.spec.model_stats()
 
     # ------------------------------------------------------------ journal
 
@@ -133,7 +148,7 @@ class _Run:
         path = self.options.results
         if path is None:
             return
-        header = Header(self.builder.layout.name, self.spec.hash)
+        header = Header(self.layout.name, self.spec.hash)
         if self.options.resume and path.exists():
             self.writer = ResultsWriter(path, header, self._replay(path, header))
         else:
@@ -147,8 +162,7 @@ class _Run:
                               f"(hash {recovered.header.spec_hash[:12]}, this spec "
                               f"{header.spec_hash[:12]}); run without --resume to start over")
         for _, record in read_records(path):
-            self.aggregate.add(CaseResult.from_dict(record))
-            self.builder.add(record)
+            self.state.add(CaseResult.from_dict(record), record)
             for sink in self.sinks:
                 sink.add(record)
             self.done[str(record.get("id", ""))] += 1
@@ -169,7 +183,7 @@ class _Run:
             self.seen += 1
             if self.done and self.done.get(item.id, 0) > 0:
                 self.done[item.id] -= 1
-                self.builder.offer_dialog(item)
+                self.state.builder.offer_dialog(item)
                 continue
             yield item
 
@@ -204,8 +218,7 @@ class _Run:
         record = result.to_dict(trace=False)
         if self.writer is not None:
             self.writer.write(record)
-        self.aggregate.add(result)
-        self.builder.add(record, case)
+        self.state.add(result, record, case)
         for sink in self.sinks:
             sink.add(record)
         self.evaluated += 1
@@ -214,13 +227,14 @@ class _Run:
     # ------------------------------------------------------------ the report
 
     def _report(self, elapsed: float) -> dict[str, Any]:
-        layout = self.builder.layout
+        layout, state = self.layout, self.state
         metrics = [metric_entry(m, layout.metrics[n].expression if n in layout.metrics else None)
-                   for n, m in self.aggregate.metrics.items()]
+                   for n, m in state.report.metrics.items()]
         run_info = {"resumed_cases": self.resumed, "evaluated_cases": self.evaluated,
-                    "elapsed_seconds": round(elapsed, 3), "concurrency": self.options.concurrency}
-        return self.builder.build(metrics, cost_dict(self.spec.model_stats()), self.bad_rows,
-                                  self.bad_row_count, run_info, self.options.generated_by)
+                    "elapsed_seconds": round(elapsed, 3), "concurrency": self.options.concurrency,
+                    "workers": self.workers}
+        return state.builder.build(metrics, cost_dict(state.stats), self.bad_rows,
+                                   self.bad_row_count, run_info, self.options.generated_by)
 
 
 def _close(runtime: Any) -> None:

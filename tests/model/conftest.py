@@ -47,13 +47,9 @@ def make_dialog() -> Any:
     return dialog
 
 
-@pytest.fixture(params=["off", "on"], ids=["in-process", "client-process"])
-def runtime_for(openai_server: Any, tmp_path: Path, request: Any) -> Iterator[Any]:
-    """Build default runtimes against the test server; extra env settings as keywords.
-
-    Every test using it runs twice: with the judge's requests sent in-process and
-    from its client process (`client_process`), which must behave the same.
-    """
+@pytest.fixture
+def runtime_for(openai_server: Any, tmp_path: Path) -> Iterator[Any]:
+    """Build default runtimes against the test server; extra env settings as keywords."""
     from evaldsl.model import Settings, default_runtime
 
     made: list[Any] = []
@@ -66,8 +62,7 @@ def runtime_for(openai_server: Any, tmp_path: Path, request: Any) -> Iterator[An
                   "EVALDSL_EMBED_BASE_URL": openai_server.base_url,
                   "EVALDSL_EMBED_API_KEY": "sk-test-secret-123",
                   "EVALDSL_EMBED_BACKOFF": "0.01",
-                  "EVALDSL_CACHE_DIR": str(tmp_path / "cache"),
-                  "EVALDSL_JUDGE_CLIENT_PROCESS": request.param}
+                  "EVALDSL_CACHE_DIR": str(tmp_path / "cache")}
         values.update({f"EVALDSL_{k.upper()}": v for k, v in env.items()})
         if not cache:
             values["EVALDSL_NO_CACHE"] = "1"

@@ -56,20 +56,6 @@ class TestSources:
         settings = Settings.load(env={}, judge="local")
         assert (settings.judge.provider, settings.judge.concurrency) == ("local", 1)
 
-    def test_client_process_is_automatic_from_32_requests_in_flight(self) -> None:
-        """`auto` sends from a child process at high concurrency only, never for local."""
-        from evaldsl.model.openai.judge import OpenAIJudge
-
-        def offloads(**env: str) -> bool:
-            judge = OpenAIJudge(Settings.load(env=env).judge)
-            return judge._client_process() is not None
-
-        assert not offloads() and not offloads(EVALDSL_JUDGE_CONCURRENCY="16")
-        assert offloads(EVALDSL_JUDGE_CONCURRENCY="32")
-        assert not offloads(EVALDSL_JUDGE_CONCURRENCY="32", EVALDSL_JUDGE_CLIENT_PROCESS="off")
-        assert offloads(EVALDSL_JUDGE_CLIENT_PROCESS="on")
-        assert not offloads(EVALDSL_JUDGE="local", EVALDSL_JUDGE_CONCURRENCY="32")
-
     def test_key_comes_from_the_named_variable(self, tmp_path: Path) -> None:
         """`api_key_env` names the variable; the key itself never sits in the file."""
         path = write(tmp_path, '[judge]\napi_key_env = "MY_KEY"\n')
@@ -88,7 +74,6 @@ class TestErrors:
         ('[judge]\ncolour = "red"\n', "unknown setting `colour`"),
         ('[judge]\nconcurrency = "many"\n', "`concurrency` must be a number"),
         ('[judge]\nconcurrency = 0\n', "`concurrency` must be at least 1"),
-        ('[judge]\nclient_process = "yes"\n', "`client_process` must be `auto`, `on` or `off`"),
         ('judge = "magic"\n', "provider must be `openai` or `local`"),
         ("[judge\n", "cannot read settings file"),
     ])
@@ -96,6 +81,17 @@ class TestErrors:
         """Each mistake is a ConfigError that says which setting is wrong."""
         with pytest.raises(ConfigError, match=message.replace("[", r"\[")):
             Settings.load(write(tmp_path, text), env={})
+
+    @pytest.mark.parametrize("section", ["judge", "embedder"])
+    def test_the_retired_client_process_setting_says_what_replaced_it(
+            self, tmp_path: Path, section: str) -> None:
+        """`client_process` (a child process that sent the requests) is gone: `--workers`."""
+        path = write(tmp_path, f'[{section}]\nclient_process = "auto"\n')
+        with pytest.raises(ConfigError) as raised:
+            Settings.load(path, env={})
+        assert str(raised.value) == (
+            f"[{section}]: `client_process` was removed: requests are always sent from the "
+            "evaluating process; when one core is not enough, run `evaldsl run --workers N`")
 
     def test_a_missing_named_file_is_an_error(self, tmp_path: Path) -> None:
         """An explicitly named settings file must exist."""

@@ -147,6 +147,16 @@ class TestExitCodes:
     def test_zero_concurrency_is_2(self, kit: Any, spec_file: Path, cases: Path) -> None:
         assert kit.evaldsl("run", spec_file, cases, "--concurrency", "0").returncode == 2
 
+    def test_the_retired_client_process_setting_is_2_and_names_workers(
+            self, tmp_path: Path, kit: Any, cases: Path) -> None:
+        spec = tmp_path / "judged.eval"
+        spec.write_text(kit.MODEL_SPEC, encoding="utf-8")
+        config = tmp_path / "evaldsl.toml"
+        config.write_text('[judge]\nclient_process = "on"\n', encoding="utf-8")
+        done = kit.evaldsl("run", spec, cases, "--config", config)
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert "`client_process` was removed" in done.stderr and "--workers N" in done.stderr
+
 
 class TestCasesInFlight:
     @pytest.mark.parametrize(("flags", "expected"), [((), 12), (("--concurrency", "5"), 5)],

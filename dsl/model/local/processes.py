@@ -1,4 +1,4 @@
-"""Stopping the child processes the model layer starts (a local judge, a client process)."""
+"""Stopping the child processes the model layer starts (a local judge server)."""
 
 from __future__ import annotations
 

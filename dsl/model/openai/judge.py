@@ -8,8 +8,8 @@ down that list once, and the first form that works is remembered for the
 judge's lifetime. The prompt always shows the answer's shape too, so even
 free text can be parsed and checked against the schema. Retries are the
 runtime's business: the client's own are off (`max_retries=0`) so every
-attempt is counted. From `CLIENT_PROCESS_FROM` requests in flight the same
-client runs in a child process (`client_process`), off the evaluating core.
+attempt is counted. Requests are sent from the evaluating process; when its
+core is not enough, `evaldsl run --workers N` gives each worker its own judge.
 """
 
 from __future__ import annotations
@@ -36,19 +36,12 @@ from evaldsl.model.errors import (
     TransientError,
 )
 from evaldsl.model.loops import PerLoop
-from evaldsl.model.openai.client_process import ClientProcess, Refused
 from evaldsl.model.protocols import JudgeAnswer, JudgeRequest
 from evaldsl.model.settings import Endpoint
 from evaldsl.model.structured import Unparsed, parse_object
 
 FORMATS = ("json_schema", "json_object_schema", "json_object", "none")
 """Ways to ask for structured output, most to least strict."""
-CLIENT_PROCESS_FROM = 32
-"""With `client_process = "auto"`, the concurrency from which requests are sent from a
-child process. At 32 requests in flight against a server answering in 50 ms the client's
-CPU is most of a core (benchmarks/judge_calls.py: median 1.26x the ideal wall time
-in-process, 1.20x from the child); at 16 against the peer harness's mock it made no
-difference."""
 DOWNGRADE_STATUSES = frozenset({400, 404, 415, 422, 500, 501})
 PATH = "/chat/completions"
 """Sent with the client's `post` as JSON bytes and read as text: the typed `create`
@@ -79,16 +72,6 @@ class OpenAIJudge:
         self._sync: openai.OpenAI | None = None
         self._prepare = prepare
         self._variants: dict[str, OpenAIJudge] = {}
-        self._offload = endpoint.client_process == "on" or (
-            endpoint.client_process == "auto" and endpoint.provider != "local"
-            and endpoint.concurrency >= CLIENT_PROCESS_FROM)
-        """Whether requests go through a `ClientProcess` (see `Endpoint.client_process`)."""
-        self._process: ClientProcess | None = None
-
-    @property
-    def client_process(self) -> ClientProcess | None:
-        """The child process requests go through, once one was made."""
-        return self._process
 
     @property
     def response_format(self) -> str:
@@ -107,51 +90,27 @@ class OpenAIJudge:
 
     async def complete(self, request: JudgeRequest) -> JudgeAnswer:
         """One chat completion; `TransientError`, `PermanentError` on failure."""
-        if self._prepare is not None:
-            await asyncio.to_thread(self._prepared)
+        await self.ready()
+        client = await self._clients.get()
         form: int | None = self._format
         while form is not None:
             try:
-                reply = await self._post(self.arguments(request, form))
-            except Refused as refused:
-                form = self._fallback(refused.status, form, request)
+                reply = await client.post(PATH, content=encode(self.arguments(request, form)),
+                                          cast_to=str)
+            except openai.OpenAIError as exc:
+                form = self._fallback(status_of(exc), form, request)
                 if form is None:
-                    raise refused.error from None
+                    raise translate(exc, "judge", self.endpoint.timeout) from exc
                 continue
             self._settle(form)
             return answer_of(reply)
         raise AssertionError("unreachable")
 
     async def ready(self) -> None:
-        """Finish what a first request would otherwise wait for (starting a local server,
-        the client process), so that the runtime's limits apply to requests the server
-        sees. A client process that cannot start leaves the judge in-process."""
+        """Finish what a first request would otherwise wait for (starting a local server),
+        so that the runtime's limits apply to requests the server sees."""
         if self._prepare is not None:
             await asyncio.to_thread(self._prepared)
-        process = self._client_process()
-        if process is not None and process.usable():
-            await process.ready()
-
-    async def _post(self, body: dict[str, Any]) -> str:
-        """The server's reply to `body`, through the client process when there is one."""
-        client = await self._clients.get()  # also how a missing key is reported
-        process = self._client_process()
-        if process is not None and process.usable():
-            return await process.post(PATH, encode(body))
-        try:
-            return await client.post(PATH, content=encode(body), cast_to=str)
-        except openai.OpenAIError as exc:
-            raise refusal(exc, self.endpoint.timeout) from exc
-
-    def _client_process(self) -> ClientProcess | None:
-        if self._process is not None or not self._offload:  # every request asks: no lock
-            return self._process
-        with self._lock:
-            if self._process is None:
-                options = {"base_url": self._base_url(), "api_key": self.endpoint.api_key,
-                           "timeout": self.endpoint.timeout}
-                self._process = ClientProcess(options)
-            return self._process
 
     def _prepared(self) -> None:
         with self._lock:
@@ -184,10 +143,9 @@ class OpenAIJudge:
                 reply = self._sync.post(PATH, content=encode(self.arguments(request, form)),
                                         cast_to=str)
             except openai.OpenAIError as exc:
-                refused = refusal(exc, self.endpoint.timeout)
-                form = self._fallback(refused.status, form, request)
+                form = self._fallback(status_of(exc), form, request)
                 if form is None:
-                    raise refused.error from exc
+                    raise translate(exc, "judge", self.endpoint.timeout) from exc
                 continue
             self._settle(form)
             return answer_of(reply)
@@ -225,14 +183,10 @@ class OpenAIJudge:
             self._confirmed = True
 
     def close(self) -> None:
-        """Close the sync client and stop the client process (async clients close with
-        their event loop)."""
+        """Close the sync client (async clients close with their event loop)."""
         if self._sync is not None:
             self._sync.close()
             self._sync = None
-        if self._process is not None:
-            self._process.stop()
-            self._process = None
         for variant in self._variants.values():
             variant.close()
 
@@ -281,9 +235,10 @@ def _never_connected(exc: Exception) -> bool:
     return type(exc.__cause__).__name__ in ("ConnectTimeout", "ConnectError")
 
 
-def refusal(exc: Exception, timeout: float, what: str = "judge") -> Refused:
-    """An `openai` exception as a `Refused`: its HTTP status and the model error."""
-    return Refused(getattr(exc, "status_code", None), translate(exc, what, timeout))
+def status_of(exc: Exception) -> int | None:
+    """The HTTP status an `openai` exception carries, if the server answered at all."""
+    status = getattr(exc, "status_code", None)
+    return status if isinstance(status, int) else None
 
 
 def translate(exc: Exception, what: str, timeout: float) -> ModelError:

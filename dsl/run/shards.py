@@ -1,0 +1,172 @@
+"""A shard of a run: some of its cases evaluated into result rows plus a mergeable state.
+
+Everything a run's report holds about its cases (counts, metrics, check
+tallies, the review sample, the worst cases, model cost) is a `ShardState`,
+and the states of any split of the cases, merged in any order, are the state
+of all of them: every part of it folds exactly (integer counts, exact sums,
+kept values). So one process, a pool of worker processes (`evaldsl run
+--workers`, `evaldsl.run.workers`) or the actors of a cluster engine can
+each evaluate a shard with `run_shard` or a `Shard` and meet through
+`ShardState.merge`; only the rows (`CaseResult.to_dict(trace=False)`, the
+journal's lines) travel apart.
+
+A state crosses processes as bytes (`dumps`, `loads`): pickled, with the
+compiled spec's parts (the report plan and its metric formulas, which are
+closures) left out and supplied again by the receiving side's spec.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import pickle
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from evaldsl.api import Spec
+from evaldsl.cases.case import Case
+from evaldsl.report.json_report import ReportBuilder
+from evaldsl.report.layout import SpecLayout
+from evaldsl.results import CaseResult, Report
+from evaldsl.run.concurrency import run_concurrently
+from evaldsl.runtime.aggregation import MetricPlan
+
+
+@dataclass
+class ShardState:
+    """What some cases of a run add up to: everything its report says about them."""
+
+    report: Report
+    """The interpreter's aggregate: metrics, label counts, review sample."""
+    builder: ReportBuilder
+    """The rest of report.json: check tallies, slots, the worst cases with their dialogs."""
+    stats: Any = None
+    """The model cost (`ModelStats`) of evaluating them, or None without model calls."""
+
+    @classmethod
+    def empty(cls, spec: Spec, layout: SpecLayout) -> ShardState:
+        return cls(spec.new_report(), ReportBuilder(layout))
+
+    def add(self, result: CaseResult, record: dict[str, Any], case: Case | None = None,
+            ) -> None:
+        """Fold one case: its result and its row (`result.to_dict(trace=False)`)."""
+        self.report.add(result)
+        self.builder.add(record, case)
+
+    def merge(self, other: ShardState) -> ShardState:
+        """The state of both shards' cases (of the same spec); neither input changes."""
+        stats = self.stats
+        if other.stats is not None:
+            stats = other.stats if stats is None else stats.merge(other.stats)
+        return ShardState(self.report.merge(other.report), self.builder.merge(other.builder),
+                          stats)
+
+    def dumps(self) -> bytes:
+        """The state as bytes for another process; `loads` with the same spec reads it."""
+        out = io.BytesIO()
+        _Pickler(out, self.report.plan, self.builder.layout).dump(self)
+        return out.getvalue()
+
+    @classmethod
+    def loads(cls, data: bytes, spec: Spec, layout: SpecLayout) -> ShardState:
+        state = _Unpickler(io.BytesIO(data), spec.new_report().plan, layout).load()
+        assert isinstance(state, ShardState)
+        return state
+
+
+class _Pickler(pickle.Pickler):
+    """Leaves out what the receiving side's spec supplies again (see the module docstring)."""
+
+    def __init__(self, file: io.BytesIO, plan: Any, layout: SpecLayout) -> None:
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self._plan = plan
+        self._layout = layout
+
+    def persistent_id(self, obj: Any) -> Any:
+        if obj is self._plan:
+            return "plan"
+        if obj is self._layout:
+            return "layout"
+        if isinstance(obj, MetricPlan):
+            return ("metric", obj.name)
+        return None
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, file: io.BytesIO, plan: Any, layout: SpecLayout) -> None:
+        super().__init__(file)
+        self._parts: dict[Any, Any] = {"plan": plan, "layout": layout}
+        self._parts.update({("metric", m.name): m for m in plan.metrics})
+
+    def persistent_load(self, pid: Any) -> Any:
+        try:
+            return self._parts[pid]
+        except KeyError:
+            raise pickle.UnpicklingError(f"the state names `{pid}`; this spec has none") from None
+
+
+class Shard:
+    """Evaluates cases into rows, folding every case into one `ShardState`.
+
+    Rows are made one case at a time and nothing of a case is kept once its
+    row is out (keeping a batch of cases alive makes the garbage collector
+    walk them again and again: 20 times its cost in a deterministic run). A
+    spec with model checks evaluates each batch with up to `concurrency`
+    cases in flight, on one event loop kept for the shard's life (the model
+    runtime's clients belong to it); `close` closes the runtime there.
+    """
+
+    def __init__(self, spec: Spec, layout: SpecLayout, concurrency: int = 8) -> None:
+        self.spec = spec
+        self.state = ShardState.empty(spec, layout)
+        self.concurrency = concurrency
+        self._loop = asyncio.new_event_loop() if spec.has_model_checks else None
+
+    def rows(self, cases: Iterable[Case]) -> Iterator[dict[str, Any]]:
+        """Each case's row (`CaseResult.to_dict(trace=False)`), in the order of `cases`."""
+        if self._loop is None:
+            evaluate = self.spec.evaluate
+            for case in cases:
+                yield self._fold(case, evaluate(case))
+            return
+        batch = list(cases)
+        results = self._loop.run_until_complete(self._evaluate_async(batch))
+        for case, result in zip(batch, results, strict=True):
+            yield self._fold(case, result)
+
+    def _fold(self, case: Case, result: CaseResult) -> dict[str, Any]:
+        row = result.to_dict(trace=False)
+        self.state.add(result, row, case)
+        return row
+
+    async def _evaluate_async(self, cases: Sequence[Case]) -> list[CaseResult]:
+        results: list[CaseResult | None] = [None] * len(cases)
+
+        async def one(index: int) -> tuple[int, CaseResult]:
+            return index, await self.spec.evaluate_async(cases[index])
+
+        async for index, result in run_concurrently(one, range(len(cases)), self.concurrency):
+            results[index] = result
+        return [r for r in results if r is not None]
+
+    def close(self) -> ShardState:
+        """The shard's final state, its model cost included; the spec's runtime is closed."""
+        self.state.stats = self.spec.model_stats()
+        if self._loop is None:
+            self.spec.close()
+        else:
+            self._loop.run_until_complete(self.spec.aclose())
+            self._loop.close()
+        return self.state
+
+
+def run_shard(spec: Spec, layout: SpecLayout, cases: Iterable[Case], concurrency: int = 8,
+              ) -> tuple[list[dict[str, Any]], ShardState]:
+    """Evaluate one shard of a run's cases: its rows, in input order, and its state."""
+    shard = Shard(spec, layout, concurrency)
+    try:
+        rows = list(shard.rows(cases))
+    finally:
+        state = shard.close()
+    return rows, state
