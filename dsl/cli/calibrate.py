@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from evaldsl.analysis.calibrate import DEFAULT_THRESHOLD, Calibration, Judged, calibrate, rescale
+from evaldsl.analysis.sample_file import read_labels
 from evaldsl.cli.exits import EXIT_OK, UsageError
-from evaldsl.cli.review import read_labels
 from evaldsl.errors import CaseDataError
 from evaldsl.report.journal import read_records
 from evaldsl.report.layout import VERDICT
@@ -116,7 +116,7 @@ def _points(value: Any, scale: tuple[float, float]) -> float | None:
 def _join(args: argparse.Namespace, auto: Mapping[str, tuple[str | None, float | None]],
           ) -> tuple[list[Judged], int]:
     judged, unmatched = [], 0
-    for line, row in read_labels(args.labels):
+    for line, row in read_labels(args.labels).rows:
         case_id = str(row.get("id", ""))
         if case_id not in auto:
             unmatched += 1
