@@ -117,7 +117,8 @@ def _label(sample: LabelFile, row: LabelRow, rules: HumanRules,
         return label
     known = ", ".join(f"`{x}`" for x in rules.labels)
     errors.append(_error(sample, row, rules.label_column or "label",
-                         f"`{label}` is not a label of `{rules.block}`, whose labels are {known}",
+                         f"the label `{label}` of case `{_text(row.values.get('id'))}` is not "
+                         f"one of the labels of `{rules.block}`: {known}",
                          did_you_mean(label, rules.labels)))
     return None
 
@@ -130,12 +131,15 @@ def _score(sample: LabelFile, row: LabelRow, rules: HumanRules,
         return None
     low, high = rules.scale
     number = _number(value)
+    case = _text(row.values.get("id"))
     if number is None:
-        errors.append(_error(sample, row, rules.score_column, f"`{value}` is not a number",
+        errors.append(_error(sample, row, rules.score_column,
+                             f"the score `{value}` of case `{case}` is not a number",
                              f"write a number from {low:g} to {high:g}, or leave it empty"))
     elif not low <= number <= high:
         errors.append(_error(sample, row, rules.score_column,
-                             f"`{value}` is outside the human scale {low:g}-{high:g}",
+                             f"the score `{value}` of case `{case}` is outside the human scale "
+                             f"{low:g}-{high:g}",
                              "give --human-scale LOW-HIGH when reviewers scored on another "
                              "scale"))
     else:

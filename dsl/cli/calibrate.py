@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from evaldsl.analysis.calibrate import DEFAULT_THRESHOLD, Calibration, calibrate, rescale
-from evaldsl.analysis.pairing import Automatic, HumanRules, Pairing, did_you_mean, pair
+from evaldsl.analysis.pairing import Automatic, Doubt, HumanRules, Pairing, did_you_mean, pair
 from evaldsl.analysis.sample_file import GB18030, read_labels
 from evaldsl.cli.exits import EXIT_DATA, EXIT_OK, UsageError, exit_for
 from evaldsl.cli.review import check_written_by, read_layout
@@ -174,10 +174,13 @@ def _check_matches(args: argparse.Namespace, pairing: Pairing) -> None:
         raise UsageError(f"`{args.labels}` holds no rows",
                          "fill in the sample `evaldsl review` wrote and give that file")
     if pairing.unmatched and pairing.matched == 0:
-        raise UsageError(f"none of the {pairing.rows} rows of `{args.labels}` names a case of "
-                         f"`{args.results}` (ids such as {_ids(pairing.unmatched)})",
-                         "these are probably the labels of another run or another spec: "
-                         "calibrate them against the results the sample was drawn from")
+        ids, rows = _ids(pairing.unmatched), pairing.rows
+        raise UsageError(
+            f"the one row of `{args.labels}` names no case of `{args.results}` (id {ids})"
+            if rows == 1 else f"none of the {rows} rows of `{args.labels}` names a case of "
+                              f"`{args.results}` (ids such as {ids})",
+            "these are probably the labels of another run or another spec: calibrate them "
+            "against the results the sample was drawn from")
 
 
 def _refuse(args: argparse.Namespace, pairing: Pairing) -> int:
@@ -193,18 +196,29 @@ def _refuse(args: argparse.Namespace, pairing: Pairing) -> int:
 
 
 def _warn(args: argparse.Namespace, pairing: Pairing, results: Results) -> None:
-    if pairing.unmatched:
-        _say("warning", f"{len(pairing.unmatched)} of the {pairing.rows} rows of `{args.labels}` "
-                        f"name no case of `{args.results}` and are left out (ids such as "
-                        f"{_ids(pairing.unmatched)})")
-    have = ", ".join(f"`{x}`" for x in results.labels) or "none"
+    unmatched, rows, ids = len(pairing.unmatched), pairing.rows, _ids(pairing.unmatched)
+    if unmatched == 1:
+        _say("warning", f"1 of the {rows} rows of `{args.labels}` names no case of "
+                        f"`{args.results}` and is left out (id {ids})")
+    elif unmatched:
+        _say("warning", f"{unmatched} of the {rows} rows of `{args.labels}` name no case of "
+                        f"`{args.results}` and are left out (ids such as {ids})")
     for doubt in pairing.doubts:
-        _say("warning", f"`{args.labels}` gives the label `{doubt.label}` ({len(doubt.lines)} "
-                        f"rows, the first on line {doubt.lines[0]}) that no case of the results "
-                        f"has for `{results.block}`: they have {have}",
+        _say("warning", _doubt(args, doubt, results),
              " ".join(filter(None, [did_you_mean(doubt.label, results.labels),
                                     "with --spec SPEC, labels are checked against all the "
                                     "labels of the block"])))
+
+
+def _doubt(args: argparse.Namespace, doubt: Doubt, results: Results) -> str:
+    have = ", ".join(f"`{x}`" for x in results.labels) or "none"
+    if len(doubt.lines) == 1:
+        return (f"`{args.labels}` gives the label `{doubt.label}` in 1 row (line "
+                f"{doubt.lines[0]}), and no case of the results has it for `{results.block}`: "
+                f"they have {have}")
+    return (f"`{args.labels}` gives the label `{doubt.label}` in {len(doubt.lines)} rows (the "
+            f"first on line {doubt.lines[0]}), and no case of the results has it for "
+            f"`{results.block}`: they have {have}")
 
 
 def _compared(args: argparse.Namespace, pairing: Pairing) -> Calibration:

@@ -110,7 +110,8 @@ class TestCli:
                           encoding="utf-8")
         done = kit.evaldsl("calibrate", results, labels, "--score", "short")
         assert done.returncode == 3
-        assert f"{labels}:3: field `score`: `great` is not a number" in done.stderr
+        assert (f"{labels}:3: field `score`: the score `great` of case `case-00001` is not a "
+                "number") in done.stderr
 
 
 @pytest.fixture(scope="module")
@@ -227,6 +228,15 @@ class TestRowsMatchingCases:
                                f"name no case of `{run['results']}` and are left out (ids "
                                "such as `gone-1`, `gone-2`)\n")
 
+    def test_one_unmatched_row_is_said_in_the_singular(self, run: dict[str, Any], kit: Any,
+                                                       tmp_path: Path) -> None:
+        labels = write_csv(tmp_path / "one.csv", [*agreeing(run, 2), ("gone", "success", "")])
+        done = kit.evaldsl("calibrate", run["results"], labels)
+        assert done.returncode == 0, done.stderr
+        assert done.stderr == (f"evaldsl calibrate: warning: 1 of the 3 rows of `{labels}` "
+                               f"names no case of `{run['results']}` and is left out (id "
+                               "`gone`)\n")
+
     def test_an_empty_file_is_an_error(self, run: dict[str, Any], kit: Any,
                                        tmp_path: Path) -> None:
         labels = tmp_path / "empty.csv"
@@ -273,8 +283,9 @@ class TestHumanJudgementsOutsideTheSpec:
         done = kit.evaldsl("calibrate", run["results"], labels, "--spec", run["spec"])
         assert done.returncode == 3
         assert done.stderr.splitlines() == [
-            f"evaldsl calibrate: error: {labels}:5: field `label`: `Sucess` is not a label of "
-            "`outcome`, whose labels are `success`, `partial`, `failure`",
+            f"evaldsl calibrate: error: {labels}:5: field `label`: the label `Sucess` of case "
+            f"`{list(run['auto'])[3]}` is not one of the labels of `outcome`: `success`, "
+            "`partial`, `failure`",
             "hint: did you mean `success`?",
             f"evaldsl calibrate: error: 1 row of `{labels}` has problems, so nothing was "
             "compared"]
@@ -287,8 +298,9 @@ class TestHumanJudgementsOutsideTheSpec:
         assert done.returncode == 0, done.stderr
         seen = ", ".join(f"`{x}`" for x in sorted(set(run["auto"].values())))
         assert done.stderr.splitlines() == [
-            f"evaldsl calibrate: warning: `{labels}` gives the label `Sucess` (2 rows, the "
-            f"first on line 5) that no case of the results has for `outcome`: they have {seen}",
+            f"evaldsl calibrate: warning: `{labels}` gives the label `Sucess` in 2 rows (the "
+            "first on line 5), and no case of the results has it for `outcome`: they have "
+            f"{seen}",
             "hint: did you mean `success`? with --spec SPEC, labels are checked against all "
             "the labels of the block"]
 
@@ -300,8 +312,8 @@ class TestHumanJudgementsOutsideTheSpec:
                            "--human-scale", "1-5")
         assert done.returncode == 3
         assert done.stderr.splitlines()[:2] == [
-            f"evaldsl calibrate: error: {labels}:3: field `score`: `7` is outside the human "
-            "scale 1-5",
+            f"evaldsl calibrate: error: {labels}:3: field `score`: the score `7` of case "
+            f"`{ids[1]}` is outside the human scale 1-5",
             "hint: give --human-scale LOW-HIGH when reviewers scored on another scale"]
 
     def test_an_outcome_block_the_results_do_not_have(self, run: dict[str, Any], kit: Any,

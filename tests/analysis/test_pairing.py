@@ -39,11 +39,11 @@ class TestPair:
                           {"id": "a", "score": "many"}, {"label": "good"}), AUTO, SPEC_RULES)
         assert out.judged == []
         assert [(str(e), e.hint) for e in out.errors] == [
-            ("s.csv:2: field `label`: `Good` is not a label of `level`, whose labels are "
-             "`good`, `fair`, `bad`", "did you mean `good`?"),
-            ("s.csv:3: field `score`: `9` is outside the human scale 1-5",
+            ("s.csv:2: field `label`: the label `Good` of case `a` is not one of the labels of "
+             "`level`: `good`, `fair`, `bad`", "did you mean `good`?"),
+            ("s.csv:3: field `score`: the score `9` of case `b` is outside the human scale 1-5",
              "give --human-scale LOW-HIGH when reviewers scored on another scale"),
-            ("s.csv:4: field `score`: `many` is not a number",
+            ("s.csv:4: field `score`: the score `many` of case `a` is not a number",
              "write a number from 1 to 5, or leave it empty"),
             ("s.csv:5: field `id`: the row has no id", "")]
 
@@ -56,7 +56,7 @@ class TestPair:
 
     def test_a_boolean_is_not_a_score(self) -> None:
         out = pair(sample({"id": "a", "score": True}), AUTO, SPEC_RULES)
-        assert [e.reason for e in out.errors] == ["`True` is not a number"]
+        assert [e.reason for e in out.errors] == ["the score `True` of case `a` is not a number"]
 
     def test_without_an_outcome_block_labels_are_not_read(self) -> None:
         rules = HumanRules((), labels_certain=False, label_column=None)
