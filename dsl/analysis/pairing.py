@@ -67,16 +67,14 @@ class Pairing:
     """The judged cases of a sample, and what was wrong or doubtful in its rows."""
 
     rows: int
+    matched: int = 0
+    """Rows whose id names a case, filled in or not."""
     judged: list[Judged] = field(default_factory=list)
     """Rows naming a case and carrying a human label or score, in file order."""
     unmatched: list[str] = field(default_factory=list)
     """Ids of rows naming no case, in file order."""
     errors: list[CaseDataError] = field(default_factory=list)
     doubts: list[Doubt] = field(default_factory=list)
-
-    @property
-    def matched(self) -> int:
-        return self.rows - len(self.unmatched) - sum(1 for e in self.errors if e.field == "id")
 
 
 def pair(sample: LabelFile, automatic: Mapping[str, Automatic], rules: HumanRules) -> Pairing:
@@ -90,6 +88,7 @@ def pair(sample: LabelFile, automatic: Mapping[str, Automatic], rules: HumanRule
         elif case_id not in automatic:
             out.unmatched.append(case_id)
         else:
+            out.matched += 1
             judged = _judged(sample, row, case_id, automatic[case_id], rules, out.errors)
             if judged is not None:
                 out.judged.append(judged)

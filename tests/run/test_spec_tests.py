@@ -146,3 +146,12 @@ class TestWithoutPytest:
         done = self.evaldsl_without_pytest("test", path)
         assert done.returncode == 1, done.stderr
         assert f"{path}:32:3: expect success  ->  false" in done.stdout
+
+    def test_no_verb_needs_pytest(self) -> None:
+        """Every verb's module imports in a plain install; only the plugin needs pytest."""
+        code = ("import sys; sys.modules['pytest'] = None; from importlib import import_module; "
+                "from evaldsl.cli.main import VERBS; "
+                "[import_module(f'evaldsl.cli.{verb}') for verb in VERBS]")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
