@@ -136,8 +136,8 @@ def by_source(out: Path, results: Path, labels: list[dict[str, Any]]) -> dict[st
     for source in sorted({r["source"] for r in labels}):
         subset = out / f"labels.{source}.jsonl"
         write_jsonl(subset, [r for r in labels if r["source"] == source])
-        done = evaldsl("calibrate", results, subset, "--outcome", "level", "--score",
-                       SCORE_METRIC, "--human-scale", "1-5", "--format", "json")
+        done = evaldsl("calibrate", results, subset, "--spec", SPEC, "--outcome", "level",
+                       "--score", SCORE_METRIC, "--human-scale", "1-5", "--format", "json")
         figures[source] = json.loads(done.stdout)
     return figures
 
@@ -231,8 +231,9 @@ def calibrate_uss(data: Path, out: Path) -> dict[str, Any]:
     results = out / "results.jsonl"
     run = evaldsl("run", SPEC, out / "cases.jsonl", "--results", results,
                   "-o", out / "report.json", "--html", out / "report.html")
-    done = evaldsl("calibrate", results, out / "labels.jsonl", "--outcome", "level",
-                   "--score", SCORE_METRIC, "--human-scale", "1-5", "--format", "json")
+    done = evaldsl("calibrate", results, out / "labels.jsonl", "--spec", SPEC,
+                   "--outcome", "level", "--score", SCORE_METRIC, "--human-scale", "1-5",
+                   "--format", "json")
     records = [json.loads(x) for x in results.read_text("utf-8").splitlines()[1:]]
     human = {r["id"]: float(r["score"]) for r in labels}
     report = json.loads((out / "report.json").read_text("utf-8"))

@@ -20,6 +20,9 @@ from evaldsl.diagnostics import Diagnostic
 class EvaldslError(Exception):
     """Base class of every exception evaldsl raises on purpose."""
 
+    hint: str = ""
+    """Advice on what to do about it, shown after the message (as a diagnostic's hint)."""
+
 
 class SpecError(EvaldslError):
     """A spec did not pass the checker."""
@@ -35,11 +38,13 @@ class SpecError(EvaldslError):
 class CaseDataError(EvaldslError, ValueError):
     """A case row could not be read or does not fit the spec's `case` block."""
 
-    def __init__(self, file: str, line: int, reason: str, field: str | None = None) -> None:
+    def __init__(self, file: str, line: int, reason: str, field: str | None = None,
+                 hint: str = "") -> None:
         self.file = file
         self.line = line
         self.field = field
         self.reason = reason
+        self.hint = hint
         where = f" field `{field}`:" if field else ""
         super().__init__(f"{file}:{line}:{where} {reason}")
 

@@ -10,20 +10,31 @@ absolute deviation, bias and rank correlation, and every case further apart
 than `--threshold` points is listed, worst first: those are the cases to read
 when refining the spec. Human scores on another scale are rescaled with
 `--human-scale 1-5`.
+
+The sample is read as spreadsheets save it (`evaldsl.analysis.sample_file`)
+and paired row by row with the results (`evaldsl.analysis.pairing`). Nothing
+is computed over rows that cannot be right: a sample whose rows all name no
+case (another run's), an empty one, one nobody filled in, and any row with a
+score off the human scale or not a number is an error. With `--spec`, so is a
+label the outcome block does not have; without it, a label no case received
+is a warning. Rows naming no case, when others do, are a warning and left out.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evaldsl.analysis.calibrate import DEFAULT_THRESHOLD, Calibration, Judged, calibrate, rescale
-from evaldsl.cli.exits import EXIT_OK, UsageError
-from evaldsl.cli.review import read_labels
-from evaldsl.errors import CaseDataError
+from evaldsl.analysis.calibrate import DEFAULT_THRESHOLD, Calibration, calibrate, rescale
+from evaldsl.analysis.pairing import Automatic, Doubt, HumanRules, Pairing, did_you_mean, pair
+from evaldsl.analysis.sample_file import GB18030, read_labels
+from evaldsl.cli.exits import EXIT_DATA, EXIT_OK, UsageError, exit_for
+from evaldsl.cli.review import check_written_by, read_layout
 from evaldsl.report.journal import read_records
 from evaldsl.report.layout import VERDICT
 from evaldsl.report.stats import percent
@@ -36,6 +47,9 @@ def add_parser(subparsers: Any) -> None:
                               description="Compare automatic verdicts and scores with human ones.")
     p.add_argument("results", type=Path, metavar="RESULTS", help="results.jsonl of a run")
     p.add_argument("labels", type=Path, metavar="LABELS", help="filled-in sample (.jsonl/.csv)")
+    p.add_argument("--spec", type=Path, default=None,
+                   help="the spec that produced RESULTS: human labels are checked against "
+                        "its outcome block's labels")
     p.add_argument("--outcome", default=None, help="outcome block to compare labels with")
     p.add_argument("--score", default=None,
                    help="check or metric giving the automatic score of a case")
@@ -62,35 +76,73 @@ def _scale(text: str) -> tuple[float, float]:
 
 
 def run(args: argparse.Namespace) -> int:
-    judged, unmatched = _join(args, _automatic(args))
-    result = calibrate(judged, args.threshold)
-    payload = {**result.to_dict(), "cases": len(judged), "unmatched_labels": unmatched,
-               "outcome": args.outcome, "score": args.score}
+    results = read_results(args)
+    sample = read_labels(args.labels)
+    if sample.encoding == GB18030:
+        _say("note", f"`{args.labels}` is not UTF-8, so it was read as {GB18030}")
+    pairing = pair(sample, results.cases, _rules(args, results))
+    _check_matches(args, pairing)
+    if pairing.errors:
+        return _refuse(args, pairing)
+    _warn(args, pairing, results)
+    result = _compared(args, pairing)
+    payload = {**result.to_dict(), "cases": len(pairing.judged),
+               "unmatched_labels": len(pairing.unmatched), "outcome": results.block,
+               "score": args.score}
     if args.output is not None:
         args.output.write_text(json.dumps(payload, ensure_ascii=False, indent=2) + "\n", "utf-8")
     if args.format == "json":
         print(json.dumps(payload, ensure_ascii=False, indent=2))
     else:
-        print(render(result, len(judged), unmatched, args.outcome or "outcome", args.score))
+        print(render(result, len(pairing.judged), len(pairing.unmatched),
+                     results.block or VERDICT, args.score))
     return EXIT_OK
 
 
-def _automatic(args: argparse.Namespace) -> dict[str, tuple[str | None, float | None]]:
-    """case id -> (automatic label, automatic score in points)."""
-    out: dict[str, tuple[str | None, float | None]] = {}
-    for _, record in read_records(args.results):
-        if args.outcome is None:
-            args.outcome = _default_block(record)
-        label = record.get("labels", {}).get(args.outcome)
-        out[str(record.get("id"))] = (label, _auto_score(record, args))
-    if args.outcome is None:
+@dataclass
+class Results:
+    """What calibration needs of a results file."""
+
+    cases: dict[str, Automatic]
+    block: str | None
+    """The outcome block compared; None when the results have none."""
+    labels: tuple[str, ...]
+    """The labels a reviewer may give: the spec's for the block, or those some case has."""
+    from_spec: bool
+
+
+def read_results(args: argparse.Namespace) -> Results:
+    """The automatic judgement of every case, in the block `--outcome` names (or the verdict)."""
+    records = [record for _, record in read_records(args.results)]
+    if not records:
         raise UsageError(f"`{args.results}` holds no case results")
-    return out
+    blocks = list(dict.fromkeys(k for r in records for k in r.get("labels", {})))
+    block = _block(args, blocks)
+    cases = {str(r.get("id")): Automatic(r.get("labels", {}).get(block), _auto_score(r, args))
+             for r in records}
+    seen = tuple(sorted({a.label for a in cases.values() if a.label is not None}))
+    if args.spec is None:
+        return Results(cases, block, seen, False)
+    layout = read_layout(args.spec)
+    check_written_by(args.results, layout)
+    spec_labels = next((b.labels for b in layout.blocks if b.key == block), seen)
+    return Results(cases, block, spec_labels, True)
 
 
-def _default_block(record: Mapping[str, Any]) -> str | None:
-    labels = record.get("labels", {})
-    return VERDICT if VERDICT in labels else next(iter(labels), None)
+def _block(args: argparse.Namespace, blocks: list[str]) -> str | None:
+    if args.outcome is None:
+        return VERDICT if VERDICT in blocks else next(iter(blocks), None)
+    if args.outcome not in blocks:
+        have = ", ".join(f"`{b}`" for b in blocks) or "none"
+        raise UsageError(f"the results `{args.results}` have no outcome block `{args.outcome}`; "
+                         f"they have {have}", did_you_mean(args.outcome, blocks))
+    return str(args.outcome)
+
+
+def _rules(args: argparse.Namespace, results: Results) -> HumanRules:
+    return HumanRules(results.labels, results.from_spec, results.block or VERDICT,
+                      args.human_scale, args.label_column if results.block else None,
+                      args.score_column)
 
 
 def _auto_score(record: Mapping[str, Any], args: argparse.Namespace) -> float | None:
@@ -113,31 +165,88 @@ def _points(value: Any, scale: tuple[float, float]) -> float | None:
     return rescale(float(value), *scale)
 
 
-def _join(args: argparse.Namespace, auto: Mapping[str, tuple[str | None, float | None]],
-          ) -> tuple[list[Judged], int]:
-    judged, unmatched = [], 0
-    for line, row in read_labels(args.labels):
-        case_id = str(row.get("id", ""))
-        if case_id not in auto:
-            unmatched += 1
-            continue
-        label = row.get(args.label_column)
-        human_label = str(label).strip() if label not in (None, "") else None
-        human_score = _human_score(row.get(args.score_column), args, line)
-        auto_label, auto_score = auto[case_id]
-        judged.append(Judged(case_id, auto_label, human_label, auto_score, human_score))
-    return judged, unmatched
+# ---------------------------------------------------------------- what the rows say
 
 
-def _human_score(value: Any, args: argparse.Namespace, line: int) -> float | None:
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise CaseDataError(str(args.labels), line, f"`{value}` is not a number",
-                            args.score_column) from None
-    return rescale(number, *args.human_scale)
+def _check_matches(args: argparse.Namespace, pairing: Pairing) -> None:
+    """A sample of no rows, or whose rows all name no case, has nothing to calibrate."""
+    if pairing.rows == 0:
+        raise UsageError(f"`{args.labels}` holds no rows",
+                         "fill in the sample `evaldsl review` wrote and give that file")
+    if pairing.unmatched and pairing.matched == 0:
+        ids, rows = _ids(pairing.unmatched), pairing.rows
+        raise UsageError(
+            f"the one row of `{args.labels}` names no case of `{args.results}` (id {ids})"
+            if rows == 1 else f"none of the {rows} rows of `{args.labels}` names a case of "
+                              f"`{args.results}` (ids such as {ids})",
+            "these are probably the labels of another run or another spec: calibrate them "
+            "against the results the sample was drawn from")
+
+
+def _refuse(args: argparse.Namespace, pairing: Pairing) -> int:
+    """Report every bad row (up to `LISTED`): figures over a part of them would mislead."""
+    for error in pairing.errors[:LISTED]:
+        exit_for(error, "calibrate")
+    if len(pairing.errors) > LISTED:
+        _say("error", f"{len(pairing.errors) - LISTED} more problems are not shown")
+    rows = len({e.line for e in pairing.errors})
+    _say("error", f"1 row of `{args.labels}` has problems, so nothing was compared" if rows == 1
+         else f"{rows} rows of `{args.labels}` have problems, so nothing was compared")
+    return EXIT_DATA
+
+
+def _warn(args: argparse.Namespace, pairing: Pairing, results: Results) -> None:
+    unmatched, rows, ids = len(pairing.unmatched), pairing.rows, _ids(pairing.unmatched)
+    if unmatched == 1:
+        _say("warning", f"1 of the {rows} rows of `{args.labels}` names no case of "
+                        f"`{args.results}` and is left out (id {ids})")
+    elif unmatched:
+        _say("warning", f"{unmatched} of the {rows} rows of `{args.labels}` name no case of "
+                        f"`{args.results}` and are left out (ids such as {ids})")
+    for doubt in pairing.doubts:
+        _say("warning", _doubt(args, doubt, results),
+             " ".join(filter(None, [did_you_mean(doubt.label, results.labels),
+                                    "with --spec SPEC, labels are checked against all the "
+                                    "labels of the block"])))
+
+
+def _doubt(args: argparse.Namespace, doubt: Doubt, results: Results) -> str:
+    have = ", ".join(f"`{x}`" for x in results.labels) or "none"
+    if len(doubt.lines) == 1:
+        return (f"`{args.labels}` gives the label `{doubt.label}` in 1 row (line "
+                f"{doubt.lines[0]}), and no case of the results has it for `{results.block}`: "
+                f"they have {have}")
+    return (f"`{args.labels}` gives the label `{doubt.label}` in {len(doubt.lines)} rows (the "
+            f"first on line {doubt.lines[0]}), and no case of the results has it for "
+            f"`{results.block}`: they have {have}")
+
+
+def _compared(args: argparse.Namespace, pairing: Pairing) -> Calibration:
+    if not pairing.judged:
+        raise UsageError(f"no row of `{args.labels}` has a `{args.label_column}` or a "
+                         f"`{args.score_column}`",
+                         f"reviewers fill in the `{args.label_column}` column, the "
+                         f"`{args.score_column}` column or both (--label-column and "
+                         "--score-column name other columns)")
+    result = calibrate(pairing.judged, args.threshold)
+    if result.labels is None and result.scores is None:
+        scored = any(j.human_score is not None for j in pairing.judged)
+        raise UsageError("nothing to compare: no case has both an automatic and a human "
+                         "judgement",
+                         "give --score NAME to compare the human scores with a check or a "
+                         "metric" if scored and args.score is None else "")
+    return result
+
+
+def _ids(ids: list[str], shown: int = 3) -> str:
+    return ", ".join(f"`{i}`" for i in ids[:shown])
+
+
+def _say(kind: str, message: str, hint: str = "") -> None:
+    """A note, warning or error of this verb on stderr, with its hint on the next line."""
+    print(f"evaldsl calibrate: {kind}: {message}", file=sys.stderr)
+    if hint:
+        print(f"hint: {hint}", file=sys.stderr)
 
 
 def render(result: Calibration, cases: int, unmatched: int, block: str,
@@ -162,9 +271,6 @@ def render(result: Calibration, cases: int, unmatched: int, block: str,
                   f"({d.deviation:+.1f})" for d in result.deviations[:LISTED]]
         if len(result.deviations) > LISTED:
             lines.append(f"  ... {len(result.deviations) - LISTED} more (see --format json)")
-    if result.labels is None and result.scores is None:
-        lines.append("nothing to compare: no case has both an automatic and a human judgement"
-                     + ("" if score else " (give --score NAME to compare scores)"))
     return "\n".join(lines)
 
 

@@ -36,6 +36,10 @@ EXIT_INTERRUPTED = 130
 class UsageError(EvaldslError):
     """The command line asks for something impossible; the message says what."""
 
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.hint = hint
+
 
 class Exit(NamedTuple):
     """How one kind of exception ends a verb."""
@@ -61,7 +65,8 @@ def _spec(exc: BaseException, verb: str) -> str:
 
 
 def _error(exc: BaseException, verb: str) -> str:
-    return f"evaldsl {verb}: error: {exc}"
+    hint = getattr(exc, "hint", "")
+    return f"evaldsl {verb}: error: {exc}" + (f"\nhint: {hint}" if hint else "")
 
 
 def _os(exc: BaseException, verb: str) -> str:

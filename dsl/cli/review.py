@@ -4,28 +4,25 @@ The spec's `review` block decides, per case, whether it is drawn and with
 which priority (deterministic in seed and case id; the decision is in every
 results line). This verb collects the drawn cases, highest priority first
 (ties by id), and writes a file people fill in: JSONL or CSV (by the output's
-extension) with the automatic verdicts for reference and empty `label`,
-`score` and `note` columns. `evaldsl calibrate RESULTS sample.jsonl` reads it
-back. With `--cases` the dialogs are copied in, so reviewers need nothing else.
+extension; `evaldsl.analysis.sample_file` has the format) with the automatic
+verdicts for reference and empty `label`, `score` and `note` columns.
+`evaldsl calibrate RESULTS sample.jsonl` reads it back. With `--cases` the
+dialogs are copied in, so reviewers need nothing else.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
-import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from evaldsl.analysis.sample_file import HUMAN_COLUMNS, write_sample
 from evaldsl.cli.exits import EXIT_OK, UsageError
-from evaldsl.errors import CaseDataError, SpecError
+from evaldsl.errors import SpecError
 from evaldsl.report.journal import read_records, recover
 from evaldsl.report.layout import SpecLayout, layout_of
 from evaldsl.syntax.source import Source
-
-HUMAN_COLUMNS = ("label", "score", "note")
-"""Left empty for reviewers: a label of the verdict block, a 0-100 score, free text."""
 
 
 def add_parser(subparsers: Any) -> None:
@@ -42,7 +39,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    rows = sample_rows(args.results, _layout(args.spec))
+    rows = sample_rows(args.results, read_layout(args.spec))
     if args.limit is not None:
         rows = rows[: args.limit]
     if args.cases:
@@ -52,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _layout(path: Path) -> SpecLayout:
+def read_layout(path: Path) -> SpecLayout:
+    """The layout of the spec a verb over results names with `--spec`."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -65,10 +63,7 @@ def _layout(path: Path) -> SpecLayout:
 
 def sample_rows(results: Path, layout: SpecLayout) -> list[dict[str, Any]]:
     """The drawn cases of a results file, highest priority first, then by id."""
-    header = recover(results).header
-    if header is not None and header.spec_hash != layout.hash:
-        raise UsageError(f"`{results}` was written by another spec (hash "
-                         f"{header.spec_hash[:12]}, `{layout.path}` is {layout.hash[:12]})")
+    check_written_by(results, layout)
     rows = [_row(record, layout) for _, record in read_records(results)
             if (record.get("review") or {}).get("sampled")]
     if not rows and not _has_decisions(results):
@@ -76,6 +71,14 @@ def sample_rows(results: Path, layout: SpecLayout) -> list[dict[str, Any]]:
                          "`review` block?")
     rows.sort(key=lambda r: (-(r["priority"] if r["priority"] is not None else -1e300), r["id"]))
     return rows
+
+
+def check_written_by(results: Path, layout: SpecLayout) -> None:
+    """Refuse results of another spec: their labels, checks and review rules differ."""
+    header = recover(results).header
+    if header is not None and header.spec_hash != layout.hash:
+        raise UsageError(f"`{results}` was written by another spec (hash "
+                         f"{header.spec_hash[:12]}, `{layout.path}` is {layout.hash[:12]})")
 
 
 def _has_decisions(results: Path) -> bool:
@@ -111,53 +114,3 @@ def _attach_dialogs(rows: list[dict[str, Any]], files: Iterable[Path]) -> None:
         if not isinstance(item, BadRow) and item.id in wanted:
             wanted[item.id]["dialog"] = [{"role": m.role, "content": m.content}
                                          for m in item.messages]
-
-
-def write_sample(rows: list[dict[str, Any]], path: Path) -> None:
-    """JSONL (one object per case) or CSV (one column per outcome block and check)."""
-    if path.suffix.lower() == ".csv":
-        _write_csv(rows, path)
-        return
-    with path.open("w", encoding="utf-8") as out:
-        for row in rows:
-            out.write(json.dumps(row, ensure_ascii=False) + "\n")
-
-
-def _write_csv(rows: list[dict[str, Any]], path: Path) -> None:
-    blocks = sorted({k for r in rows for k in r["labels"]})
-    checks = sorted({k for r in rows for k in r["scores"]})
-    head = ["id", "priority", "rule", *blocks, *(f"{c}.score" for c in checks), "dialog",
-            *HUMAN_COLUMNS]
-    with path.open("w", encoding="utf-8", newline="") as out:
-        writer = csv.writer(out)
-        writer.writerow(head)
-        for r in rows:
-            writer.writerow([r["id"], r["priority"], r["rule"],
-                             *(r["labels"].get(b, "") for b in blocks),
-                             *(r["scores"].get(c, "") for c in checks),
-                             _transcript(r["dialog"]), *(r[c] for c in HUMAN_COLUMNS)])
-
-
-def _transcript(dialog: list[dict[str, str]] | None) -> str:
-    return "\n".join(f"{m['role']}: {m['content']}" for m in dialog or ())
-
-
-def read_labels(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line, row) of a filled-in sample file (JSONL or CSV); raises `CaseDataError`."""
-    if path.suffix.lower() == ".csv":
-        with path.open(encoding="utf-8", newline="") as f:
-            reader = csv.DictReader(f)
-            for row in reader:
-                yield reader.line_num, dict(row)
-        return
-    with path.open(encoding="utf-8") as f:
-        for number, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise CaseDataError(str(path), number, f"not valid JSON: {exc}") from exc
-            if not isinstance(row, dict):
-                raise CaseDataError(str(path), number, "a row must be a JSON object")
-            yield number, row

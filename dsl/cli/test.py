@@ -70,14 +70,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print(outcome: Any, quiet: bool) -> None:
-    from evaldsl.run.pytest_plugin import explain
+    from evaldsl.run.spec_tests import failure_report
 
     if outcome.passed:
         if not quiet:
             print(f"  PASS  {outcome.name}")
         return
     print(f"  FAIL  {outcome.name}" if not quiet else f"FAIL  {outcome.spec}: {outcome.name}")
-    for line in explain(outcome).splitlines():
+    for line in failure_report(outcome).splitlines():
         print(f"        {line}" if line else "")
 
 

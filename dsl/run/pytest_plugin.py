@@ -15,6 +15,10 @@ when
 Each example is one item named after it; a failing `expect` shows the line,
 what it evaluated to and the case's trace. A spec with errors is one failing
 item showing the diagnostics.
+
+This module is only the adapter to pytest (the one module of evaldsl that
+imports it): running and explaining examples is `evaldsl.run.spec_tests`, which
+`evaldsl test` uses without pytest installed.
 """
 
 from __future__ import annotations
@@ -86,11 +90,11 @@ class ExampleItem(pytest.Item):
         self.example = example
 
     def runtest(self) -> None:
-        from evaldsl.run.spec_tests import run_example
+        from evaldsl.run.spec_tests import failure_report, run_example
 
         outcome = run_example(self.spec, self.example)
         if not outcome.passed:
-            raise ExampleFailed(explain(outcome))
+            raise ExampleFailed(failure_report(outcome))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
                      style: Any = None) -> str:
@@ -116,17 +120,3 @@ class SpecErrorItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, 0, "spec errors"
-
-
-def explain(outcome: Any) -> str:
-    """The failure text: each expect that did not hold, with its value and location."""
-    from evaldsl.run.spec_tests import describe
-
-    if outcome.problem:
-        return f"{outcome.spec}:{outcome.span.line}: example `{outcome.name}`: {outcome.problem}"
-    lines = [f"{outcome.spec}:{e.span.line}:{e.span.col}: expect {e.text}  ->  "
-             f"{describe(e.value)}" for e in outcome.failures]
-    if outcome.result is not None:
-        lines += ["", "labels: " + ", ".join(f"{k}={v}" for k, v in outcome.result.labels.items())]
-        lines += [f"  {line}" for line in outcome.result.trace]
-    return "\n".join(lines)

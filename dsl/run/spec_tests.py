@@ -106,6 +106,19 @@ def run_example(spec: Spec, example: n.Example,
     return ExampleRun(name, example.name, example.span, expectations, result)
 
 
+def failure_report(run: ExampleRun) -> str:
+    """Why an example failed: each expect that did not hold, its value and location, then
+    the case's labels and trace (the same text in `evaldsl test` and in pytest)."""
+    if run.problem:
+        return f"{run.spec}:{run.span.line}: example `{run.name}`: {run.problem}"
+    lines = [f"{run.spec}:{e.span.line}:{e.span.col}: expect {e.text}  ->  "
+             f"{describe(e.value)}" for e in run.failures]
+    if run.result is not None:
+        lines += ["", "labels: " + ", ".join(f"{k}={v}" for k, v in run.result.labels.items())]
+        lines += [f"  {line}" for line in run.result.trace]
+    return "\n".join(lines)
+
+
 class _Offline:
     """The model runtime of examples: none. An unpinned model check is an error saying so."""
 

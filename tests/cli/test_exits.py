@@ -59,6 +59,14 @@ class TestTable:
             "evaldsl run: error: cases.jsonl:3: not valid JSON",
             "evaldsl review: error: `x.jsonl`: No such file or directory"]
 
+    def test_a_hint_follows_the_message(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """Advice is kept apart from the message, as in diagnostics."""
+        exit_for(UsageError("`labels.csv` holds no rows", hint="fill in the sample"), "calibrate")
+        exit_for(CaseDataError("s.csv", 2, "not UTF-8", hint="save it as CSV UTF-8"), "calibrate")
+        assert capsys.readouterr().err.splitlines() == [
+            "evaldsl calibrate: error: `labels.csv` holds no rows", "hint: fill in the sample",
+            "evaldsl calibrate: error: s.csv:2: not UTF-8", "hint: save it as CSV UTF-8"]
+
     def test_a_broken_pipe_prints_nothing(self, capsys: pytest.CaptureFixture[str]) -> None:
         assert exit_for(BrokenPipeError(), "check") == EXIT_OK
         assert capsys.readouterr().err == ""

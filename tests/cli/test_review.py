@@ -46,11 +46,29 @@ def test_csv_with_dialogs(judged: dict[str, Path], kit: Any) -> None:
     done = kit.evaldsl("review", judged["results"], "--spec", judged["spec"], "-o", out,
                        "--cases", judged["cases"], "--limit", "5")
     assert done.returncode == 0, done.stderr
-    with out.open(encoding="utf-8", newline="") as f:
+    with out.open(encoding="utf-8-sig", newline="") as f:
         rows = list(csv.DictReader(f))
     assert len(rows) == 5
     assert rows[0]["dialog"].startswith("user: ")
     assert {"id", "priority", "rule", "outcome", "label", "score", "note"} <= set(rows[0])
+
+
+def test_csv_has_a_bom_so_excel_reads_chinese(judged: dict[str, Path], kit: Any) -> None:
+    """Excel reads a CSV without a BOM in the machine's code page: 姓名 would be mojibake."""
+    out = judged["folder"] / "excel.csv"
+    done = kit.evaldsl("review", judged["results"], "--spec", judged["spec"], "-o", out,
+                       "--cases", judged["cases"])
+    assert done.returncode == 0, done.stderr
+    data = out.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbfid,priority,")
+    assert "请问您的姓名" in data.decode("utf-8-sig")
+
+
+def test_jsonl_stays_plain_utf8(judged: dict[str, Path], kit: Any) -> None:
+    out = judged["folder"] / "plain.jsonl"
+    done = kit.evaldsl("review", judged["results"], "--spec", judged["spec"], "-o", out)
+    assert done.returncode == 0, done.stderr
+    assert out.read_bytes().startswith(b'{"id": ')
 
 
 def test_results_of_another_spec_are_refused(judged: dict[str, Path], kit: Any,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -121,3 +123,35 @@ class TestCli:
 
     def test_nothing_found_exits_2(self, tmp_path: Path, kit: Any) -> None:
         assert kit.evaldsl("test", tmp_path / "none.eval").returncode == 2
+
+
+class TestWithoutPytest:
+    """`evaldsl test` is a product verb: a plain install (no dev extra, no pytest) runs it."""
+
+    @staticmethod
+    def evaldsl_without_pytest(*args: str | Path) -> subprocess.CompletedProcess[str]:
+        blocked = ("import sys; sys.modules['pytest'] = None; "
+                   "from evaldsl.cli.main import main; sys.exit(main(sys.argv[1:]))")
+        return subprocess.run([sys.executable, "-c", blocked, *map(str, args)],
+                              capture_output=True, text=True, timeout=120)
+
+    def test_passing_examples(self, spec_path: Path) -> None:
+        done = self.evaldsl_without_pytest("test", spec_path)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip().endswith("2 examples: 2 passed, 0 failed (1 spec)")
+
+    def test_a_failure_is_explained(self, tmp_path: Path) -> None:
+        path = tmp_path / "failing.eval"
+        path.write_text(FAILING, encoding="utf-8")
+        done = self.evaldsl_without_pytest("test", path)
+        assert done.returncode == 1, done.stderr
+        assert f"{path}:32:3: expect success  ->  false" in done.stdout
+
+    def test_no_verb_needs_pytest(self) -> None:
+        """Every verb's module imports in a plain install; only the plugin needs pytest."""
+        code = ("import sys; sys.modules['pytest'] = None; from importlib import import_module; "
+                "from evaldsl.cli.main import VERBS; "
+                "[import_module(f'evaldsl.cli.{verb}') for verb in VERBS]")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
