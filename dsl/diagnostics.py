@@ -8,6 +8,7 @@ location, the source line, a caret underline, then `hint:`.
 
 from __future__ import annotations
 
+import difflib
 import enum
 import json
 from collections.abc import Iterable, Sequence
@@ -129,3 +130,38 @@ _SEVERITY_COLOR = {"error": "31", "warning": "33"}
 
 def _paint(text: str, code: str, color: bool) -> str:
     return f"\x1b[1;{code}m{text}\x1b[0m" if color else text
+
+
+# ------------------------------------------------------------------ hints
+
+LARGE_POOL = 1000
+"""Above this many candidates, only those that could plausibly be meant are compared."""
+
+
+def similar(name: str, candidates: Iterable[str]) -> str | None:
+    """The candidate closest to `name`, if any is close enough to suggest."""
+    pool = [c for c in candidates if c != name]
+    if len(pool) > LARGE_POOL:
+        pool = [c for c in pool if c[:1] == name[:1] and abs(len(c) - len(name)) <= 2]
+    cutoff = 0.5 if len(name) <= 3 else 0.6
+    found = difflib.get_close_matches(name, pool, n=1, cutoff=cutoff)
+    if not found:
+        lowered = {c.lower(): c for c in pool}
+        found = [lowered[m] for m in difflib.get_close_matches(name.lower(), lowered, n=1)]
+    return found[0] if found else None
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str:
+    """`did you mean `x`?`, or an empty string when nothing is close."""
+    close = similar(name, candidates)
+    return f"did you mean `{close}`?" if close else ""
+
+
+def listing(items: Iterable[str], limit: int = 8) -> str:
+    """`a`, `b` and `c`: names in backticks for a message or a hint."""
+    quoted = [f"`{i}`" for i in items]
+    if len(quoted) > limit:
+        quoted = quoted[:limit] + ["…"]
+    if len(quoted) <= 1:
+        return quoted[0] if quoted else "nothing"
+    return ", ".join(quoted[:-1]) + " and " + quoted[-1]

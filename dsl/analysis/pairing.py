@@ -19,13 +19,13 @@ of a sample from another run, which the caller turns into an error.
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from evaldsl.analysis.calibrate import Judged, rescale
 from evaldsl.analysis.sample_file import LabelFile, LabelRow
+from evaldsl.diagnostics import did_you_mean
 from evaldsl.errors import CaseDataError
 
 
@@ -166,14 +166,3 @@ def _text(value: Any) -> str | None:
 def _error(sample: LabelFile, row: LabelRow, column: str, reason: str,
            hint: str = "") -> CaseDataError:
     return CaseDataError(str(sample.path), row.line, reason, column, hint)
-
-
-def did_you_mean(word: str, known: Iterable[str]) -> str:
-    """`did you mean `x`?` for the closest known label (ignoring case), else empty.
-
-    >>> did_you_mean("Sucess", ["success", "failure"])
-    'did you mean `success`?'
-    """
-    lowered = {k.lower(): k for k in known}
-    close = difflib.get_close_matches(word.lower(), lowered, n=1, cutoff=0.6)
-    return f"did you mean `{lowered[close[0]]}`?" if close else ""

@@ -31,10 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from evaldsl.analysis.calibrate import DEFAULT_THRESHOLD, Calibration, calibrate, rescale
-from evaldsl.analysis.pairing import Automatic, Doubt, HumanRules, Pairing, did_you_mean, pair
+from evaldsl.analysis.pairing import Automatic, Doubt, HumanRules, Pairing, pair
 from evaldsl.analysis.sample_file import GB18030, read_labels
 from evaldsl.cli.exits import EXIT_DATA, EXIT_OK, UsageError, exit_for
 from evaldsl.cli.review import check_written_by, read_layout
+from evaldsl.diagnostics import did_you_mean
 from evaldsl.report.journal import read_records
 from evaldsl.report.layout import VERDICT
 from evaldsl.report.stats import percent

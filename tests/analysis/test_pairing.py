@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from evaldsl.analysis.pairing import Automatic, HumanRules, did_you_mean, pair
+from evaldsl.analysis.pairing import Automatic, HumanRules, pair
 from evaldsl.analysis.sample_file import UTF8, LabelFile, LabelRow
+from evaldsl.diagnostics import did_you_mean
 
 AUTO = {"a": Automatic("good", 80.0), "b": Automatic("bad", 20.0)}
 SPEC_RULES = HumanRules(("good", "fair", "bad"), labels_certain=True, block="level",

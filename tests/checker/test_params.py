@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from evaldsl.checker.facts.context import listing
+from evaldsl.diagnostics import listing
 from evaldsl.primitives.tables import FLAG_OPTIONS, VALUE_OPTIONS
 from tests.checker.helpers import codes, messages, of, rendered
 

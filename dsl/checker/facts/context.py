@@ -9,14 +9,13 @@ same facts. The fact modules compute; the context only holds what they found.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from evaldsl.checker.facts.symbols import SymbolTable, build_symbols
-from evaldsl.diagnostics import Diagnostic
+from evaldsl.diagnostics import Diagnostic, similar
 from evaldsl.primitives.registry import Primitive, Registry
 from evaldsl.primitives.valuetypes import CASE_FIELD_TYPES, ValueType
 from evaldsl.syntax import nodes as n
@@ -190,37 +189,6 @@ Rule = Callable[[Context], Iterable[Diagnostic]]
 
 MAX_SUGGESTIONS = 100
 """Unknown names per module that get a "did you mean" (see `Context.similar`)."""
-LARGE_POOL = 1000
-"""Above this many candidates, only those that could plausibly be meant are compared."""
-
-
-def similar(name: str, candidates: Iterable[str]) -> str | None:
-    """The candidate closest to `name`, if any is close enough to suggest."""
-    pool = [c for c in candidates if c != name]
-    if len(pool) > LARGE_POOL:
-        pool = [c for c in pool if c[:1] == name[:1] and abs(len(c) - len(name)) <= 2]
-    cutoff = 0.5 if len(name) <= 3 else 0.6
-    found = difflib.get_close_matches(name, pool, n=1, cutoff=cutoff)
-    if not found:
-        lowered = {c.lower(): c for c in pool}
-        found = [lowered[m] for m in difflib.get_close_matches(name.lower(), lowered, n=1)]
-    return found[0] if found else None
-
-
-def did_you_mean(name: str, candidates: Iterable[str]) -> str:
-    """`did you mean `x`?`, or an empty string when nothing is close."""
-    close = similar(name, candidates)
-    return f"did you mean `{close}`?" if close else ""
-
-
-def listing(items: Iterable[str], limit: int = 8) -> str:
-    """`a`, `b` and `c`: names in backticks for a message or a hint."""
-    quoted = [f"`{i}`" for i in items]
-    if len(quoted) > limit:
-        quoted = quoted[:limit] + ["…"]
-    if len(quoted) <= 1:
-        return quoted[0] if quoted else "nothing"
-    return ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
 
 def _sites(module: n.Module) -> Iterator[Site]:

@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from evaldsl.checker.facts.consts import number_of
-from evaldsl.checker.facts.context import Context, did_you_mean, listing, unwrap
+from evaldsl.checker.facts.context import Context, unwrap
 from evaldsl.checker.facts.symbols import CASE
-from evaldsl.diagnostics import Diagnostic, error
+from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing
 from evaldsl.primitives.registry import Registry, default_registry
 from evaldsl.primitives.valuetypes import ValueType as T
 from evaldsl.syntax import nodes as n

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from evaldsl.checker.facts.consts import fold
-from evaldsl.checker.facts.context import Context, did_you_mean, listing, unwrap
-from evaldsl.diagnostics import Diagnostic, error
+from evaldsl.checker.facts.context import Context, unwrap
+from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing
 from evaldsl.syntax import nodes as n
 
 ROLES = ("system", "user", "assistant", "tool")

@@ -11,15 +11,10 @@ from collections.abc import Container, Iterator
 from typing import TypeGuard
 
 from evaldsl.checker.facts.annotations import mentions_table, param_fields
-from evaldsl.checker.facts.context import (
-    Context,
-    Site,
-    did_you_mean,
-    listing,
-)
+from evaldsl.checker.facts.context import Context, Site
 from evaldsl.checker.facts.symbols import CASE, SymbolTable
 from evaldsl.checker.facts.typer import AGGREGATES
-from evaldsl.diagnostics import Diagnostic, error
+from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing
 from evaldsl.primitives.valuetypes import CASE_FIELD_TYPES
 from evaldsl.syntax import nodes as n
 from evaldsl.syntax.source import Span

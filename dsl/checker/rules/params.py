@@ -14,17 +14,10 @@ from typing import Any
 
 from evaldsl.checker.facts.annotations import accepted_types, accepts, describe, param_fields
 from evaldsl.checker.facts.arguments import Arguments, arguments
-from evaldsl.checker.facts.context import (
-    SCOPE_ARG,
-    Context,
-    did_you_mean,
-    listing,
-    similar,
-    unwrap,
-)
+from evaldsl.checker.facts.context import SCOPE_ARG, Context, unwrap
 from evaldsl.checker.facts.typer import infer_type, type_env
 from evaldsl.checker.rules.patterns import bad_fields
-from evaldsl.diagnostics import Diagnostic, error
+from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing, similar
 from evaldsl.primitives.registry import Primitive
 from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.syntax import nodes as n

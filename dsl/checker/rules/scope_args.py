@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from evaldsl.cases.scopes import SCOPE_KINDS
-from evaldsl.checker.facts.context import SCOPE_ARG, Context, did_you_mean, listing, unwrap
+from evaldsl.checker.facts.context import SCOPE_ARG, Context, unwrap
 from evaldsl.checker.facts.scopes import NAMED_SCOPES, scope_of, turn_index
-from evaldsl.diagnostics import Diagnostic, error
+from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing
 from evaldsl.syntax import nodes as n
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from evaldsl.checker.facts.consts import fold
-from evaldsl.checker.facts.context import Context, did_you_mean, listing
-from evaldsl.diagnostics import Diagnostic, error
+from evaldsl.checker.facts.context import Context
+from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing
 from evaldsl.primitives.tables import FLAG_OPTIONS, VALUE_OPTIONS, NormalizationTable
 from evaldsl.syntax import nodes as n
 
