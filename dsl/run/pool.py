@@ -215,6 +215,19 @@ class Worker:
         inbox.close()
         outbox.close()
 
+    def post(self, message: Batch | None) -> None:
+        """Send the worker a batch (None: finish), which then counts as out.
+
+        A worker that failed or died has closed its end of the pipe. The message counts
+        as out all the same, so that the pool waits on this worker and raises its error,
+        or how it died, instead of the batch disappearing without a word.
+        """
+        try:
+            self.to_worker.send(message)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        self.out += 1
+
     def take(self) -> Any:
         """The worker's next message; its exception raised here if it failed."""
         try:
@@ -268,9 +281,8 @@ class Pool:
         return any(w.out < DEPTH for w in self._workers)
 
     def send(self, batch: Batch) -> None:
-        worker = min(self._workers, key=lambda w: w.out)
-        worker.to_worker.send(batch)
-        worker.out += 1
+        """Give `batch` to the least busy worker."""
+        min(self._workers, key=lambda w: w.out).post(batch)
 
     def receive(self) -> Done:
         """The next answer of any worker."""
@@ -283,8 +295,7 @@ class Pool:
     def finish(self) -> list[bytes]:
         """Tell every worker to finish; their final states."""
         for worker in self._workers:
-            worker.to_worker.send(None)
-            worker.out += 1
+            worker.post(None)
         states = []
         while any(w.out for w in self._workers):
             message = self._next([w for w in self._workers if w.out])

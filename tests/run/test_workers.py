@@ -278,3 +278,17 @@ class TestStopping:
         assert done.returncode == 0, done.stderr
         report = json.loads((tmp_path / "report.json").read_text("utf-8"))
         assert report["cases"]["evaluated"] == 4000
+
+
+class TestPosting:
+    def test_a_batch_for_a_worker_that_is_gone_counts_as_out(self) -> None:
+        """A worker that failed closes its pipe; posting to it must not raise a bare
+        BrokenPipeError, so that the pool goes on to read that worker's own error."""
+        from evaldsl.run.pool import Worker
+
+        inbox, to_worker = multiprocessing.Pipe(duplex=False)
+        inbox.close()
+        worker = Worker.__new__(Worker)
+        worker.to_worker, worker.out = to_worker, 0
+        worker.post(None)
+        assert worker.out == 1
