@@ -29,7 +29,7 @@ from typing import Any
 
 import evaldsl
 from evaldsl.cases.case import Case
-from evaldsl.model.runtime import ModelRequest, ModelStats
+from evaldsl.model.requests import ModelRequest, ModelStats
 from evaldsl.values import CheckResult
 
 ROOT = Path(__file__).resolve().parents[1]

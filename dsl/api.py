@@ -24,7 +24,7 @@ from typing import Any
 from evaldsl.cases.case import Case
 from evaldsl.errors import SpecError
 from evaldsl.model.protocols import Embedder, Judge
-from evaldsl.model.runtime import ModelRuntime
+from evaldsl.model.requests import ModelRuntime
 from evaldsl.primitives.registry import Registry, default_registry
 from evaldsl.results import CaseResult, Report
 from evaldsl.runtime.graph import Graph, build_graph

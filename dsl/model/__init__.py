@@ -2,7 +2,7 @@
 
 A MODEL primitive's factory returns a `ChatCheck` or `EmbedCheck`
 (`evaldsl.model.checks`); the interpreter hands the checks one case needs in
-a round to `ModelRuntime.resolve` (`evaldsl.model.runtime`). The default
+a round to `ModelRuntime.resolve` (`evaldsl.model.requests`). The default
 runtime (`default_runtime`) fuses checks on the same text into one request,
 caches answers on disk, batches embeddings across cases, bounds concurrency
 and request rate, retries transient failures and returns an error result,
@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from evaldsl.model.protocols import Embedder, Judge, JudgeAnswer, JudgeRequest
-from evaldsl.model.runtime import ModelRequest, ModelRuntime, ModelStats
+from evaldsl.model.requests import ModelRequest, ModelRuntime, ModelStats
 
 if TYPE_CHECKING:
     from evaldsl.model.engine import DefaultRuntime

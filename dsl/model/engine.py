@@ -28,7 +28,7 @@ from evaldsl.model.fusion import Group, Question, group
 from evaldsl.model.limits import Limiter, RetryPolicy, with_retries
 from evaldsl.model.prompts import build_request, property_key, repair_request
 from evaldsl.model.protocols import Judge, JudgeAnswer, JudgeRequest
-from evaldsl.model.runtime import ModelRequest, ModelStats
+from evaldsl.model.requests import ModelRequest, ModelStats
 from evaldsl.model.structured import Unparsed, read_answer
 from evaldsl.model.tally import Tally
 from evaldsl.values import CheckResult

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from evaldsl.model.runtime import ModelStats
+from evaldsl.model.requests import ModelStats
 
 
 class Tally:

@@ -32,7 +32,7 @@ from typing import Any
 from evaldsl.api import Spec, as_case, load
 from evaldsl.cases.case import Case
 from evaldsl.errors import EvaldslError, SpecError
-from evaldsl.model.runtime import ModelRequest
+from evaldsl.model.requests import ModelRequest
 from evaldsl.results import CaseResult
 from evaldsl.runtime.compiler import Compiler
 from evaldsl.runtime.frame import Fn, Frame

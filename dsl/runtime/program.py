@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from evaldsl.model.runtime import ModelRequest
+from evaldsl.model.requests import ModelRequest
 from evaldsl.primitives.registry import Cost
 from evaldsl.results import ReportPlan
 from evaldsl.runtime.compiler import Compiler, Slots

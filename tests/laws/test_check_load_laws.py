@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import evaldsl
 from evaldsl.cases.case import Case
 from evaldsl.checker import check_source
-from evaldsl.model.runtime import ModelRequest, ModelStats
+from evaldsl.model.requests import ModelRequest, ModelStats
 from evaldsl.values import CheckResult
 from tests.strategies import specs
 

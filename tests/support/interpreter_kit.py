@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 
 from evaldsl.cases.case import Case
 from evaldsl.cases.scopes import Scope
-from evaldsl.model.runtime import ModelRequest, ModelStats
+from evaldsl.model.requests import ModelRequest, ModelStats
 from evaldsl.primitives.registry import Cost, Primitive, Registry
 from evaldsl.values import CheckResult
 
