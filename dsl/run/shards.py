@@ -17,20 +17,21 @@ closures) left out and supplied again by the receiving side's spec.
 
 from __future__ import annotations
 
-import asyncio
 import io
 import pickle
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evaldsl.api import Spec
 from evaldsl.cases.case import Case
 from evaldsl.report.json_report import ReportBuilder
 from evaldsl.report.layout import SpecLayout
 from evaldsl.results import CaseResult, Report
-from evaldsl.run.concurrency import run_concurrently
 from evaldsl.runtime.aggregation import MetricPlan
+
+if TYPE_CHECKING:
+    import asyncio
 
 
 @dataclass
@@ -121,7 +122,11 @@ class Shard:
         self.spec = spec
         self.state = ShardState.empty(spec, layout)
         self.concurrency = concurrency
-        self._loop = asyncio.new_event_loop() if spec.has_model_checks else None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        if spec.has_model_checks:
+            import asyncio  # 0.02 s to import: a deterministic shard needs no loop
+
+            self._loop = asyncio.new_event_loop()
 
     def rows(self, cases: Iterable[Case]) -> Iterator[dict[str, Any]]:
         """Each case's row (`CaseResult.to_dict(trace=False)`), in the order of `cases`."""
@@ -141,6 +146,8 @@ class Shard:
         return row
 
     async def _evaluate_async(self, cases: Sequence[Case]) -> list[CaseResult]:
+        from evaldsl.run.concurrency import run_concurrently
+
         results: list[CaseResult | None] = [None] * len(cases)
 
         async def one(index: int) -> tuple[int, CaseResult]:
