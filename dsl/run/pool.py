@@ -215,6 +215,24 @@ class Worker:
         inbox.close()
         outbox.close()
 
+    def send(self, message: Batch | None) -> None:
+        """Hand the worker a message; if it has stopped reading, raise why it stopped.
+
+        A worker that failed sends its error and exits, and a batch sent
+        meanwhile meets a closed pipe: the error it sent is what went wrong.
+        """
+        try:
+            self.to_worker.send(message)
+        except (BrokenPipeError, ConnectionResetError):
+            raise self._failure() from None
+
+    def _failure(self) -> Exception:
+        try:
+            while True:
+                self.take()
+        except Exception as exc:  # what the worker sent, or how it stopped
+            return exc
+
     def take(self) -> Any:
         """The worker's next message; its exception raised here if it failed."""
         try:
@@ -269,7 +287,7 @@ class Pool:
 
     def send(self, batch: Batch) -> None:
         worker = min(self._workers, key=lambda w: w.out)
-        worker.to_worker.send(batch)
+        worker.send(batch)
         worker.out += 1
 
     def receive(self) -> Done:
@@ -283,7 +301,7 @@ class Pool:
     def finish(self) -> list[bytes]:
         """Tell every worker to finish; their final states."""
         for worker in self._workers:
-            worker.to_worker.send(None)
+            worker.send(None)
             worker.out += 1
         states = []
         while any(w.out for w in self._workers):
