@@ -26,8 +26,8 @@ Table = NormalizationTable
 class Params(BaseModel):
     """Base of the params models: frozen, no unknown arguments, tables allowed."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True,
-                              use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+    """Attribute docstrings describe the parameters; `evaldsl.primitives.fielddocs` reads them."""
 
 
 def unit_calls(unit: Unit) -> list[ToolCall]:

@@ -14,6 +14,7 @@ from typing import Any
 from pydantic.fields import FieldInfo
 
 from evaldsl.cli.exits import EXIT_OK, UsageError
+from evaldsl.primitives.fielddocs import field_description
 from evaldsl.primitives.registry import Primitive, default_registry
 
 
@@ -56,7 +57,7 @@ def describe_markdown(p: Primitive) -> str:
         default = "required" if info.is_required() else f"`{_default(info)}`"
         per_case = " (may be per case)" if name in p.dynamic else ""
         lines.append(f"| `{name}` | {_type(info)} | {default} | "
-                     f"{(info.description or '').replace('|', '/')}{per_case} |")
+                     f"{field_description(p.params, name, info).replace('|', '/')}{per_case} |")
     fields = ", ".join(f"`.{k}` ({v.value})" for k, v in p.result_fields().items())
     lines.extend(["", f"Result fields: {fields}."])
     return "\n".join(lines)
@@ -69,7 +70,8 @@ def _params(p: Primitive) -> list[tuple[str, FieldInfo]]:
 def _param_line(name: str, info: FieldInfo, p: Primitive) -> str:
     default = "required" if info.is_required() else f"default {_default(info)}"
     per_case = ", per case" if name in p.dynamic else ""
-    meaning = f": {info.description}" if info.description else ""
+    description = field_description(p.params, name, info)
+    meaning = f": {description}" if description else ""
     return f"{name} ({_type(info)}, {default}{per_case}){meaning}"
 
 

@@ -42,7 +42,8 @@ class FewShot(BaseModel):
 class ModelParams(BaseModel):
     """Options every model-backed primitive accepts."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    """Attribute docstrings describe the options; `evaldsl.primitives.fielddocs` reads them."""
 
     fuse: bool = True
     """Ask together with the other model checks on the same scope (one request)."""

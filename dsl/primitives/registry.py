@@ -21,17 +21,16 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import import_module
-from importlib.metadata import entry_points
 from typing import Any, Protocol
 
 from pydantic import BaseModel
 
 from evaldsl.cases.case import Case
 from evaldsl.cases.scopes import Scope
+from evaldsl.primitives.plugins import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
+from evaldsl.primitives.plugins import load_plugins, spare_pydantic_plugin_scan
 from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.values import CheckResult
-
-ENTRY_POINT_GROUP = "evaldsl.primitives"
 
 
 class Cost(enum.IntEnum):
@@ -197,8 +196,8 @@ def default_registry() -> Registry:
         if _default is None:
             from evaldsl.stdlib import FAMILIES
 
-            for ep in entry_points(group=ENTRY_POINT_GROUP):
-                ep.load()
+            spare_pydantic_plugin_scan()
+            load_plugins()
             registry = Registry()
             for p in _STAGING:
                 registry.add(p)

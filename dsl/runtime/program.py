@@ -25,6 +25,7 @@ from evaldsl.runtime.frame import MISSING, Fn, Frame
 from evaldsl.runtime.graph import BlockNode, CheckNode, Graph
 from evaldsl.runtime.logic import PENDING, PENDING_RESULT, within
 from evaldsl.runtime.metrics import MetricProgram, compile_metric
+from evaldsl.runtime.percase import TargetCache
 from evaldsl.runtime.sampling import ReviewProgram, compile_review
 from evaldsl.syntax import nodes as n
 from evaldsl.values import CheckResult, ErrorValue
@@ -182,6 +183,8 @@ def _model_forcer(plan: CheckPlan, request: ModelRequest, runtime: RuntimeGetter
 
 def _dynamic_forcer(plan: CheckPlan, runtime: RuntimeGetter) -> Fn:
     node = plan.node
+    if not plan.is_model:
+        return _dynamic_static_forcer(plan)
 
     def compute(fr: Frame) -> CheckResult:
         values = dict(plan.consts)
@@ -209,6 +212,36 @@ def _dynamic_forcer(plan: CheckPlan, runtime: RuntimeGetter) -> Fn:
         fr.requests[plan.slot] = ModelRequest(plan.name, node.primitive, params, target,
                                               node.scope)
         return PENDING_RESULT
+    return compute
+
+
+def _dynamic_static_forcer(plan: CheckPlan) -> Fn:
+    """A deterministic check with per-case parameters: one evaluator per distinct value."""
+    node, names, made = plan.node, tuple(name for name, _ in plan.dynamic), TargetCache()
+
+    def make(values: dict[str, Any]) -> Fn:
+        """The check's evaluator for `values`; a fresh error result per case when they fail."""
+        try:
+            target = node.primitive.factory(node.primitive.params.model_validate(values))
+        except ValidationError as exc:
+            problem = f"parameter {_first_problem(exc)}"
+            return lambda fr: CheckResult.error(problem, plan.name)
+        except Exception as exc:
+            crash = exc
+            return lambda fr: _crashed(plan.name, node.primitive.name, crash)
+        return _static_forcer(plan.name, node.primitive.name, target, node.scope)
+
+    def compute(fr: Frame) -> CheckResult:
+        values = dict(plan.consts)
+        for name, fn in plan.dynamic:
+            v = fn(fr)
+            if v is PENDING:
+                return PENDING_RESULT
+            if type(v) is ErrorValue:
+                return CheckResult.error(f"parameter `{name}`: {v}", plan.name)
+            values[name] = v
+        result: CheckResult = made.get(values, names, make)(fr)
+        return result
     return compute
 
 

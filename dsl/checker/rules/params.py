@@ -18,6 +18,7 @@ from evaldsl.checker.facts.context import SCOPE_ARG, Context, unwrap
 from evaldsl.checker.facts.typer import infer_type, type_env
 from evaldsl.checker.rules.patterns import bad_fields
 from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing, similar
+from evaldsl.primitives.fielddocs import field_description
 from evaldsl.primitives.registry import Primitive
 from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.syntax import nodes as n
@@ -245,7 +246,10 @@ def _described(primitive: Primitive, name: str) -> str:
 def _description(primitive: Primitive, name: str) -> str:
     """The parameter's description in diagnostic style: lowercase, no final period."""
     info = param_fields(primitive).get(name)
-    text = " ".join((info.description or "").split()) if info is not None else ""
+    if info is None:
+        return ""
+    field = next(f for f, i in primitive.params.model_fields.items() if i is info)
+    text = " ".join(field_description(primitive.params, field, info).split())
     if text[:1].isupper() and not text[1:2].isupper():
         text = text[0].lower() + text[1:]
     return text.rstrip(".")

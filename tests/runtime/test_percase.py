@@ -1,0 +1,87 @@
+"""Per-case parameters: keys that tell arguments apart, evaluators made once per value."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import evaldsl
+from evaldsl.runtime import percase
+from evaldsl.runtime.percase import TargetCache, freeze
+
+SPEC = """\
+spec "per case"
+
+case {
+  expect: map
+}
+
+check pattern = regex(pattern: case.expect.pattern)
+
+outcome {
+  pass if pattern
+  fail otherwise
+}
+"""
+
+
+class TestFreeze:
+    @pytest.mark.parametrize(("a", "b"), [(1, 1.0), (1, True), (0.0, -0.0), (["a"], ("a",)),
+                                          ({"k": 1}, {"k": 1.0}), (None, 0)])
+    def test_different_arguments_have_different_keys(self, a: Any, b: Any) -> None:
+        """Values equal in Python but not as arguments do not share an evaluator."""
+        assert freeze(a) != freeze(b)
+
+    def test_equal_nested_values_share_a_key(self) -> None:
+        """Lists and maps of the same values make the same key."""
+        assert freeze({"k": [1, "a"]}) == freeze({"k": [1, "a"]})
+
+    def test_other_kinds_are_not_keyed(self) -> None:
+        """A value the cache cannot compare is validated every time."""
+        made: list[dict[str, Any]] = []
+        cache = TargetCache()
+        for _ in range(2):
+            cache.get({"x": object()}, ("x",), lambda v: made.append(v) or "made")
+        assert len(made) == 2
+
+
+class TestTargetCache:
+    def test_equal_values_are_made_once(self) -> None:
+        """The second case with the same values reuses the first one's evaluator."""
+        made: list[dict[str, Any]] = []
+        cache = TargetCache()
+        first = cache.get({"p": "a"}, ("p",), lambda v: made.append(v) or object())
+        again = cache.get({"p": "a"}, ("p",), lambda v: made.append(v) or object())
+        assert first is again and len(made) == 1
+
+    def test_past_the_limit_values_are_made_every_time(self,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+        """A workload of endless distinct values does not grow the cache without bound."""
+        monkeypatch.setattr(percase, "LIMIT", 1)
+        cache = TargetCache()
+        cache.get({"p": "a"}, ("p",), lambda v: object())
+        assert cache.get({"p": "b"}, ("p",), lambda v: object()) is not cache.get(
+            {"p": "b"}, ("p",), lambda v: object())
+
+
+class TestPerCaseChecks:
+    def _case(self, id: str, pattern: str) -> dict[str, Any]:
+        return {"id": id, "messages": [{"role": "user", "content": "hi"},
+                                       {"role": "assistant", "content": "code 123"}],
+                "expect": {"pattern": pattern}}
+
+    def test_each_case_is_judged_by_its_own_value(self) -> None:
+        """Cases alternating between two patterns each get their own verdict."""
+        spec = evaldsl.load(SPEC)
+        verdicts = [spec.evaluate(self._case(f"c{i}", p)).labels["outcome"]
+                    for i, p in enumerate([r"\d{3}", "zzz", r"\d{3}", "zzz"])]
+        assert verdicts == ["pass", "fail", "pass", "fail"]
+
+    def test_an_invalid_value_is_an_error_result_per_case(self) -> None:
+        """A pattern that does not compile makes each such case's check an error of its own."""
+        spec = evaldsl.load(SPEC)
+        first, second = (spec.evaluate(self._case(f"c{i}", "(")).checks["pattern"]
+                         for i in range(2))
+        assert first.is_error and second.is_error and first is not second
+        assert first.reason == second.reason
