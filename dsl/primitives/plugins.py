@@ -6,17 +6,12 @@ every `check` and `run`, while most installations have no plugin at all. So a
 plain scan of the `entry_points.txt` files on `sys.path` comes first, and only
 when one of them names the group (or a path entry or a finder is one the scan
 cannot read) does `importlib.metadata` load the entry points, in its order.
-
-pydantic looks for its own plugins (group `pydantic`) the same costly way
-when it builds the first model; `spare_pydantic_plugin_scan` lets the same
-scan tell it there are none, before the standard library's models are built.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from importlib import import_module
 
 ENTRY_POINT_GROUP = "evaldsl.primitives"
 
@@ -25,7 +20,7 @@ _METADATA = (".dist-info", ".egg-info")
 
 def load_plugins() -> None:
     """Import the module of every installed `evaldsl.primitives` entry point."""
-    if not _may_have_plugins(ENTRY_POINT_GROUP):
+    if not _may_have_plugins():
         return
     from importlib.metadata import entry_points
 
@@ -33,28 +28,11 @@ def load_plugins() -> None:
         ep.load()
 
 
-def spare_pydantic_plugin_scan() -> None:
-    """Record that pydantic has no plugins when no distribution declares its group.
-
-    Only while pydantic has not looked yet, and never when a distribution, a
-    path entry the scan cannot read or `PYDANTIC_DISABLE_PLUGINS` is involved:
-    then pydantic looks as it always does.
-    """
-    if "PYDANTIC_DISABLE_PLUGINS" in os.environ:
-        return
-    try:
-        loader = import_module("pydantic.plugin._loader")
-    except ImportError:
-        return
-    if getattr(loader, "_plugins", ()) is None and not _may_have_plugins("pydantic"):
-        setattr(loader, "_plugins", {})  # noqa: B010 (a module without stubs for it)
-
-
-def _may_have_plugins(group: str) -> bool:
-    """False only when no distribution on `sys.path` declares entry points of `group`."""
+def _may_have_plugins() -> bool:
+    """False only when no distribution on `sys.path` declares the group."""
     if any(_unusual_finder(finder) for finder in sys.meta_path):
         return True
-    return any(_declares_group(entry or ".", f"[{group}]") for entry in sys.path)
+    return any(_declares_group(entry or ".") for entry in sys.path)
 
 
 def _unusual_finder(finder: object) -> bool:
@@ -63,21 +41,20 @@ def _unusual_finder(finder: object) -> bool:
             and getattr(finder, "__name__", "") != "PathFinder")
 
 
-def _declares_group(entry: str, header: str) -> bool:
+def _declares_group(entry: str) -> bool:
     if not os.path.isdir(entry):
         return os.path.exists(entry)
     try:
         names = [n for n in os.listdir(entry) if n.lower().endswith(_METADATA)]
     except OSError:
         return True
-    return any(_names_group(os.path.join(entry, name, "entry_points.txt"), header)
-               for name in names)
+    return any(_names_group(os.path.join(entry, name, "entry_points.txt")) for name in names)
 
 
-def _names_group(path: str, header: str) -> bool:
+def _names_group(path: str) -> bool:
     try:
         with open(path, encoding="utf-8", errors="replace") as file:
-            return header in file.read()
+            return f"[{ENTRY_POINT_GROUP}]" in file.read()
     except (FileNotFoundError, NotADirectoryError):
         return False
     except OSError:

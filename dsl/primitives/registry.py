@@ -28,7 +28,7 @@ from pydantic import BaseModel
 from evaldsl.cases.case import Case
 from evaldsl.cases.scopes import Scope
 from evaldsl.primitives.plugins import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP
-from evaldsl.primitives.plugins import load_plugins, spare_pydantic_plugin_scan
+from evaldsl.primitives.plugins import load_plugins
 from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.values import CheckResult
 
@@ -196,7 +196,6 @@ def default_registry() -> Registry:
         if _default is None:
             from evaldsl.stdlib import FAMILIES
 
-            spare_pydantic_plugin_scan()
             load_plugins()
             registry = Registry()
             for p in _STAGING:

@@ -22,14 +22,14 @@ class TestMayHavePlugins:
         """A dist-info whose entry_points.txt names the group sends discovery on."""
         _dist(tmp_path, "plug", "[evaldsl.primitives]\nmine = plug.prims\n")
         monkeypatch.setattr(sys, "path", [str(tmp_path)])
-        assert plugins._may_have_plugins(plugins.ENTRY_POINT_GROUP)
+        assert plugins._may_have_plugins()
 
     def test_other_groups_are_not_plugins(self, tmp_path: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
         """Console scripts and other groups do not count."""
         _dist(tmp_path, "tool", "[console_scripts]\ntool = tool:main\n")
         monkeypatch.setattr(sys, "path", [str(tmp_path), str(tmp_path / "missing")])
-        assert not plugins._may_have_plugins(plugins.ENTRY_POINT_GROUP)
+        assert not plugins._may_have_plugins()
 
     def test_a_zip_on_the_path_is_left_to_importlib_metadata(
             self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -37,7 +37,7 @@ class TestMayHavePlugins:
         archive = tmp_path / "bundle.zip"
         archive.write_bytes(b"PK")
         monkeypatch.setattr(sys, "path", [str(archive)])
-        assert plugins._may_have_plugins(plugins.ENTRY_POINT_GROUP)
+        assert plugins._may_have_plugins()
 
     def test_a_declared_plugin_is_imported(self, tmp_path: Path,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
@@ -48,28 +48,3 @@ class TestMayHavePlugins:
         monkeypatch.delitem(sys.modules, "plug_prims_mod", raising=False)
         plugins.load_plugins()
         assert sys.modules["plug_prims_mod"].LOADED
-
-
-class TestSparePydanticPluginScan:
-    def test_no_pydantic_plugin_means_an_empty_cache(self, tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-        """Without a `pydantic` entry point, pydantic is told it has no plugins."""
-        from pydantic.plugin import _loader
-
-        monkeypatch.setattr(_loader, "_plugins", None)
-        monkeypatch.delenv("PYDANTIC_DISABLE_PLUGINS", raising=False)
-        monkeypatch.setattr(sys, "path", [str(tmp_path)])
-        plugins.spare_pydantic_plugin_scan()
-        assert _loader._plugins == {}
-
-    def test_a_pydantic_plugin_leaves_pydantic_to_look(self, tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-        """A declared `pydantic` entry point keeps pydantic's own discovery."""
-        from pydantic.plugin import _loader
-
-        _dist(tmp_path, "pplug", "[pydantic]\nmine = pplug:plugin\n")
-        monkeypatch.setattr(_loader, "_plugins", None)
-        monkeypatch.delenv("PYDANTIC_DISABLE_PLUGINS", raising=False)
-        monkeypatch.setattr(sys, "path", [str(tmp_path)])
-        plugins.spare_pydantic_plugin_scan()
-        assert _loader._plugins is None
