@@ -187,14 +187,9 @@ def _dynamic_forcer(plan: CheckPlan, runtime: RuntimeGetter) -> Fn:
         return _dynamic_static_forcer(plan)
 
     def compute(fr: Frame) -> CheckResult:
-        values = dict(plan.consts)
-        for name, fn in plan.dynamic:
-            v = fn(fr)
-            if v is PENDING:
-                return PENDING_RESULT
-            if type(v) is ErrorValue:
-                return CheckResult.error(f"parameter `{name}`: {v}", plan.name)
-            values[name] = v
+        values = _dynamic_values(plan, fr)
+        if isinstance(values, CheckResult):
+            return values
         try:
             params = node.primitive.params.model_validate(values)
             target = node.primitive.factory(params)
@@ -202,10 +197,6 @@ def _dynamic_forcer(plan: CheckPlan, runtime: RuntimeGetter) -> Fn:
             return CheckResult.error(f"parameter {_first_problem(exc)}", plan.name)
         except Exception as exc:
             return _crashed(plan.name, node.primitive.name, exc)
-        if not plan.is_model:
-            result: CheckResult = _static_forcer(plan.name, node.primitive.name, target,
-                                                 node.scope)(fr)
-            return result
         if runtime() is None:
             return _no_runtime(plan.name)
         fr.wanted.append(plan.slot)
@@ -213,6 +204,19 @@ def _dynamic_forcer(plan: CheckPlan, runtime: RuntimeGetter) -> Fn:
                                               node.scope)
         return PENDING_RESULT
     return compute
+
+
+def _dynamic_values(plan: CheckPlan, fr: Frame) -> dict[str, Any] | CheckResult:
+    """The check's parameters for this case, or the result it has when one is unknown."""
+    values = dict(plan.consts)
+    for name, fn in plan.dynamic:
+        v = fn(fr)
+        if v is PENDING:
+            return PENDING_RESULT
+        if type(v) is ErrorValue:
+            return CheckResult.error(f"parameter `{name}`: {v}", plan.name)
+        values[name] = v
+    return values
 
 
 def _dynamic_static_forcer(plan: CheckPlan) -> Fn:
@@ -232,14 +236,9 @@ def _dynamic_static_forcer(plan: CheckPlan) -> Fn:
         return _static_forcer(plan.name, node.primitive.name, target, node.scope)
 
     def compute(fr: Frame) -> CheckResult:
-        values = dict(plan.consts)
-        for name, fn in plan.dynamic:
-            v = fn(fr)
-            if v is PENDING:
-                return PENDING_RESULT
-            if type(v) is ErrorValue:
-                return CheckResult.error(f"parameter `{name}`: {v}", plan.name)
-            values[name] = v
+        values = _dynamic_values(plan, fr)
+        if isinstance(values, CheckResult):
+            return values
         result: CheckResult = made.get(values, names, make)(fr)
         return result
     return compute
