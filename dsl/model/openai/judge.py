@@ -98,9 +98,7 @@ class OpenAIJudge:
                 reply = await client.post(PATH, content=encode(self.arguments(request, form)),
                                           cast_to=str)
             except openai.OpenAIError as exc:
-                form = self._fallback(status_of(exc), form, request)
-                if form is None:
-                    raise translate(exc, "judge", self.endpoint.timeout) from exc
+                form = self._next_form(exc, form, request)
                 continue
             self._settle(form)
             return answer_of(reply)
@@ -143,9 +141,7 @@ class OpenAIJudge:
                 reply = self._sync.post(PATH, content=encode(self.arguments(request, form)),
                                         cast_to=str)
             except openai.OpenAIError as exc:
-                form = self._fallback(status_of(exc), form, request)
-                if form is None:
-                    raise translate(exc, "judge", self.endpoint.timeout) from exc
+                form = self._next_form(exc, form, request)
                 continue
             self._settle(form)
             return answer_of(reply)
@@ -160,6 +156,13 @@ class OpenAIJudge:
         if request.schema is not None and FORMATS[form] != "none":
             args["response_format"] = _response_format(request, FORMATS[form])
         return args
+
+    def _next_form(self, exc: openai.OpenAIError, form: int, request: JudgeRequest) -> int:
+        """The form to try after `exc`; `exc`, translated, when there is none left."""
+        following = self._fallback(status_of(exc), form, request)
+        if following is None:
+            raise translate(exc, "judge", self.endpoint.timeout) from exc
+        return following
 
     def _fallback(self, status: int | None, form: int, request: JudgeRequest) -> int | None:
         """The form to try next when the server refused `form` with `status`, or None.
