@@ -33,7 +33,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from evaldsl.errors import EvaldslError
+from evaldsl.diagnostics import did_you_mean, listing
+from evaldsl.errors import EvaldslError, UnknownNameError
 from evaldsl.runtime.aggregation import MetricPlan, MetricState, MetricValue
 from evaldsl.values import CheckResult, ErrorValue, _plain
 
@@ -352,7 +353,12 @@ class Report:
         return out
 
     def metric(self, name: str) -> MetricValue:
-        return self.states[name].result()
+        """One metric's value; an unknown name raises `UnknownNameError` listing the known."""
+        state = self.states.get(name)
+        if state is None:
+            raise UnknownNameError(f"unknown metric `{name}` (metrics: {listing(self.states)})",
+                                   did_you_mean(name, self.states))
+        return state.result()
 
     @property
     def metrics(self) -> dict[str, MetricValue]:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import evaldsl
+from evaldsl.errors import CaseDataError
 from tests.support import interpreter_kit as kit
 
 TEXT = 'check a = probe(key: "a")\noutcome {\n  ok if a\n  bad otherwise\n}\n' \
@@ -55,6 +56,24 @@ class TestLoad:
         with pytest.raises(TypeError):
             spec.evaluate(42)  # type: ignore[arg-type]
 
+    def test_a_malformed_case_is_a_case_data_error_naming_the_field(self) -> None:
+        """A dict is checked as a case file's row is: the same words, the field named."""
+        spec = evaldsl.load(TEXT, registry=kit.make_kit().registry)
+        with pytest.raises(CaseDataError) as info:
+            spec.evaluate({"id": "x", "messages": "hello"})
+        assert info.value.field == "messages"
+        assert "expected a list of messages" in str(info.value)
+        with pytest.raises(CaseDataError) as info:
+            spec.evaluate({"id": "x", "messages": [{"role": "bot", "content": "hi"}]})
+        assert info.value.field == "messages[0].role"
+
+    def test_a_case_violating_the_case_block_is_a_case_data_error(self) -> None:
+        spec = evaldsl.load("case {\n  intent: text\n}\n" + TEXT,
+                            registry=kit.make_kit().registry)
+        with pytest.raises(CaseDataError) as info:
+            spec.evaluate(kit.case("x", a=1.0))
+        assert info.value.field == "intent"
+
 
 class TestReport:
     def test_counts_metrics_and_summary(self) -> None:
@@ -66,6 +85,15 @@ class TestReport:
         assert data["metrics"]["ok_rate"]["denominator"] == 2
         assert data["metrics"]["ok_rate"]["errors"] == 1
         assert "ok_rate 50.0% (1/2; 1 error left out)" in report.summary()
+
+    def test_an_unknown_metric_names_the_known_ones(self) -> None:
+        report = evaldsl.load(TEXT, registry=kit.make_kit().registry).new_report()
+        with pytest.raises(evaldsl.EvaldslError) as info:
+            report.metric("ok_rat")
+        assert str(info.value) == "unknown metric `ok_rat` (metrics: `ok_rate`)"
+        assert info.value.hint == "did you mean `ok_rate`?"  # type: ignore[attr-defined]
+        with pytest.raises(KeyError):
+            report.metric("nope")
 
     def test_reports_of_different_specs_do_not_merge(self) -> None:
         registry = kit.make_kit().registry
