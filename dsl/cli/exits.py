@@ -41,6 +41,14 @@ class UsageError(EvaldslError):
         self.hint = hint
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C, with advice on how to go on (a run with a journal can be resumed)."""
+
+    def __init__(self, hint: str = "") -> None:
+        super().__init__()
+        self.hint = hint
+
+
 class Exit(NamedTuple):
     """How one kind of exception ends a verb."""
 
@@ -55,7 +63,8 @@ def _quiet(exc: BaseException, verb: str) -> str | None:
 
 
 def _interrupted(exc: BaseException, verb: str) -> str:
-    return "evaldsl: interrupted"
+    hint = getattr(exc, "hint", "")
+    return "evaldsl: interrupted" + (f"\nhint: {hint}" if hint else "")
 
 
 def _spec(exc: BaseException, verb: str) -> str:

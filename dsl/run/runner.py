@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +48,12 @@ class ResumeError(EvaldslError):
     """The journal cannot be resumed: another spec wrote it, or it is damaged."""
 
 
+class JournalExistsError(EvaldslError):
+    """A run without `resume` or `overwrite` would truncate the results of an earlier one."""
+
+    hint = "add --resume to continue it, or --overwrite to start over"
+
+
 @dataclass(frozen=True)
 class RunOptions:
     results: Path | None = None
@@ -56,12 +62,17 @@ class RunOptions:
     limit: int | None = None
     """Stop after this many cases (resumed ones included); bad rows do not count."""
     resume: bool = False
+    overwrite: bool = False
+    """Start the journal afresh even when it holds results; without it (or `resume`) a
+    journal with results is refused, never truncated silently."""
     on_bad_row: Literal["skip", "fail"] = "fail"
     progress: bool | None = None
     """None: a progress bar when stderr is a terminal."""
     total: int | None = None
     """Expected number of cases, for the progress bar's ETA."""
     generated_by: str = "evaldsl"
+    announce: Callable[[str], None] | None = None
+    """Where one-line notices go (`resumed: ...`); None keeps the run silent."""
 
 
 @dataclass
@@ -151,8 +162,21 @@ class Run:
         header = Header(self.layout.name, self.spec.hash)
         if self.options.resume and path.exists():
             self.writer = ResultsWriter(path, header, self._replay(path, header))
-        else:
-            self.writer = ResultsWriter(path, header)
+            self._announce_resumed(path)
+            return
+        if not self.options.overwrite and _holds_results(path):
+            raise JournalExistsError(f"`{path}` already holds the results of a run")
+        self.writer = ResultsWriter(path, header)
+
+    def _announce_resumed(self, path: Path) -> None:
+        """`resumed: 812 cases from results.jsonl, 188 to run` (the rest when it is known)."""
+        if self.options.announce is None:
+            return
+        line = f"resumed: {self.resumed} cases from {path}"
+        total = self.progress.total
+        if total is not None:
+            line += f", {max(total - self.resumed, 0)} to run"
+        self.options.announce(line)
 
     def _replay(self, path: Path, header: Header) -> int:
         """Fold the journal's complete lines into the report; the good length to keep."""
@@ -160,7 +184,8 @@ class Run:
         if recovered.header is not None and recovered.header.spec_hash != header.spec_hash:
             raise ResumeError(f"cannot resume: `{path}` holds results of another spec "
                               f"(hash {recovered.header.spec_hash[:12]}, this spec "
-                              f"{header.spec_hash[:12]}); run without --resume to start over")
+                              f"{header.spec_hash[:12]}); run with --overwrite instead of "
+                              "--resume to start over")
         for _, record in read_records(path):
             self.state.add(CaseResult.from_dict(record), record)
             for sink in self.sinks:
@@ -235,6 +260,14 @@ class Run:
                     "workers": self.workers}
         return state.builder.build(metrics, cost_dict(state.stats), self.bad_rows,
                                    self.bad_row_count, run_info, self.options.generated_by)
+
+
+def _holds_results(path: Path) -> bool:
+    """Whether a journal file exists with anything in it (an empty file is a fresh start)."""
+    try:
+        return path.stat().st_size > 0
+    except FileNotFoundError:
+        return False
 
 
 def _close(runtime: Any) -> None:
