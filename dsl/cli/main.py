@@ -18,7 +18,8 @@ from types import ModuleType
 
 from evaldsl.cli.exits import EXIT_USAGE, exit_for
 
-VERBS = ("check", "fmt", "explain", "run", "test", "review", "calibrate", "primitives")
+VERBS = ("check", "fmt", "explain", "run", "merge", "test", "review", "calibrate",
+         "primitives")
 """Verb names; `evaldsl.cli.<verb>` implements each."""
 
 

@@ -67,7 +67,7 @@ def add_parser(subparsers: Any) -> None:
     flow.add_argument("--on-bad-row", choices=("skip", "fail"), default="fail",
                       help="skip malformed rows (counted in the report) or stop (default)")
     flow.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
-                      type=_threshold, help="exit 1 when METRIC is below VALUE (e.g. 80%%)")
+                      type=parse_threshold, help="exit 1 when METRIC is below VALUE (e.g. 80%%)")
     flow.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                       help="show a progress bar (default: when stderr is a terminal)")
     model = p.add_argument_group("models")
@@ -101,7 +101,7 @@ class Threshold(NamedTuple):
     """Written with `%`: meant as a share whatever its size."""
 
 
-def _threshold(text: str) -> Threshold:
+def parse_threshold(text: str) -> Threshold:
     """`success_rate=80%` -> ("success_rate", 0.8); `avg=72.5` -> ("avg", 72.5)."""
     name, sep, value = text.partition("=")
     if not sep or not name.strip():
@@ -115,7 +115,7 @@ def _threshold(text: str) -> Threshold:
     return Threshold(name.strip(), number, text, percent)
 
 
-def _check_thresholds(thresholds: list[Threshold], layout: Any, spec: Any) -> None:
+def check_thresholds(thresholds: list[Threshold], layout: Any, spec: Any) -> None:
     """Every `--fail-under` names a metric, and a rate's floor reads as a share (0..1): `85`
     for a rate is surely 85%, which the run must not silently take as unreachable."""
     unknown = [t.name for t in thresholds if t.name not in layout.metrics]
@@ -146,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
         runtime = default_runtime(settings)
         spec = Spec(spec.graph, runtime=runtime)
     layout = layout_of(spec.source, str(args.spec))
-    _check_thresholds(args.fail_under, layout, spec)
+    check_thresholds(args.fail_under, layout, spec)
     if not spec.checks:
         _warn(f"warning: `{args.spec}` defines no checks: nothing is judged")
     if args.results is not None:
@@ -158,8 +158,8 @@ def run(args: argparse.Namespace) -> int:
                          limit=args.limit,
                          resume=args.resume, overwrite=args.overwrite,
                          on_bad_row=args.on_bad_row, progress=args.progress,
-                         total=_count_rows(args), generated_by=_version(), announce=_warn)
-    junit = _junit(args, layout)
+                         total=_count_rows(args), generated_by=tool_version(), announce=_warn)
+    junit = junit_sink(args, layout)
     try:
         result = _evaluate(args, spec, layout, options, runtime, settings, junit)
     except KeyboardInterrupt as exc:
@@ -172,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
         raise
     if junit is not None:
         junit.finish(result.elapsed)
-    _write_outputs(args, result.report)
+    write_outputs(args, result.report)
     for bad in result.bad_rows[:BAD_ROWS_SHOWN]:
         print(f"skipped: {bad}", file=sys.stderr)
     skipped = result.report["cases"]["bad_rows_skipped"]
@@ -183,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
         from evaldsl.report.terminal import render_terminal
 
         print(render_terminal(result.report))
-    return _thresholds(args.fail_under, result.report)
+    return report_thresholds(args.fail_under, result.report)
 
 
 def _warn(line: str) -> None:
@@ -272,7 +272,7 @@ def _count_rows(args: argparse.Namespace) -> int | None:
     return total
 
 
-def _junit(args: argparse.Namespace, layout: Any) -> Any:
+def junit_sink(args: argparse.Namespace, layout: Any) -> Any:
     """A streaming JUnit writer, or None without --junit."""
     if args.junit is None:
         return None
@@ -287,7 +287,7 @@ def _junit(args: argparse.Namespace, layout: Any) -> Any:
     return JUnitWriter(args.junit, layout.name, passing)
 
 
-def _write_outputs(args: argparse.Namespace, report: dict[str, Any]) -> None:
+def write_outputs(args: argparse.Namespace, report: dict[str, Any]) -> None:
     if args.output is not None:
         _atomic(args.output, json.dumps(report, ensure_ascii=False, indent=2) + "\n")
     if args.html is not None:
@@ -312,7 +312,7 @@ def _atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def _thresholds(thresholds: list[Threshold], report: dict[str, Any]) -> int:
+def report_thresholds(thresholds: list[Threshold], report: dict[str, Any]) -> int:
     from evaldsl.report.markdown import metric_value
 
     metrics = {m["name"]: m for m in report["metrics"]}
@@ -328,7 +328,7 @@ def _thresholds(thresholds: list[Threshold], report: dict[str, Any]) -> int:
     return EXIT_FAILED if missed else EXIT_OK
 
 
-def _version() -> str:
+def tool_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     try:

@@ -34,7 +34,6 @@ from evaldsl.cases.case import Case
 from evaldsl.cases.loading import BadRow, Item
 from evaldsl.errors import CaseDataError, EvaldslError
 from evaldsl.report.journal import Header, ResultsWriter, read_records, recover
-from evaldsl.report.json_report import cost_dict, metric_entry
 from evaldsl.report.layout import SpecLayout
 from evaldsl.report.progress import Progress
 from evaldsl.results import CaseResult, Report
@@ -252,14 +251,11 @@ class Run:
     # ------------------------------------------------------------ the report
 
     def _report(self, elapsed: float) -> dict[str, Any]:
-        layout, state = self.layout, self.state
-        metrics = [metric_entry(m, layout.metrics[n].expression if n in layout.metrics else None)
-                   for n, m in state.report.metrics.items()]
         run_info = {"resumed_cases": self.resumed, "evaluated_cases": self.evaluated,
                     "elapsed_seconds": round(elapsed, 3), "concurrency": self.options.concurrency,
                     "workers": self.workers}
-        return state.builder.build(metrics, cost_dict(state.stats), self.bad_rows,
-                                   self.bad_row_count, run_info, self.options.generated_by)
+        return self.state.report_dict(run_info, self.bad_rows, self.bad_row_count,
+                                      self.options.generated_by)
 
 
 def _holds_results(path: Path) -> bool:

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import io
 import pickle
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from evaldsl.api import Spec
 from evaldsl.cases.case import Case
-from evaldsl.report.json_report import ReportBuilder
+from evaldsl.report.json_report import ReportBuilder, Row, cost_dict, metric_entry
 from evaldsl.report.layout import SpecLayout
 from evaldsl.results import CaseResult, Report
 from evaldsl.runtime.aggregation import MetricPlan
@@ -62,6 +62,16 @@ class ShardState:
             stats = other.stats if stats is None else stats.merge(other.stats)
         return ShardState(self.report.merge(other.report), self.builder.merge(other.builder),
                           stats)
+
+    def report_dict(self, run: Mapping[str, Any] | None = None, bad_rows: Sequence[Row] = (),
+                    bad_row_count: int = 0, generated_by: str = "evaldsl") -> dict[str, Any]:
+        """report.json of these cases (docs/report.schema.json): the metrics finished from
+        the aggregate, the rest from the builder; one place, for a run and for a merge."""
+        layout = self.builder.layout
+        metrics = [metric_entry(m, layout.metrics[n].expression if n in layout.metrics else None)
+                   for n, m in self.report.metrics.items()]
+        return self.builder.build(metrics, cost_dict(self.stats), bad_rows, bad_row_count, run,
+                                  generated_by)
 
     def dumps(self) -> bytes:
         """The state as bytes for another process; `loads` with the same spec reads it."""
