@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import json
-import os
 import sys
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -123,7 +121,7 @@ def check_thresholds(thresholds: list[Threshold], layout: Any, spec: Any) -> Non
         known = ", ".join(f"`{m}`" for m in layout.metrics) or "none"
         raise UsageError(f"--fail-under names no metric of the spec: `{unknown[0]}` "
                          f"(metrics: {known})")
-    rates = {m.name for m in spec.new_report().plan.metrics if m.is_rate}
+    rates = {m.name for m in spec.new_report(details=False).plan.metrics if m.is_rate}
     for t in thresholds:
         if t.name in rates and not t.percent and t.floor > 1:
             raise UsageError(f"--fail-under `{t.text}`: `{t.name}` is a rate, between 0 and 1",
@@ -288,28 +286,16 @@ def junit_sink(args: argparse.Namespace, layout: Any) -> Any:
 
 
 def write_outputs(args: argparse.Namespace, report: dict[str, Any]) -> None:
-    if args.output is not None:
-        _atomic(args.output, json.dumps(report, ensure_ascii=False, indent=2) + "\n")
-    if args.html is not None:
-        from evaldsl.report.html import render_html
+    """`-o`, `--html` and `--md`: the writers `Report.write` uses too."""
+    from evaldsl.report.writers import write_report
 
-        _atomic(args.html, render_html(report))
-    if args.md is not None:
-        from evaldsl.report.markdown import render_markdown
-
-        _atomic(args.md, render_markdown(report))
+    for path, format in ((args.output, "json"), (args.html, "html"), (args.md, "markdown")):
+        if path is not None:
+            write_report(path, report, format)
 
 
 def _parent(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-
-
-def _atomic(path: Path, text: str) -> None:
-    """Write via a temporary file and rename: a reader never sees half a report."""
-    _parent(path)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def report_thresholds(thresholds: list[Threshold], report: dict[str, Any]) -> int:
