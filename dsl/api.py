@@ -22,6 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from evaldsl.cases.case import Case
+from evaldsl.cases.loading import case_of
+from evaldsl.cases.rows import EMPTY_SCHEMA, CaseSchema
 from evaldsl.errors import SpecError
 from evaldsl.model.protocols import Embedder, Judge
 from evaldsl.model.requests import ModelRuntime
@@ -51,6 +53,9 @@ class Spec:
         self._runtime_built = runtime is not None
         self._owns_runtime = runtime is None
         self._interpreter = Interpreter(graph, self._get_runtime)
+        self._layout: Any = None
+        self._schema = CaseSchema.of(self)
+        """The `case {}` block a dict case is checked against, as a case file's rows are."""
 
     # -------------------------------------------------------------- facts
 
@@ -95,23 +100,43 @@ class Spec:
         be called from a running event loop when the spec has model checks: use
         `evaluate_async` there.
         """
-        return self._interpreter.evaluate(as_case(case), pins)
+        return self._interpreter.evaluate(as_case(case, self._schema), pins)
 
     async def evaluate_async(self, case: CaseLike, *,
                              pins: Mapping[str, CheckResult] | None = None) -> CaseResult:
         """Evaluate one case without blocking the event loop."""
-        return await self._interpreter.evaluate_async(as_case(case), pins)
+        return await self._interpreter.evaluate_async(as_case(case, self._schema), pins)
 
-    def new_report(self) -> Report:
-        """An empty report for this spec; `add` results to it, `merge` shards."""
-        return Report(self.graph.title, self.hash, self._interpreter.report_plan)
+    def new_report(self, *, details: bool = True) -> Report:
+        """An empty report for this spec; `add` results to it, `merge` shards, `write` it.
+
+        `details=False` leaves out what only report.json shows (per-check score
+        distributions, slots, the worst cases), for a caller that folds those itself
+        (a run's `ShardState`): such a report cannot be written.
+        """
+        builder = None
+        if details:
+            from evaldsl.report.json_report import ReportBuilder
+
+            builder = ReportBuilder(self.layout)
+        return Report(self.graph.title, self.hash, self._interpreter.report_plan, builder)
+
+    @property
+    def layout(self) -> Any:
+        """The spec as reports show it (`SpecLayout`): branches and metrics as written."""
+        if self._layout is None:
+            from evaldsl.report.layout import layout_of
+
+            self._layout = layout_of(self.source, self.source.name)
+        return self._layout
 
     def run(self, cases: Iterable[CaseLike], *, concurrency: int = 8) -> Report:
         """Evaluate every case and aggregate the results (in memory only for the report)."""
         if not self.has_model_checks:
             report = self.new_report()
-            for case in cases:
-                report.add(self.evaluate(case))
+            for given in cases:
+                case = as_case(given, self._schema)
+                report.add(self.evaluate(case), case)
             return report
         refuse_running_loop("await spec.run_async(cases)")
         import asyncio  # 0.04 s to import: only specs with model checks need a loop
@@ -235,12 +260,13 @@ def compile_spec(text: str | bytes, name: str, registry: Registry) -> Graph:
     return build_graph(facts)
 
 
-def as_case(case: CaseLike) -> Case:
-    """A `Case` from a `Case` or an OpenAI-format dict."""
+def as_case(case: CaseLike, schema: CaseSchema = EMPTY_SCHEMA) -> Case:
+    """A `Case` from a `Case` or an OpenAI-format dict, which is checked as a case file's row
+    is (`CaseDataError` naming the field when it is malformed)."""
     if isinstance(case, Case):
         return case
     if isinstance(case, Mapping):
-        return Case.from_dict(case)
+        return case_of(case, schema)
     raise TypeError(f"a case must be an evaldsl.Case or a dict, not {type(case).__name__}")
 
 

@@ -8,6 +8,7 @@ input, or a spec that does not compile.
      +-- SpecError        a spec has errors; `.diagnostics` lists them
      +-- CaseDataError    a data row is malformed; names file, line, field
      +-- ConfigError      settings (model endpoints, evaldsl.toml) are unusable
+     +-- UnknownNameError a name asked of a report or spec it does not have (also a KeyError)
 """
 
 from __future__ import annotations
@@ -51,3 +52,15 @@ class CaseDataError(EvaldslError, ValueError):
 
 class ConfigError(EvaldslError, ValueError):
     """Model or run settings are missing or invalid."""
+
+
+class UnknownNameError(EvaldslError, KeyError):
+    """A lookup by a name the object does not hold; a `KeyError` too, so `except KeyError`
+    code keeps working, but worded as a sentence with the known names and a hint."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return str(self.args[0])

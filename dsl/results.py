@@ -29,11 +29,15 @@ in that metric's denominator, `null` when its `where` is false, and
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from evaldsl.errors import EvaldslError
+from evaldsl.diagnostics import did_you_mean, listing
+from evaldsl.errors import EvaldslError, UnknownNameError
 from evaldsl.runtime.aggregation import MetricPlan, MetricState, MetricValue
 from evaldsl.values import CheckResult, ErrorValue, _plain
 
@@ -297,7 +301,8 @@ class Report:
     `merge` reports of the same spec built from any split of the cases.
     """
 
-    def __init__(self, title: str, spec_hash: str, plan: ReportPlan) -> None:
+    def __init__(self, title: str, spec_hash: str, plan: ReportPlan, details: Any = None,
+                 ) -> None:
         self.title = title
         self.spec_hash = spec_hash
         self.plan = plan
@@ -309,9 +314,18 @@ class Report:
         self.sampled: list[tuple[float, str, int]] = []
         """(priority, case id, rule) of every case drawn for review."""
         self.review_errors = 0
+        self.details = details
+        """What only report.json shows (`evaldsl.report.json_report.ReportBuilder`): check
+        score distributions, slots, the worst cases; None when the caller folds it itself."""
+        self._published: dict[str, Any] | None = None
+        """The report.json this report was read from (`from_json`): its figures, fixed."""
 
-    def add(self, result: CaseResult) -> None:
-        """Fold one case's result into the report."""
+    def add(self, result: CaseResult, case: Any = None) -> None:
+        """Fold one case's result into the report; with its `case`, the report can show the
+        dialog should the case be among the worst."""
+        self._refuse_if_published()
+        if self.details is not None:
+            self.details.add(result.to_dict(trace=False), case)
         self.cases += 1
         for key, label in result.labels.items():
             counts = self.counts[key]
@@ -339,10 +353,14 @@ class Report:
 
     def merge(self, other: Report) -> Report:
         """A new report holding the cases of both (same spec); neither input changes."""
+        self._refuse_if_published()
+        other._refuse_if_published()
         if other.spec_hash != self.spec_hash:
             raise EvaldslError("cannot merge reports of different specs "
                                f"({self.spec_hash[:12]} and {other.spec_hash[:12]})")
-        out = Report(self.title, self.spec_hash, self.plan)
+        both = self.details is not None and other.details is not None
+        out = Report(self.title, self.spec_hash, self.plan,
+                     self.details.merge(other.details) if both else None)
         out.cases = self.cases + other.cases
         out.counts = {k: _add_counts(v, other.counts[k]) for k, v in self.counts.items()}
         out.states = {k: v.merge(other.states[k]) for k, v in self.states.items()}
@@ -352,11 +370,73 @@ class Report:
         return out
 
     def metric(self, name: str) -> MetricValue:
-        return self.states[name].result()
+        """One metric's value; an unknown name raises `UnknownNameError` listing the known."""
+        metrics = self.metrics
+        found = metrics.get(name)
+        if found is None:
+            raise UnknownNameError(f"unknown metric `{name}` (metrics: {listing(metrics)})",
+                                   did_you_mean(name, metrics))
+        return found
 
     @property
     def metrics(self) -> dict[str, MetricValue]:
+        if self._published is not None:
+            return {m["name"]: _metric_value(m) for m in self._published["metrics"]}
         return {name: state.result() for name, state in self.states.items()}
+
+    # -------------------------------------------------------------- files
+
+    def to_report_json(self, generated_by: str = "evaldsl") -> dict[str, Any]:
+        """The report as report.json holds it (docs/report.schema.json), as `evaldsl run`
+        builds it; `cost` and `run` are empty (a report from Python knows no process)."""
+        if self._published is not None:
+            return self._published
+        if self.details is None:
+            raise EvaldslError("this report was made with `new_report(details=False)`: "
+                               "it lacks what report.json shows beside the metrics")
+        from evaldsl.report.json_report import publish
+
+        return publish(self, self.details, generated_by=generated_by)
+
+    def write(self, path: str | os.PathLike[str], format: str = "json") -> Path:
+        """Write report.json (`json`), `html` or `markdown` with the writers `evaldsl run`
+        uses; the path written. JUnit needs every case's result: `evaldsl run --junit`."""
+        from evaldsl.report.writers import write_report
+
+        return write_report(Path(path), self.to_report_json(), format)
+
+    def write_json(self, path: str | os.PathLike[str]) -> Path:
+        return self.write(path, "json")
+
+    def write_html(self, path: str | os.PathLike[str]) -> Path:
+        return self.write(path, "html")
+
+    def write_markdown(self, path: str | os.PathLike[str]) -> Path:
+        return self.write(path, "markdown")
+
+    @classmethod
+    def from_json(cls, path: str | os.PathLike[str]) -> Report:
+        """A report read back from report.json: every figure it reports, fixed.
+
+        It takes no more cases and merges with nothing (finished metrics cannot be
+        combined exactly); to combine runs, merge their journals (`evaldsl merge`).
+        """
+        data = json.loads(Path(path).read_text("utf-8"))
+        spec = data["spec"]
+        out = cls(spec["name"], str(spec["hash"]).removeprefix("sha256:"),
+                  ReportPlan((), (), ()))
+        out.cases = int(data["cases"]["evaluated"])
+        out.counts = {block["name"] or VERDICT: dict(block["counts"])
+                      for block in data["outcomes"]}
+        out.checks = {c["name"]: CheckTally(c["evaluated"], c["passed"], c["failed"],
+                                            c["errors"]) for c in data["checks"]}
+        out._published = data
+        return out
+
+    def _refuse_if_published(self) -> None:
+        if self._published is not None:
+            raise EvaldslError("a report read from report.json takes no more cases and merges "
+                               "with nothing; merge the runs' journals (`evaldsl merge`)")
 
     def review_sample(self) -> list[dict[str, Any]]:
         """Cases drawn for review, highest priority first (ties by case id)."""
@@ -384,6 +464,13 @@ class Report:
             lines.append(f"  {key}: {shown}")
         lines.extend(f"  {m.describe()}" for m in self.metrics.values())
         return "\n".join(lines)
+
+
+def _metric_value(entry: Mapping[str, Any]) -> MetricValue:
+    """A finished metric from its report.json entry (`json_report.metric_entry`)."""
+    return MetricValue(entry["name"], entry["value"], entry["numerator"], entry["denominator"],
+                       entry["errors"], entry["where"], entry["is_rate"],
+                       tuple(entry.get("error_examples", ())))
 
 
 def _add_counts(a: Mapping[str, int], b: Mapping[str, int]) -> dict[str, int]:

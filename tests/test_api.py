@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 import evaldsl
+from evaldsl.errors import CaseDataError
 from tests.support import interpreter_kit as kit
 
+REPO = Path(__file__).resolve().parents[1]
 TEXT = 'check a = probe(key: "a")\noutcome {\n  ok if a\n  bad otherwise\n}\n' \
        "metric ok_rate = rate(ok)\n"
 
@@ -55,6 +59,24 @@ class TestLoad:
         with pytest.raises(TypeError):
             spec.evaluate(42)  # type: ignore[arg-type]
 
+    def test_a_malformed_case_is_a_case_data_error_naming_the_field(self) -> None:
+        """A dict is checked as a case file's row is: the same words, the field named."""
+        spec = evaldsl.load(TEXT, registry=kit.make_kit().registry)
+        with pytest.raises(CaseDataError) as info:
+            spec.evaluate({"id": "x", "messages": "hello"})
+        assert info.value.field == "messages"
+        assert "expected a list of messages" in str(info.value)
+        with pytest.raises(CaseDataError) as info:
+            spec.evaluate({"id": "x", "messages": [{"role": "bot", "content": "hi"}]})
+        assert info.value.field == "messages[0].role"
+
+    def test_a_case_violating_the_case_block_is_a_case_data_error(self) -> None:
+        spec = evaldsl.load("case {\n  intent: text\n}\n" + TEXT,
+                            registry=kit.make_kit().registry)
+        with pytest.raises(CaseDataError) as info:
+            spec.evaluate(kit.case("x", a=1.0))
+        assert info.value.field == "intent"
+
 
 class TestReport:
     def test_counts_metrics_and_summary(self) -> None:
@@ -67,12 +89,78 @@ class TestReport:
         assert data["metrics"]["ok_rate"]["errors"] == 1
         assert "ok_rate 50.0% (1/2; 1 error left out)" in report.summary()
 
+    def test_an_unknown_metric_names_the_known_ones(self) -> None:
+        report = evaldsl.load(TEXT, registry=kit.make_kit().registry).new_report()
+        with pytest.raises(evaldsl.EvaldslError) as info:
+            report.metric("ok_rat")
+        assert str(info.value) == "unknown metric `ok_rat` (metrics: `ok_rate`)"
+        assert info.value.hint == "did you mean `ok_rate`?"  # type: ignore[attr-defined]
+        with pytest.raises(KeyError):
+            report.metric("nope")
+
     def test_reports_of_different_specs_do_not_merge(self) -> None:
         registry = kit.make_kit().registry
         one = evaldsl.load(TEXT, registry=registry).new_report()
         other = evaldsl.load(TEXT + "\n# changed\n", registry=registry).new_report()
         with pytest.raises(evaldsl.EvaldslError, match="different specs"):
             one.merge(other)
+
+
+class TestReportFiles:
+    """A report from Python writes what `evaldsl run` writes, and reads report.json back."""
+
+    @pytest.fixture
+    def report(self) -> evaldsl.Report:
+        spec = evaldsl.load(TEXT, registry=kit.make_kit().registry)
+        return spec.run([kit.case("x", a=1.0), kit.case("y", a=0.0), kit.case("z"),
+                         kit.case("w", a=1.0)])
+
+    def test_write_json_follows_the_published_schema(self, report: evaldsl.Report,
+                                                     tmp_path: Path) -> None:
+        path = report.write_json(tmp_path / "out" / "report.json")
+        data = json.loads(path.read_text("utf-8"))
+        schema = json.loads((REPO / "docs" / "report.schema.json").read_text("utf-8"))
+        jsonschema.validate(data, schema)
+        assert data["cases"]["evaluated"] == 4
+        assert data["outcomes"][0]["counts"] == {"ok": 2, "bad": 1, "error": 1}
+        assert [c["name"] for c in data["checks"]] == ["a"]
+        assert data["worst_cases"][0]["dialog"][0]["content"] == "hello"
+
+    def test_html_and_markdown_are_the_writers_of_run(self, report: evaldsl.Report,
+                                                      tmp_path: Path) -> None:
+        from evaldsl.report.html import render_html
+        from evaldsl.report.markdown import render_markdown
+
+        published = report.to_report_json()
+        html = report.write_html(tmp_path / "r.html").read_text("utf-8")
+        assert html == render_html(published)
+        markdown = report.write_markdown(tmp_path / "r.md").read_text("utf-8")
+        assert markdown == render_markdown(published)
+        assert report.write(tmp_path / "r2.md", format="markdown").read_text("utf-8") == markdown
+
+    def test_an_unknown_format_names_the_known_ones(self, report: evaldsl.Report,
+                                                    tmp_path: Path) -> None:
+        with pytest.raises(evaldsl.EvaldslError, match="unknown report format `pdf`"):
+            report.write(tmp_path / "r.pdf", format="pdf")
+
+    def test_from_json_reads_back_every_reported_figure(self, report: evaldsl.Report,
+                                                        tmp_path: Path) -> None:
+        back = evaldsl.Report.from_json(report.write_json(tmp_path / "report.json"))
+        assert back.to_report_json() == report.to_report_json()
+        assert (back.title, back.spec_hash, back.cases) == \
+            (report.title, report.spec_hash, report.cases)
+        assert back.counts == report.counts
+        assert back.metrics == report.metrics and back.metric("ok_rate") == \
+            report.metric("ok_rate")
+        assert {n: vars(t) for n, t in back.checks.items()} == \
+            {n: vars(t) for n, t in report.checks.items()}
+        assert back.summary() == report.summary()
+
+    def test_a_report_read_back_takes_no_more_cases(self, report: evaldsl.Report,
+                                                    tmp_path: Path) -> None:
+        back = evaldsl.Report.from_json(report.write_json(tmp_path / "report.json"))
+        with pytest.raises(evaldsl.EvaldslError, match="evaldsl merge"):
+            back.merge(report)
 
 
 class TestNoHiddenLayers:

@@ -83,6 +83,16 @@ class RawRow(NamedTuple):
         return case if isinstance(case, Case) else _bad(self.file, self.line, case)
 
 
+def case_of(row: Any, schema: CaseSchema = EMPTY_SCHEMA, file: str = "<case>", line: int = 1,
+            ) -> Case:
+    """One row given in memory (a dict an engine passes to `Spec.evaluate`) as a case, checked
+    as a case file's row is; a bad one raises `CaseDataError` with the same words."""
+    case = to_case(row, schema, "")
+    if isinstance(case, Case):
+        return case
+    raise _bad(file, line, case).error()
+
+
 def read_cases(paths: str | Path | Iterable[str | Path], schema: CaseSchema = EMPTY_SCHEMA,
                on_bad_row: Policy = "fail") -> Iterator[Item]:
     """Cases from every file in order; bad rows raise or are yielded by the policy."""

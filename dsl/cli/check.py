@@ -3,8 +3,9 @@
 Folders are searched recursively for `*.eval` files. Human output shows each
 problem as `file:line:col: error[E101]: message`, the source line, carets
 and a hint (in colour on a terminal); `--format json` prints a list of
-objects instead. Exit 0 without errors, 1 with errors (`--strict` counts
-warnings as errors), 2 when a path cannot be read or the command is misused.
+objects instead. Exit 0 without errors; 2 with errors, as every verb ends on a
+spec error, and when a path cannot be read or the command is misused; 1, a
+failed verdict, when `--strict` finds warnings (and no errors).
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
         if isinstance(result, str):
             raise UsageError(result)
         checked.append(result)
+    status = _status([d for c in checked for d in c.diagnostics], args.strict)
     if args.strict:
         checked = [Checked(c.source, [d.as_error() for d in c.diagnostics]) for c in checked]
     everything = [d for c in checked for d in c.diagnostics]
@@ -59,7 +61,14 @@ def run(args: argparse.Namespace) -> int:
         print(to_json(everything))
     else:
         _print_human(checked, _use_color(args.no_color))
-    return EXIT_FAILED if any(d.is_error for d in everything) else EXIT_OK
+    return status
+
+
+def _status(diagnostics: Sequence[Diagnostic], strict: bool) -> int:
+    """2 for errors (a spec error, as from every verb); 1 for warnings `--strict` fails on."""
+    if any(d.is_error for d in diagnostics):
+        return EXIT_USAGE
+    return EXIT_FAILED if strict and diagnostics else EXIT_OK
 
 
 def check_file(path: Path) -> Checked | str:

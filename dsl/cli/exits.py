@@ -1,12 +1,16 @@
 """One table from outcome to exit code, shared by every verb.
 
     0   ok
-    1   a check or threshold failed (`check` found errors, an `example` or a
-        `--fail-under` threshold failed, `fmt --check` would change a file)
-    2   usage or spec errors: `UsageError`, `SpecError`, `ConfigError`, any other `EvaldslError`
+    1   a failed verdict, and only that: a `--fail-under` threshold missed, an
+        `example` failed, `fmt --check` would change a file, `check --strict`
+        found warnings
+    2   usage or spec errors, from every verb (`check` finding errors included):
+        `UsageError`, `SpecError`, `ConfigError`, any other `EvaldslError`
     3   data errors: `CaseDataError`, and an `OSError` reading or writing a file
     70  an internal error (a bug): one line on stderr, the traceback saved to a file
     130 interrupted (Ctrl-C)
+    141 the reader of stdout went away (`evaldsl ... | head`): nothing on stderr,
+        the code a shell gives a command that SIGPIPE ended (128 + 13)
 
 A verb returns 0 or 1, or one of these codes after reporting problems it has
 already printed; everything else it raises, and `main` turns the exception
@@ -16,6 +20,7 @@ differently and no input ends in a traceback.
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 import traceback
@@ -31,6 +36,8 @@ EXIT_DATA = 3
 EXIT_INTERNAL = 70
 """`EX_SOFTWARE` of sysexits.h: distinct from every code a user's input can cause."""
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
+"""128 + SIGPIPE: what `cmd | head` leaves in `$PIPESTATUS` for a C tool."""
 
 
 class UsageError(EvaldslError):
@@ -38,6 +45,14 @@ class UsageError(EvaldslError):
 
     def __init__(self, message: str, hint: str = "") -> None:
         super().__init__(message)
+        self.hint = hint
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C, with advice on how to go on (a run with a journal can be resumed)."""
+
+    def __init__(self, hint: str = "") -> None:
+        super().__init__()
         self.hint = hint
 
 
@@ -50,12 +65,25 @@ class Exit(NamedTuple):
     """The message for stderr, given the exception and the verb; None prints nothing."""
 
 
-def _quiet(exc: BaseException, verb: str) -> str | None:
+def _broken_pipe(exc: BaseException, verb: str) -> str | None:
+    silence_stdout()
     return None
 
 
+def silence_stdout() -> None:
+    """Point stdout at /dev/null once its reader is gone, so the flush at exit has nowhere
+    to fail and Python prints no "Exception ignored" (the Python docs' note on SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass  # stdout is not a file (a test's capture): nothing will flush to a pipe
+
+
 def _interrupted(exc: BaseException, verb: str) -> str:
-    return "evaldsl: interrupted"
+    hint = getattr(exc, "hint", "")
+    return "evaldsl: interrupted" + (f"\nhint: {hint}" if hint else "")
 
 
 def _spec(exc: BaseException, verb: str) -> str:
@@ -76,7 +104,7 @@ def _os(exc: BaseException, verb: str) -> str:
 
 
 EXITS: tuple[Exit, ...] = (
-    Exit(BrokenPipeError, EXIT_OK, _quiet),
+    Exit(BrokenPipeError, EXIT_BROKEN_PIPE, _broken_pipe),
     Exit(KeyboardInterrupt, EXIT_INTERRUPTED, _interrupted),
     Exit(SpecError, EXIT_USAGE, _spec),
     Exit(CaseDataError, EXIT_DATA, _error),

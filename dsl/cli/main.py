@@ -1,11 +1,11 @@
 """`evaldsl`: the command-line entry point; one module per verb.
 
 Each verb module exposes `add_parser(subparsers)` and `run(args) -> int`.
-Exit codes: 0 ok, 1 a check or threshold failed, 2 usage or spec errors,
-3 data errors, 70 internal errors, 130 interrupted; `evaldsl.cli.exits` holds
-the one table from exception to code. No input ever ends in a traceback: an
-unexpected exception is one line, `evaldsl: internal error: TYPE: message`,
-and the traceback is saved to a file that line names.
+Exit codes: 0 ok, 1 a failed verdict, 2 usage or spec errors, 3 data errors,
+70 internal errors, 130 interrupted, 141 stdout's reader went away;
+`evaldsl.cli.exits` holds the one table from exception to code. No input ever
+ends in a traceback: an unexpected exception is one line, `evaldsl: internal
+error: TYPE: message`, and the traceback is saved to a file that line names.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from types import ModuleType
 
 from evaldsl.cli.exits import EXIT_USAGE, exit_for
 
-VERBS = ("check", "fmt", "explain", "run", "test", "review", "calibrate", "primitives")
+VERBS = ("check", "fmt", "explain", "run", "merge", "test", "review", "calibrate",
+         "primitives")
 """Verb names; `evaldsl.cli.<verb>` implements each."""
 
 
@@ -39,6 +40,18 @@ def build_parser(verbs: Sequence[str] = VERBS) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one verb; stdout is flushed here, so a reader gone by then (`| head`) is met as
+    any other broken pipe, not at interpreter exit where Python would complain of it."""
+    try:
+        try:
+            return _main(argv)
+        finally:
+            sys.stdout.flush()
+    except BrokenPipeError as exc:
+        return exit_for(exc, "")
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser(_verbs_named(sys.argv[1:] if argv is None else argv))
     args = parser.parse_args(argv)
     if not getattr(args, "verb", None):

@@ -18,13 +18,11 @@ from __future__ import annotations
 
 import argparse
 import errno
-import json
-import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
-from evaldsl.cli.exits import EXIT_FAILED, EXIT_OK, UsageError
+from evaldsl.cli.exits import EXIT_FAILED, EXIT_OK, Interrupted, UsageError
 
 BAD_ROWS_SHOWN = 10
 """Skipped rows listed on stderr; the report lists up to 100 and counts all."""
@@ -58,12 +56,16 @@ def add_parser(subparsers: Any) -> None:
                            "(default: 1, this process)")
     flow.add_argument("--limit", type=_positive, default=None, metavar="N",
                       help="judge only the first N cases")
-    flow.add_argument("--resume", action="store_true",
-                      help="continue the run recorded in --results")
+    journal = flow.add_mutually_exclusive_group()
+    journal.add_argument("--resume", action="store_true",
+                         help="continue the run recorded in --results")
+    journal.add_argument("--overwrite", action="store_true",
+                         help="start --results afresh even when it holds an earlier run's "
+                              "results (without it such a journal is refused)")
     flow.add_argument("--on-bad-row", choices=("skip", "fail"), default="fail",
                       help="skip malformed rows (counted in the report) or stop (default)")
     flow.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
-                      type=_threshold, help="exit 1 when METRIC is below VALUE (e.g. 80%%)")
+                      type=parse_threshold, help="exit 1 when METRIC is below VALUE (e.g. 80%%)")
     flow.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                       help="show a progress bar (default: when stderr is a terminal)")
     model = p.add_argument_group("models")
@@ -86,17 +88,44 @@ def _positive(text: str) -> int:
     return value
 
 
-def _threshold(text: str) -> tuple[str, float]:
+class Threshold(NamedTuple):
+    """One `--fail-under METRIC=VALUE`, as written and as a number."""
+
+    name: str
+    floor: float
+    text: str
+    """The argument as given, for messages."""
+    percent: bool
+    """Written with `%`: meant as a share whatever its size."""
+
+
+def parse_threshold(text: str) -> Threshold:
     """`success_rate=80%` -> ("success_rate", 0.8); `avg=72.5` -> ("avg", 72.5)."""
     name, sep, value = text.partition("=")
     if not sep or not name.strip():
         raise argparse.ArgumentTypeError(f"expected METRIC=VALUE, got `{text}`")
     value = value.strip()
+    percent = value.endswith("%")
     try:
-        number = float(value[:-1]) / 100 if value.endswith("%") else float(value)
+        number = float(value[:-1]) / 100 if percent else float(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"`{value}` is not a number or a percentage") from None
-    return name.strip(), number
+    return Threshold(name.strip(), number, text, percent)
+
+
+def check_thresholds(thresholds: list[Threshold], layout: Any, spec: Any) -> None:
+    """Every `--fail-under` names a metric, and a rate's floor reads as a share (0..1): `85`
+    for a rate is surely 85%, which the run must not silently take as unreachable."""
+    unknown = [t.name for t in thresholds if t.name not in layout.metrics]
+    if unknown:
+        known = ", ".join(f"`{m}`" for m in layout.metrics) or "none"
+        raise UsageError(f"--fail-under names no metric of the spec: `{unknown[0]}` "
+                         f"(metrics: {known})")
+    rates = {m.name for m in spec.new_report(details=False).plan.metrics if m.is_rate}
+    for t in thresholds:
+        if t.name in rates and not t.percent and t.floor > 1:
+            raise UsageError(f"--fail-under `{t.text}`: `{t.name}` is a rate, between 0 and 1",
+                             f"write {t.floor:g}% or {t.floor / 100:g}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -115,11 +144,9 @@ def run(args: argparse.Namespace) -> int:
         runtime = default_runtime(settings)
         spec = Spec(spec.graph, runtime=runtime)
     layout = layout_of(spec.source, str(args.spec))
-    unknown = [name for name, _ in args.fail_under if name not in layout.metrics]
-    if unknown:
-        known = ", ".join(f"`{m}`" for m in layout.metrics) or "none"
-        raise UsageError(f"--fail-under names no metric of the spec: `{unknown[0]}` "
-                         f"(metrics: {known})")
+    check_thresholds(args.fail_under, layout, spec)
+    if not spec.checks:
+        _warn(f"warning: `{args.spec}` defines no checks: nothing is judged")
     if args.results is not None:
         _parent(args.results)
     missing = [c for c in args.cases if not c.is_file()]
@@ -127,28 +154,53 @@ def run(args: argparse.Namespace) -> int:
         raise FileNotFoundError(errno.ENOENT, "no such file", str(missing[0]))
     options = RunOptions(results=args.results, concurrency=_cases_in_flight(args, settings),
                          limit=args.limit,
-                         resume=args.resume, on_bad_row=args.on_bad_row, progress=args.progress,
-                         total=_count_rows(args), generated_by=_version())
-    junit = _junit(args, layout)
+                         resume=args.resume, overwrite=args.overwrite,
+                         on_bad_row=args.on_bad_row, progress=args.progress,
+                         total=_count_rows(args), generated_by=tool_version(), announce=_warn)
+    junit = junit_sink(args, layout)
     try:
         result = _evaluate(args, spec, layout, options, runtime, settings, junit)
+    except KeyboardInterrupt as exc:
+        if junit is not None:
+            junit.discard()
+        raise _interrupted(args) from exc
     except BaseException:
         if junit is not None:
             junit.discard()
         raise
     if junit is not None:
         junit.finish(result.elapsed)
-    _write_outputs(args, result.report)
+    write_outputs(args, result.report)
     for bad in result.bad_rows[:BAD_ROWS_SHOWN]:
         print(f"skipped: {bad}", file=sys.stderr)
     skipped = result.report["cases"]["bad_rows_skipped"]
     if skipped > BAD_ROWS_SHOWN:
         print(f"skipped: ... and {skipped - BAD_ROWS_SHOWN} more rows", file=sys.stderr)
+    _warn_if_no_rows(args, result)
     if not args.quiet:
         from evaldsl.report.terminal import render_terminal
 
         print(render_terminal(result.report))
-    return _thresholds(args.fail_under, result.report)
+    return report_thresholds(args.fail_under, result.report)
+
+
+def _warn(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def _warn_if_no_rows(args: argparse.Namespace, result: Any) -> None:
+    """A run over no rows at all reports zeros honestly, but is most likely a mistake."""
+    cases = result.report["cases"]
+    if cases["evaluated"] == 0 and cases["bad_rows_skipped"] == 0:
+        files = ", ".join(f"`{c}`" for c in args.cases)
+        _warn(f"warning: {files} {'holds' if len(args.cases) == 1 else 'hold'} no cases")
+
+
+def _interrupted(args: argparse.Namespace) -> Interrupted:
+    """Ctrl-C: with a journal, the cases done so far are kept; say how to go on from them."""
+    if args.results is None:
+        return Interrupted()
+    return Interrupted(f"the results so far are in {args.results}; add --resume to continue")
 
 
 def _evaluate(args: argparse.Namespace, spec: Any, layout: Any, options: Any, runtime: Any,
@@ -205,9 +257,11 @@ def _settings(args: argparse.Namespace) -> Any:
 
 
 def _count_rows(args: argparse.Namespace) -> int | None:
-    """Lines in JSONL inputs, for the progress bar's ETA (only when a bar will show)."""
+    """Lines in JSONL inputs, for the progress bar's ETA and a resumed run's notice (only
+    when a bar will show or the run resumes: counting reads the files once more)."""
     shows = args.progress if args.progress is not None else sys.stderr.isatty()
-    if not shows or any(c.suffix.lower() not in (".jsonl", ".ndjson") for c in args.cases):
+    jsonl = all(c.suffix.lower() in (".jsonl", ".ndjson") for c in args.cases)
+    if not (shows or args.resume) or not jsonl:
         return None
     total = 0
     for path in args.cases:
@@ -216,7 +270,7 @@ def _count_rows(args: argparse.Namespace) -> int | None:
     return total
 
 
-def _junit(args: argparse.Namespace, layout: Any) -> Any:
+def junit_sink(args: argparse.Namespace, layout: Any) -> Any:
     """A streaming JUnit writer, or None without --junit."""
     if args.junit is None:
         return None
@@ -231,37 +285,25 @@ def _junit(args: argparse.Namespace, layout: Any) -> Any:
     return JUnitWriter(args.junit, layout.name, passing)
 
 
-def _write_outputs(args: argparse.Namespace, report: dict[str, Any]) -> None:
-    if args.output is not None:
-        _atomic(args.output, json.dumps(report, ensure_ascii=False, indent=2) + "\n")
-    if args.html is not None:
-        from evaldsl.report.html import render_html
+def write_outputs(args: argparse.Namespace, report: dict[str, Any]) -> None:
+    """`-o`, `--html` and `--md`: the writers `Report.write` uses too."""
+    from evaldsl.report.writers import write_report
 
-        _atomic(args.html, render_html(report))
-    if args.md is not None:
-        from evaldsl.report.markdown import render_markdown
-
-        _atomic(args.md, render_markdown(report))
+    for path, format in ((args.output, "json"), (args.html, "html"), (args.md, "markdown")):
+        if path is not None:
+            write_report(path, report, format)
 
 
 def _parent(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
 
 
-def _atomic(path: Path, text: str) -> None:
-    """Write via a temporary file and rename: a reader never sees half a report."""
-    _parent(path)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
-def _thresholds(thresholds: list[tuple[str, float]], report: dict[str, Any]) -> int:
+def report_thresholds(thresholds: list[Threshold], report: dict[str, Any]) -> int:
     from evaldsl.report.markdown import metric_value
 
     metrics = {m["name"]: m for m in report["metrics"]}
     missed = 0
-    for name, floor in thresholds:
+    for name, floor, _, _ in thresholds:
         metric = metrics[name]
         value = metric["value"]
         if value is None or value < floor:
@@ -272,7 +314,7 @@ def _thresholds(thresholds: list[tuple[str, float]], report: dict[str, Any]) -> 
     return EXIT_FAILED if missed else EXIT_OK
 
 
-def _version() -> str:
+def tool_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
     try:

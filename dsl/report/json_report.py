@@ -323,6 +323,17 @@ class ReportBuilder:
         return out
 
 
+def publish(aggregate: Any, builder: ReportBuilder, stats: Any = None,
+            run: Mapping[str, Any] | None = None, bad_rows: Sequence[Row] = (),
+            bad_row_count: int = 0, generated_by: str = "evaldsl") -> dict[str, Any]:
+    """report.json of some cases: the metrics finished from the interpreter's `Report`
+    (`aggregate`), the rest from `builder`; one place for a run, a merge and `Report.write`."""
+    layout = builder.layout
+    metrics = [metric_entry(m, layout.metrics[n].expression if n in layout.metrics else None)
+               for n, m in aggregate.metrics.items()]
+    return builder.build(metrics, cost_dict(stats), bad_rows, bad_row_count, run, generated_by)
+
+
 def _pick(f: Callable[[float, float], float], a: float | None, b: float | None,
           ) -> float | None:
     """`f(a, b)` where both are known, else the one that is."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +34,6 @@ from evaldsl.cases.case import Case
 from evaldsl.cases.loading import BadRow, Item
 from evaldsl.errors import CaseDataError, EvaldslError
 from evaldsl.report.journal import Header, ResultsWriter, read_records, recover
-from evaldsl.report.json_report import cost_dict, metric_entry
 from evaldsl.report.layout import SpecLayout
 from evaldsl.report.progress import Progress
 from evaldsl.results import CaseResult, Report
@@ -48,6 +47,12 @@ class ResumeError(EvaldslError):
     """The journal cannot be resumed: another spec wrote it, or it is damaged."""
 
 
+class JournalExistsError(EvaldslError):
+    """A run without `resume` or `overwrite` would truncate the results of an earlier one."""
+
+    hint = "add --resume to continue it, or --overwrite to start over"
+
+
 @dataclass(frozen=True)
 class RunOptions:
     results: Path | None = None
@@ -56,12 +61,17 @@ class RunOptions:
     limit: int | None = None
     """Stop after this many cases (resumed ones included); bad rows do not count."""
     resume: bool = False
+    overwrite: bool = False
+    """Start the journal afresh even when it holds results; without it (or `resume`) a
+    journal with results is refused, never truncated silently."""
     on_bad_row: Literal["skip", "fail"] = "fail"
     progress: bool | None = None
     """None: a progress bar when stderr is a terminal."""
     total: int | None = None
     """Expected number of cases, for the progress bar's ETA."""
     generated_by: str = "evaldsl"
+    announce: Callable[[str], None] | None = None
+    """Where one-line notices go (`resumed: ...`); None keeps the run silent."""
 
 
 @dataclass
@@ -151,8 +161,21 @@ class Run:
         header = Header(self.layout.name, self.spec.hash)
         if self.options.resume and path.exists():
             self.writer = ResultsWriter(path, header, self._replay(path, header))
-        else:
-            self.writer = ResultsWriter(path, header)
+            self._announce_resumed(path)
+            return
+        if not self.options.overwrite and _holds_results(path):
+            raise JournalExistsError(f"`{path}` already holds the results of a run")
+        self.writer = ResultsWriter(path, header)
+
+    def _announce_resumed(self, path: Path) -> None:
+        """`resumed: 812 cases from results.jsonl, 188 to run` (the rest when it is known)."""
+        if self.options.announce is None:
+            return
+        line = f"resumed: {self.resumed} cases from {path}"
+        total = self.progress.total
+        if total is not None:
+            line += f", {max(total - self.resumed, 0)} to run"
+        self.options.announce(line)
 
     def _replay(self, path: Path, header: Header) -> int:
         """Fold the journal's complete lines into the report; the good length to keep."""
@@ -160,7 +183,8 @@ class Run:
         if recovered.header is not None and recovered.header.spec_hash != header.spec_hash:
             raise ResumeError(f"cannot resume: `{path}` holds results of another spec "
                               f"(hash {recovered.header.spec_hash[:12]}, this spec "
-                              f"{header.spec_hash[:12]}); run without --resume to start over")
+                              f"{header.spec_hash[:12]}); run with --overwrite instead of "
+                              "--resume to start over")
         for _, record in read_records(path):
             self.state.add(CaseResult.from_dict(record), record)
             for sink in self.sinks:
@@ -227,14 +251,19 @@ class Run:
     # ------------------------------------------------------------ the report
 
     def _report(self, elapsed: float) -> dict[str, Any]:
-        layout, state = self.layout, self.state
-        metrics = [metric_entry(m, layout.metrics[n].expression if n in layout.metrics else None)
-                   for n, m in state.report.metrics.items()]
         run_info = {"resumed_cases": self.resumed, "evaluated_cases": self.evaluated,
                     "elapsed_seconds": round(elapsed, 3), "concurrency": self.options.concurrency,
                     "workers": self.workers}
-        return state.builder.build(metrics, cost_dict(state.stats), self.bad_rows,
-                                   self.bad_row_count, run_info, self.options.generated_by)
+        return self.state.report_dict(run_info, self.bad_rows, self.bad_row_count,
+                                      self.options.generated_by)
+
+
+def _holds_results(path: Path) -> bool:
+    """Whether a journal file exists with anything in it (an empty file is a fresh start)."""
+    try:
+        return path.stat().st_size > 0
+    except FileNotFoundError:
+        return False
 
 
 def _close(runtime: Any) -> None:

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import io
 import pickle
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from evaldsl.api import Spec
 from evaldsl.cases.case import Case
-from evaldsl.report.json_report import ReportBuilder
+from evaldsl.report.json_report import ReportBuilder, Row, publish
 from evaldsl.report.layout import SpecLayout
 from evaldsl.results import CaseResult, Report
 from evaldsl.runtime.aggregation import MetricPlan
@@ -47,7 +47,7 @@ class ShardState:
 
     @classmethod
     def empty(cls, spec: Spec, layout: SpecLayout) -> ShardState:
-        return cls(spec.new_report(), ReportBuilder(layout))
+        return cls(spec.new_report(details=False), ReportBuilder(layout))
 
     def add(self, result: CaseResult, record: dict[str, Any], case: Case | None = None,
             ) -> None:
@@ -63,6 +63,12 @@ class ShardState:
         return ShardState(self.report.merge(other.report), self.builder.merge(other.builder),
                           stats)
 
+    def report_dict(self, run: Mapping[str, Any] | None = None, bad_rows: Sequence[Row] = (),
+                    bad_row_count: int = 0, generated_by: str = "evaldsl") -> dict[str, Any]:
+        """report.json of these cases (docs/report.schema.json)."""
+        return publish(self.report, self.builder, self.stats, run, bad_rows, bad_row_count,
+                       generated_by)
+
     def dumps(self) -> bytes:
         """The state as bytes for another process; `loads` with the same spec reads it."""
         out = io.BytesIO()
@@ -71,7 +77,7 @@ class ShardState:
 
     @classmethod
     def loads(cls, data: bytes, spec: Spec, layout: SpecLayout) -> ShardState:
-        state = _Unpickler(io.BytesIO(data), spec.new_report().plan, layout).load()
+        state = _Unpickler(io.BytesIO(data), spec.new_report(details=False).plan, layout).load()
         assert isinstance(state, ShardState)
         return state
 

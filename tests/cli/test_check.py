@@ -38,9 +38,10 @@ class TestCheckOutput:
         assert capsys.readouterr().out == "no problems in 1 file\n"
 
     def test_error_rendering(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-        """Errors exit 1 and render with location, source line, carets and hint."""
+        """Errors exit 2 (a spec error, as from every verb) and render with location, source
+        line, carets and hint."""
         path = _write(tmp_path, "a.eval", BAD)
-        assert main(["check", "--no-color", str(path)]) == 1
+        assert main(["check", "--no-color", str(path)]) == 2
         assert capsys.readouterr().out == (
             f"{path}:3:27: error[E101]: unknown name `polit`\n"
             "3 | metric polite_rate = rate(polit)\n"
@@ -50,9 +51,16 @@ class TestCheckOutput:
             "1 error in 1 file\n"
         )
 
+    def test_strict_with_errors_and_warnings_is_still_a_spec_error(
+            self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        """An error outranks a warning made an error by `--strict`: exit 2, not 1."""
+        _write(tmp_path, "a.eval", WARN)
+        _write(tmp_path, "b.eval", BAD)
+        assert main(["check", "--strict", str(tmp_path)]) == 2
+
     def test_warnings_pass_unless_strict(self, tmp_path: Path,
                                          capsys: pytest.CaptureFixture[str]) -> None:
-        """Warnings exit 0; `--strict` makes them errors."""
+        """Warnings exit 0; `--strict` makes them errors, a failed verdict (1)."""
         path = _write(tmp_path, "a.eval", WARN)
         assert main(["check", str(path)]) == 0
         assert "warning[W102]" in capsys.readouterr().out
@@ -62,7 +70,7 @@ class TestCheckOutput:
     def test_json(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         """`--format json` prints a list of objects with the documented keys."""
         path = _write(tmp_path, "a.eval", BAD)
-        assert main(["check", "--format", "json", str(path)]) == 1
+        assert main(["check", "--format", "json", str(path)]) == 2
         found = json.loads(capsys.readouterr().out)
         assert found == [{
             "file": str(path), "line": 3, "col": 27, "end_line": 3, "end_col": 32,
@@ -79,7 +87,7 @@ class TestCheckOutput:
         """Carets line up under wide characters."""
         text = 'check 礼貌 = judge(criteria: "x")\nmetric 率 = rate(礼帽)\n'
         path = _write(tmp_path, "a.eval", text)
-        assert main(["check", "--no-color", str(path)]) == 1
+        assert main(["check", "--no-color", str(path)]) == 2
         lines = capsys.readouterr().out.splitlines()
         assert lines[1:3] == ["2 | metric 率 = rate(礼帽)", "  |" + " " * 18 + "^^^^"]
 
@@ -113,7 +121,7 @@ class TestPaths:
         _write(tmp_path, "deep/er/b.eval", BAD)
         _write(tmp_path, "notes.txt", "not a spec")
         _write(tmp_path, ".hidden/c.eval", BAD)
-        assert main(["check", "--format", "json", str(tmp_path)]) == 1
+        assert main(["check", "--format", "json", str(tmp_path)]) == 2
         files = {Path(d["file"]).name for d in json.loads(capsys.readouterr().out)}
         assert files == {"b.eval"}
 
@@ -159,7 +167,7 @@ class TestHostileInput:
     def test_reported_not_raised(self, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                  name: str, content: str | bytes, code: str) -> None:
         """Binary junk, bad encodings, 1,000-deep nesting and 10 MB files are diagnostics."""
-        assert main(["check", "--format", "json", str(_write(tmp_path, name, content))]) == 1
+        assert main(["check", "--format", "json", str(_write(tmp_path, name, content))]) == 2
         assert [d["code"] for d in json.loads(capsys.readouterr().out)] == [code]
 
     def test_empty_file(self, tmp_path: Path) -> None:
@@ -171,7 +179,7 @@ class TestHostileInput:
         _write(tmp_path, "junk.eval", bytes(range(256)) * 10)
         _write(tmp_path, "deep.eval", "let x = " + "[" * 1000 + "]" * 1000)
         result = _run("check", str(tmp_path))
-        assert result.returncode == 1
+        assert result.returncode == 2
         assert "Traceback" not in result.stdout + result.stderr
         assert "2 errors in 2 files" in result.stdout
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -9,10 +12,10 @@ import pytest
 
 from evaldsl.cli import explain
 from evaldsl.cli.exits import (
+    EXIT_BROKEN_PIPE,
     EXIT_DATA,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
-    EXIT_OK,
     EXIT_USAGE,
     EXITS,
     UsageError,
@@ -21,6 +24,7 @@ from evaldsl.cli.exits import (
 from evaldsl.cli.main import main
 from evaldsl.errors import CaseDataError, ConfigError, EvaldslError, SpecError
 
+REPO = Path(__file__).resolve().parents[2]
 SPEC = 'check k = keyword(any: ["hi"])\n'
 BAD_SPEC = 'check k = keyword(any: ["hi"])\nmetric r = rate(kk)\n'
 
@@ -39,7 +43,7 @@ class TestTable:
         (CaseDataError("cases.jsonl", 3, "not valid JSON"), EXIT_DATA),
         (FileNotFoundError(2, "No such file or directory", "cases.jsonl"), EXIT_DATA),
         (KeyboardInterrupt(), EXIT_INTERRUPTED),
-        (BrokenPipeError(), EXIT_OK),
+        (BrokenPipeError(), EXIT_BROKEN_PIPE),
     ])
     def test_each_kind_has_its_code(self, exc: BaseException, code: int,
                                     capsys: pytest.CaptureFixture[str]) -> None:
@@ -68,7 +72,7 @@ class TestTable:
             "evaldsl calibrate: error: s.csv:2: not UTF-8", "hint: save it as CSV UTF-8"]
 
     def test_a_broken_pipe_prints_nothing(self, capsys: pytest.CaptureFixture[str]) -> None:
-        assert exit_for(BrokenPipeError(), "check") == EXIT_OK
+        assert exit_for(BrokenPipeError(), "check") == EXIT_BROKEN_PIPE
         assert capsys.readouterr().err == ""
 
 
@@ -123,14 +127,12 @@ class TestVerbsAgree:
         cases = [str(_write(tmp_path / "c.jsonl", ""))] if verb == ["run"] else []
         assert main([*verb, spec, *cases]) == EXIT_USAGE
 
-    @pytest.mark.parametrize("verb", [["explain"], ["test"], ["run"]])
-    def test_a_spec_with_errors_that_must_load_is_a_usage_error(
-            self, verb: list[str], tmp_path: Path) -> None:
-        """`check` reports the same errors as its failed verdict, exit 1."""
+    @pytest.mark.parametrize("verb", [["check"], ["explain"], ["test"], ["run"]])
+    def test_a_spec_with_errors_is_a_usage_error(self, verb: list[str], tmp_path: Path) -> None:
+        """2 from every verb, `check` included: 1 is kept for a failed verdict."""
         spec = str(_write(tmp_path / "bad.eval", BAD_SPEC))
         cases = [str(_write(tmp_path / "c.jsonl", ""))] if verb == ["run"] else []
         assert main([*verb, spec, *cases]) == EXIT_USAGE
-        assert main(["check", spec]) == 1
 
     def test_missing_data_is_a_data_error(self, tmp_path: Path) -> None:
         spec = str(_write(tmp_path / "s.eval", SPEC))
@@ -150,3 +152,25 @@ class TestEveryVerb:
         monkeypatch.setattr(entry, "VERBS", (*entry.VERBS, "no_such_verb"))
         with pytest.raises(ModuleNotFoundError, match="no_such_verb"):
             main(["--help"])
+
+
+class TestBrokenPipe:
+    """`evaldsl ... | head` ends quietly, with the code a shell gives a writer SIGPIPE ended."""
+
+    @pytest.mark.parametrize("args", [["--version"], ["explain", "specs/repair_booking.eval"],
+                                      ["primitives"]], ids=["argparse", "small", "large"])
+    def test_a_reader_that_goes_away_ends_the_command_quietly(self, args: list[str]) -> None:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+        process = subprocess.Popen([sys.executable, "-m", "evaldsl", *args], cwd=REPO,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.close()
+        try:
+            code = process.wait(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+        stderr = process.stderr.read().decode()
+        process.stderr.close()
+        assert stderr == ""
+        assert code == EXIT_BROKEN_PIPE == 141

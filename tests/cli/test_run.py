@@ -125,6 +125,19 @@ class TestExitCodes:
         assert done.returncode == 2
         assert "names no metric of the spec: `sucess_rate`" in done.stderr
 
+    def test_a_rate_threshold_above_one_without_percent_asks_for_a_percentage(
+            self, kit: Any, spec_file: Path, cases: Path) -> None:
+        done = kit.evaldsl("run", spec_file, cases, "--fail-under", "success_rate=85")
+        assert done.returncode == 2
+        assert "--fail-under `success_rate=85`: `success_rate` is a rate, between 0 and 1" \
+            in done.stderr
+        assert "hint: write 85% or 0.85" in done.stderr
+
+    def test_a_threshold_above_one_is_fine_for_a_metric_that_is_not_a_rate(
+            self, tmp_path: Path, kit: Any, spec_file: Path, cases: Path) -> None:
+        done = kit.evaldsl("run", spec_file, cases, "--fail-under", "avg_short=85")
+        assert done.returncode == 1, done.stderr
+
     def test_bad_threshold_is_2(self, kit: Any, spec_file: Path, cases: Path) -> None:
         done = kit.evaldsl("run", spec_file, cases, "--fail-under", "success_rate")
         assert done.returncode == 2 and "METRIC=VALUE" in done.stderr
@@ -156,6 +169,27 @@ class TestExitCodes:
         done = kit.evaldsl("run", spec, cases, "--config", config)
         assert done.returncode == 2 and "Traceback" not in done.stderr
         assert "`client_process` was removed" in done.stderr and "--workers N" in done.stderr
+
+
+class TestEmptyInputs:
+    def test_a_spec_without_checks_is_warned_about(self, tmp_path: Path, kit: Any) -> None:
+        spec = tmp_path / "empty.eval"
+        spec.write_text('spec "empty"\n', encoding="utf-8")
+        cases = tmp_path / "cases.jsonl"
+        kit.write_cases(cases, 3)
+        done = kit.evaldsl("run", spec, cases, "-o", tmp_path / "r.json")
+        assert done.returncode == 0, done.stderr
+        assert f"warning: `{spec}` defines no checks: nothing is judged" in done.stderr
+        assert json.loads((tmp_path / "r.json").read_text("utf-8"))["cases"]["evaluated"] == 3
+
+    def test_an_empty_case_file_is_warned_about(self, tmp_path: Path, kit: Any,
+                                               spec_file: Path) -> None:
+        cases = tmp_path / "cases.jsonl"
+        cases.write_text("\n", encoding="utf-8")
+        done = kit.evaldsl("run", spec_file, cases, "-o", tmp_path / "r.json")
+        assert done.returncode == 0, done.stderr
+        assert f"warning: `{cases}` holds no cases" in done.stderr
+        assert json.loads((tmp_path / "r.json").read_text("utf-8"))["cases"]["evaluated"] == 0
 
 
 class TestCasesInFlight:

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import evaldsl
 from evaldsl.cases.case import Case
+from evaldsl.cases.rows import CaseSchema
 from evaldsl.checker import check_source
 from evaldsl.model.requests import ModelRequest, ModelStats
 from evaldsl.values import CheckResult
@@ -71,8 +72,19 @@ def evaluates(text: str, name: str = "law.eval") -> None:
     if any(d.is_error for d in found):
         return
     spec = evaldsl.load(text, name=name, runtime=AnsweringRuntime())
-    spec.evaluate(CASE)
-    spec.run([CASE, {**CASE, "id": "c2", "messages": []}]).to_dict()
+    case = fitting_case(spec)
+    spec.evaluate(case)
+    spec.run([case, {**case, "id": "c2", "messages": []}]).to_dict()
+
+
+SAMPLE_VALUES = {"text": "x", "number": 1, "bool": True, "list": [], "map": {}}
+
+
+def fitting_case(spec: evaldsl.Spec) -> dict[str, object]:
+    """`CASE` with a value for every field the spec's `case {}` block declares: a case that
+    lacks one is a data error (as in a case file), not something the law is about."""
+    fields = CaseSchema.of(spec).fields
+    return {**CASE, **{name: SAMPLE_VALUES.get(kind, "x") for name, (kind, _) in fields.items()}}
 
 
 @st.composite

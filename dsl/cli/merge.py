@@ -1,0 +1,74 @@
+"""`evaldsl merge SPEC RESULTS...`: the journals of sharded runs as one run's reports.
+
+    evaldsl run spec.eval part1.jsonl --results r1.jsonl     # on one machine
+    evaldsl run spec.eval part2.jsonl --results r2.jsonl     # on another
+    evaldsl merge spec.eval r1.jsonl r2.jsonl -o report.json --html report.html
+
+Counts and metrics are recomputed from the merged per-case results, so the
+report is the one a single run over every case would give (the worst cases
+without their dialogs: journals do not hold them). The spec is needed for its
+metric formulas; journals of another spec (by hash) are refused (exit 2), and
+so is a case found in two journals (exit 3). Outputs and `--fail-under` as
+for `run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from evaldsl.cli.run import (
+    check_thresholds,
+    junit_sink,
+    parse_threshold,
+    report_thresholds,
+    tool_version,
+    write_outputs,
+)
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser("merge", help="combine the journals of sharded runs into reports",
+                              description="Combine the --results journals of runs of one spec "
+                                          "on disjoint cases into the reports of the whole.")
+    p.add_argument("spec", type=Path, metavar="SPEC")
+    p.add_argument("results", type=Path, nargs="+", metavar="RESULTS",
+                   help="results.jsonl journals written by `evaldsl run --results`")
+    out = p.add_argument_group("outputs")
+    out.add_argument("-o", "--output", type=Path, help="report.json")
+    out.add_argument("--html", type=Path, help="a self-contained HTML report")
+    out.add_argument("--md", type=Path, help="a Markdown summary for CI comments")
+    out.add_argument("--junit", type=Path, help="JUnit XML, one test per case")
+    out.add_argument("--junit-pass", default=None, metavar="LABELS",
+                     help="verdict labels that pass in JUnit (default: the first branch's)")
+    out.add_argument("-q", "--quiet", action="store_true", help="do not print the summary")
+    p.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
+                   type=parse_threshold, help="exit 1 when METRIC is below VALUE (e.g. 80%%)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from evaldsl.api import load
+    from evaldsl.report.layout import layout_of
+    from evaldsl.run.merging import merge_journals
+
+    spec = load(args.spec)
+    layout = layout_of(spec.source, str(args.spec))
+    check_thresholds(args.fail_under, layout, spec)
+    junit = junit_sink(args, layout)
+    try:
+        state = merge_journals(spec, layout, args.results, [junit] if junit else [])
+    except BaseException:
+        if junit is not None:
+            junit.discard()
+        raise
+    if junit is not None:
+        junit.finish()
+    report = state.report_dict({"merged_journals": [str(p) for p in args.results]},
+                               generated_by=tool_version())
+    write_outputs(args, report)
+    if not args.quiet:
+        from evaldsl.report.terminal import render_terminal
+
+        print(render_terminal(report))
+    return report_thresholds(args.fail_under, report)

@@ -1,0 +1,57 @@
+"""A report dict (docs/report.schema.json) to a file: report.json, HTML or Markdown.
+
+One table of formats for `evaldsl run`, `evaldsl merge` and `Report.write`, so a
+report written from Python is byte for byte the one the command line writes.
+Files are written through a temporary file and a rename: a reader never sees
+half a report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from evaldsl.errors import EvaldslError
+
+
+def render_json(report: Mapping[str, Any]) -> str:
+    return json.dumps(report, ensure_ascii=False, indent=2) + "\n"
+
+
+def _html(report: Mapping[str, Any]) -> str:
+    from evaldsl.report.html import render_html  # its templates only when asked for
+
+    return render_html(report)
+
+
+def _markdown(report: Mapping[str, Any]) -> str:
+    from evaldsl.report.markdown import render_markdown
+
+    return render_markdown(report)
+
+
+FORMATS: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "json": render_json, "html": _html, "markdown": _markdown}
+"""Format name -> renderer. JUnit is not here: it is one test per case, written from the
+case records as they come (`evaldsl.report.junit`), not from the report."""
+
+
+def write_report(path: Path, report: Mapping[str, Any], format: str = "json") -> Path:
+    """Render `report` in `format` and write it atomically to `path`; the path back."""
+    render = FORMATS.get(format)
+    if render is None:
+        known = ", ".join(f"`{f}`" for f in FORMATS)
+        raise EvaldslError(f"unknown report format `{format}` (formats: {known})")
+    write_atomic(path, render(report))
+    return path
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write via a temporary file and rename, creating the folder when needed."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)

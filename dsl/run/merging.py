@@ -1,0 +1,71 @@
+"""The journals of sharded runs folded into one `ShardState`: the report of all their cases.
+
+The shards of one spec run on disjoint case sets (on several machines, or as
+several CI jobs) each leave a journal (results.jsonl). Each line is a case's
+full result, so folding the lines of every journal into one state is the same
+fold a resumed run does with its own journal, and the metrics are recomputed
+from the per-case inputs: a merged report equals the report of one run over
+all the cases (the worst cases' dialogs aside: journals do not hold them).
+report.json alone could not give that, since a metric such as
+`rate(a) + 0.5 * rate(b)` or a median cannot be finished from other finished
+values. A journal of another spec is refused, and so is a case found in two
+journals (the shards were not disjoint).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from evaldsl.api import Spec
+from evaldsl.errors import CaseDataError, EvaldslError
+from evaldsl.report.journal import read_records, recover
+from evaldsl.report.layout import SpecLayout
+from evaldsl.results import CaseResult
+from evaldsl.run.shards import ShardState
+
+
+class OtherSpecError(EvaldslError):
+    """A journal to merge was written by another spec than the one given."""
+
+
+class Sink(Protocol):
+    def add(self, record: dict[str, Any]) -> None: ...
+
+
+def merge_journals(spec: Spec, layout: SpecLayout, paths: Sequence[Path],
+                   sinks: Iterable[Sink] = ()) -> ShardState:
+    """Every journal's cases in one state; each record also goes to `sinks` (JUnit)."""
+    sinks = tuple(sinks)
+    state = ShardState.empty(spec, layout)
+    owner: dict[str, Path] = {}
+    for path in paths:
+        _same_spec(path, spec)
+        mine: set[str] = set()
+        for number, record in read_records(path):
+            case_id = str(record.get("id", ""))
+            _disjoint(case_id, path, number, owner)
+            mine.add(case_id)
+            state.add(CaseResult.from_dict(record), record)
+            for sink in sinks:
+                sink.add(record)
+        owner.update(dict.fromkeys(mine, path))
+    return state
+
+
+def _same_spec(path: Path, spec: Spec) -> None:
+    header = recover(path).header
+    if header is None or header.spec_hash != spec.hash:
+        found = f"hash {header.spec_hash[:12]}" if header else "no header"
+        raise OtherSpecError(f"`{path}` holds results of another spec ({found}, this spec "
+                             f"{spec.hash[:12]})")
+
+
+def _disjoint(case_id: str, path: Path, line: int, owner: dict[str, Path]) -> None:
+    """A case id an earlier journal holds means the shards overlap: refuse, as adding both
+    would count the case twice."""
+    earlier = owner.get(case_id)
+    if earlier is not None:
+        raise CaseDataError(str(path), line, f"case `{case_id}` is also in `{earlier}`",
+                            hint="merge the journals of disjoint shards (each case in one)")

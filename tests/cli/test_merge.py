@@ -1,0 +1,77 @@
+"""`evaldsl merge SPEC RESULTS...`: the journals of sharded runs make the report of the whole."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+def _figures(report: dict[str, Any]) -> dict[str, Any]:
+    """Everything a report says about its cases; the dialogs of the worst cases come from
+    the case files, which a merge does not read."""
+    out = {k: v for k, v in report.items() if k not in ("run", "worst_cases")}
+    out["worst_cases"] = [{k: v for k, v in c.items() if k not in ("dialog", "origin")}
+                          for c in report["worst_cases"]]
+    return out
+
+
+@pytest.fixture(scope="module")
+def shards(tmp_path_factory: pytest.TempPathFactory, kit: Any) -> dict[str, Path]:
+    """40 cases run whole, and in two disjoint shards each with its journal."""
+    tmp = tmp_path_factory.mktemp("merge")
+    spec = tmp / "runner.eval"
+    spec.write_text(kit.SPEC, encoding="utf-8")
+    whole = tmp / "whole.jsonl"
+    kit.write_cases(whole, 40)
+    lines = whole.read_text("utf-8").splitlines(keepends=True)
+    paths = {"spec": spec, "whole": whole}
+    for name, part in (("a", lines[:17]), ("b", lines[17:])):
+        cases = tmp / f"{name}.jsonl"
+        cases.write_text("".join(part), encoding="utf-8")
+        paths[name] = tmp / f"results-{name}.jsonl"
+        done = kit.evaldsl("run", spec, cases, "--results", paths[name], "-q")
+        assert done.returncode == 0, done.stderr
+    paths["report"] = tmp / "whole.json"
+    done = kit.evaldsl("run", spec, whole, "-o", paths["report"], "-q")
+    assert done.returncode == 0, done.stderr
+    return paths
+
+
+class TestMerge:
+    def test_the_merged_report_is_the_report_of_the_whole_run(
+            self, tmp_path: Path, kit: Any, shards: dict[str, Path]) -> None:
+        out = tmp_path / "merged.json"
+        done = kit.evaldsl("merge", shards["spec"], shards["b"], shards["a"], "-o", out,
+                           "--html", tmp_path / "m.html", "--md", tmp_path / "m.md",
+                           "--junit", tmp_path / "m.xml", "-q")
+        assert done.returncode == 0, done.stderr
+        merged = json.loads(out.read_text("utf-8"))
+        whole = json.loads(shards["report"].read_text("utf-8"))
+        assert _figures(merged) == _figures(whole)
+        assert merged["cases"]["evaluated"] == 40
+        assert merged["run"]["merged_journals"] == [str(shards["b"]), str(shards["a"])]
+        assert "<html" in (tmp_path / "m.html").read_text("utf-8")
+        assert "success_rate" in (tmp_path / "m.md").read_text("utf-8")
+        assert sum(1 for _ in ET.parse(tmp_path / "m.xml").getroot().iter("testcase")) == 40
+
+    def test_journals_of_another_spec_are_refused(self, tmp_path: Path, kit: Any,
+                                                  shards: dict[str, Path]) -> None:
+        other = tmp_path / "other.eval"
+        other.write_text(kit.SPEC.replace("max_chars: 60", "max_chars: 61"), encoding="utf-8")
+        done = kit.evaldsl("merge", other, shards["a"], "-o", tmp_path / "m.json")
+        assert done.returncode == 2
+        assert f"`{shards['a']}` holds results of another spec" in done.stderr
+        assert not (tmp_path / "m.json").exists()
+
+    def test_a_case_in_two_journals_is_refused(self, tmp_path: Path, kit: Any,
+                                               shards: dict[str, Path]) -> None:
+        done = kit.evaldsl("merge", shards["spec"], shards["a"], shards["b"], shards["a"],
+                           "-o", tmp_path / "m.json")
+        assert done.returncode == 3
+        assert f"{shards['a']}:2: case `case-00000` is also in `{shards['a']}`" in done.stderr
+        assert "hint: merge the journals of disjoint shards" in done.stderr
+        assert not (tmp_path / "m.json").exists()

@@ -1,0 +1,106 @@
+"""`evaldsl run --results`: an existing journal is never truncated silently; a run that is
+stopped says how to continue it, and a resumed one says what it took from the journal."""
+
+from __future__ import annotations
+
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture
+def journaled(tmp_path: Path, kit: Any, spec_file: Path) -> tuple[Path, Path]:
+    """Cases and the journal of a finished run over them."""
+    cases = tmp_path / "cases.jsonl"
+    kit.write_cases(cases, 12)
+    results = tmp_path / "results.jsonl"
+    done = kit.evaldsl("run", spec_file, cases, "--results", results, "-q")
+    assert done.returncode == 0, done.stderr
+    return cases, results
+
+
+class TestExistingJournal:
+    def test_a_run_over_an_existing_journal_refuses_with_advice(
+            self, kit: Any, spec_file: Path, journaled: tuple[Path, Path]) -> None:
+        cases, results = journaled
+        before = results.read_bytes()
+        done = kit.evaldsl("run", spec_file, cases, "--results", results, "-q")
+        assert done.returncode == 2
+        assert f"`{results}` already holds the results of a run" in done.stderr
+        assert "hint: add --resume to continue it, or --overwrite to start over" in done.stderr
+        assert results.read_bytes() == before
+
+    def test_overwrite_replaces_the_journal(self, kit: Any, spec_file: Path,
+                                            journaled: tuple[Path, Path]) -> None:
+        cases, results = journaled
+        results.write_text(results.read_text("utf-8") + '{"id": "stale"}\n', encoding="utf-8")
+        done = kit.evaldsl("run", spec_file, cases, "--results", results, "--overwrite", "-q")
+        assert done.returncode == 0, done.stderr
+        assert "stale" not in results.read_text("utf-8")
+        assert results.read_text("utf-8").count("\n") == 13
+
+    def test_resume_and_overwrite_together_are_a_usage_error(
+            self, kit: Any, spec_file: Path, journaled: tuple[Path, Path]) -> None:
+        cases, results = journaled
+        done = kit.evaldsl("run", spec_file, cases, "--results", results, "--resume",
+                           "--overwrite")
+        assert done.returncode == 2 and "not allowed with argument" in done.stderr
+
+    def test_an_empty_journal_file_may_be_written(self, tmp_path: Path, kit: Any,
+                                                  spec_file: Path) -> None:
+        cases = tmp_path / "cases.jsonl"
+        kit.write_cases(cases, 3)
+        results = tmp_path / "results.jsonl"
+        results.touch()
+        assert kit.evaldsl("run", spec_file, cases, "--results", results, "-q").returncode == 0
+
+
+class TestResumeNotices:
+    def test_a_resumed_run_says_what_it_took_from_the_journal(
+            self, kit: Any, spec_file: Path, journaled: tuple[Path, Path]) -> None:
+        cases, results = journaled
+        kit.write_cases(cases, 20)
+        done = kit.evaldsl("run", spec_file, cases, "--results", results, "--resume", "-q")
+        assert done.returncode == 0, done.stderr
+        assert f"resumed: 12 cases from {results}, 8 to run" in done.stderr
+
+    def test_ctrl_c_suggests_resume(self, tmp_path: Path, kit: Any, spec_file: Path) -> None:
+        cases = tmp_path / "cases.jsonl"
+        kit.write_cases(cases, 200_000)
+        results = tmp_path / "results.jsonl"
+        process = kit.start_evaldsl("run", spec_file, cases, "--results", results, "-q")
+        try:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline and process.poll() is None:
+                if results.exists() and results.stat().st_size > 10_000:
+                    break
+                time.sleep(0.01)
+            process.send_signal(signal.SIGINT)
+            _, stderr = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait(timeout=30)
+        assert process.returncode == 130, stderr
+        assert "evaldsl: interrupted" in stderr
+        assert f"hint: the results so far are in {results}; add --resume to continue" in stderr
+        assert "Traceback" not in stderr
+
+    def test_ctrl_c_without_a_journal_suggests_nothing(self, tmp_path: Path, kit: Any,
+                                                       spec_file: Path) -> None:
+        cases = tmp_path / "cases.jsonl"
+        kit.write_cases(cases, 200_000)
+        process = kit.start_evaldsl("run", spec_file, cases, "-q")
+        try:
+            time.sleep(3)
+            process.send_signal(signal.SIGINT)
+            _, stderr = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait(timeout=30)
+        assert process.returncode == 130, stderr
+        assert "--resume" not in stderr
