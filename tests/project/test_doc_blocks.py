@@ -3,7 +3,9 @@
 A fence's tag is a promise the reader relies on: ```eval is a whole spec that
 `evaldsl check` passes, ```eval-fragment a part of one (it does not check on
 its own), ```eval-error E101 / ```eval-warning W101 a deliberately wrong spec
-that gives that diagnostic. Other tags (sh, text, json, ...) are not specs. A
+that gives that diagnostic, ```eval-with-plugin a spec calling the example
+plugin's primitive (tests/project/test_plugin_example.py checks it with the
+plugin installed). Other tags (sh, text, json, ...) are not specs. A
 bare ``` fence is not allowed, so every block is a decision someone made.
 """
 
@@ -80,6 +82,13 @@ def test_whole_specs_check_clean(block: Block) -> None:
 def test_fragments_are_not_whole_specs(block: Block) -> None:
     """A block that checks clean on its own is a whole spec: tag it ```eval."""
     assert any(d.is_error for d in _diagnostics(block)), f"{block} is a whole spec"
+
+
+@pytest.mark.parametrize("block", _of("eval-with-plugin"), ids=str)
+def test_plugin_specs_lack_only_the_plugin(block: Block) -> None:
+    """Without the plugin, the one problem of such a spec is the primitive it brings."""
+    errors = [d for d in _diagnostics(block) if d.is_error]
+    assert errors and {d.code for d in errors} == {"E106"}, _summary(errors)
 
 
 @pytest.mark.parametrize("block", _of("eval-error") + _of("eval-warning"), ids=str)
