@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from evaldsl.api import Spec, load
     from evaldsl.cases.case import Case
+    from evaldsl.cases.scopes import Scope, Unit, evaluate_over
     from evaldsl.errors import EvaldslError, SpecError
     from evaldsl.model.protocols import Embedder, Judge
-    from evaldsl.primitives.registry import Registry, primitive
+    from evaldsl.primitives.registry import Cost, Registry, primitive
     from evaldsl.results import CaseResult, Report
     from evaldsl.values import CheckResult, ErrorValue
 
@@ -28,14 +29,18 @@ _HOMES = {
     "Case": "evaldsl.cases.case",
     "CaseResult": "evaldsl.results",
     "CheckResult": "evaldsl.values",
+    "Cost": "evaldsl.primitives.registry",
     "Embedder": "evaldsl.model.protocols",
     "ErrorValue": "evaldsl.values",
     "EvaldslError": "evaldsl.errors",
     "Judge": "evaldsl.model.protocols",
     "Registry": "evaldsl.primitives.registry",
     "Report": "evaldsl.results",
+    "Scope": "evaldsl.cases.scopes",
     "Spec": "evaldsl.api",
     "SpecError": "evaldsl.errors",
+    "Unit": "evaldsl.cases.scopes",
+    "evaluate_over": "evaldsl.cases.scopes",
     "load": "evaldsl.api",
     "primitive": "evaldsl.primitives.registry",
 }
@@ -63,14 +68,18 @@ __all__ = [
     "Case",
     "CaseResult",
     "CheckResult",
+    "Cost",
     "Embedder",
     "ErrorValue",
     "EvaldslError",
     "Judge",
     "Registry",
     "Report",
+    "Scope",
     "Spec",
     "SpecError",
+    "Unit",
+    "evaluate_over",
     "load",
     "primitive",
 ]

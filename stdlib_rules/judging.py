@@ -92,7 +92,10 @@ def judge(params: JudgeParams) -> JudgeCheck:
 
     `.score` is value/scale and `.passed` is value >= `min`. Several judges on
     the same scope are asked in one request (one answer per criterion)
-    unless `fuse: false`.
+    unless `fuse: false`. Without `scope:` the judge sees only the last
+    assistant reply; give `scope: dialog` for a criterion about the whole
+    conversation (the first check below reads the last reply, the second all
+    of it).
 
         check polite = judge(criteria: "服务态度是否专业、礼貌、有同理心", scale: 10, min: 7)
         check clear = judge(scope: dialog, criteria: "explains the next step clearly",

@@ -9,8 +9,9 @@ from __future__ import annotations
 import evaldsl
 
 PUBLIC = [
-    "Case", "CaseResult", "CheckResult", "Embedder", "ErrorValue", "EvaldslError",
-    "Judge", "Registry", "Report", "Spec", "SpecError", "load", "primitive",
+    "Case", "CaseResult", "CheckResult", "Cost", "Embedder", "ErrorValue", "EvaldslError",
+    "Judge", "Registry", "Report", "Scope", "Spec", "SpecError", "Unit", "evaluate_over", "load",
+    "primitive",
 ]
 
 

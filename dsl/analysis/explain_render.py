@@ -5,10 +5,18 @@ from __future__ import annotations
 import unicodedata
 
 from evaldsl.analysis.explain import NEVER, Needs
-from evaldsl.runtime.graph import Graph
+from evaldsl.cases.scopes import scope_words
+from evaldsl.runtime.graph import CheckNode, Graph
 from evaldsl.syntax import nodes as n
 
 _COST_WORDS = {0: "free", 1: "cheap", 2: "model call"}
+
+
+def _scope(check: CheckNode) -> str:
+    """The scope, and in words what it shows the check when the spec left it to the default."""
+    if check.node.arg("scope") is not None:
+        return str(check.scope)
+    return f"{check.scope} (the default: {scope_words(check.scope)})"
 
 
 def render_text(graph: Graph, needs: Needs) -> str:
@@ -21,7 +29,7 @@ def render_text(graph: Graph, needs: Needs) -> str:
         readers = ", ".join(_label(r) for r in _readers(graph, check.id))
         lines.append(f"  {_pad(check.name, width)}  {check.primitive.name:<{pwidth}}  "
                      f"{_COST_WORDS[int(check.cost)]:<10}  {needs.of(check.name):<10}"
-                     f"  scope {check.scope}" + (f"  -> {readers}" if readers else ""))
+                     f"  scope {_scope(check)}" + (f"  -> {readers}" if readers else ""))
     for block in graph.blocks:
         title = "outcome" if block.name is None else f"outcome {block.name}"
         lines.extend(["", title])

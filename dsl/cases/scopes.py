@@ -37,6 +37,27 @@ SCOPE_KINDS = ("last_reply", "replies", "each_reply", "any_reply", "dialog", "fi
                "user_turns", "last_user", "turn")
 """Every scope the language knows; `turn` takes an argument: `turn(3)`."""
 
+SCOPE_WORDS = {
+    "last_reply": "the last assistant reply",
+    "replies": "every assistant reply, joined into one text",
+    "each_reply": "each assistant reply on its own (all must pass)",
+    "any_reply": "each assistant reply on its own (one passing is enough)",
+    "dialog": "the whole dialog, every message",
+    "first_user": "the first user message",
+    "user_turns": "every user message, joined into one text",
+    "last_user": "the last user message",
+    "turn": "the message at position N",
+}
+"""What each scope shows a check, in words, for `explain` and the primitive reference."""
+
+
+def scope_words(scope: Scope) -> str:
+    """`the last assistant reply`: which part of the dialog `scope` selects."""
+    if scope.kind == "turn" and scope.index is not None:
+        return f"message {scope.index} of the dialog"
+    return SCOPE_WORDS[scope.kind]
+
+
 REPLY_SCOPES = frozenset({"last_reply", "replies", "each_reply", "any_reply", "turn"})
 ALL_SCOPES = frozenset(SCOPE_KINDS)
 TEXT_SCOPES = ALL_SCOPES

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic.fields import FieldInfo
 
+from evaldsl.cases.scopes import SCOPE_WORDS
 from evaldsl.cli.exits import EXIT_OK, UsageError
 from evaldsl.primitives.fielddocs import field_description
 from evaldsl.primitives.registry import Primitive, default_registry
@@ -42,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
 def describe_text(p: Primitive) -> str:
     lines = [f"{p.name}  ({p.cost.name.lower()}; scopes: {_scopes(p)})"]
     lines.extend(f"  {line}" for line in _summary(p).splitlines())
+    if p.default_scope:
+        lines.append(f"  with no scope: {p.default_scope}, {_default_words(p.default_scope)}")
     lines.append("  parameters:")
     lines.extend(f"    {_param_line(name, info, p)}" for name, info in _params(p))
     fields = ", ".join(f".{k} ({v.value})" for k, v in p.result_fields().items())
@@ -51,7 +54,7 @@ def describe_text(p: Primitive) -> str:
 
 def describe_markdown(p: Primitive) -> str:
     lines = [f"## `{p.name}`", "", inspect.cleandoc(p.doc), "",
-             f"Cost: {p.cost.name.lower()}. Scopes: {_scopes(p)}.", "",
+             f"Cost: {p.cost.name.lower()}. Scopes: {_scopes(p)}.{_default_sentence(p)}", "",
              "| parameter | type | default | meaning |", "|---|---|---|---|"]
     for name, info in _params(p):
         default = "required" if info.is_required() else f"`{_default(info)}`"
@@ -91,6 +94,17 @@ def _scopes(p: Primitive) -> str:
         return "whole case"
     default = f", default {p.default_scope}" if p.default_scope else ""
     return ", ".join(sorted(p.scopes)) + default
+
+
+def _default_words(kind: str) -> str:
+    return SCOPE_WORDS.get(kind, kind)
+
+
+def _default_sentence(p: Primitive) -> str:
+    """` With no scope it judges `last_reply`: the last assistant reply.`"""
+    if not p.default_scope:
+        return ""
+    return f" With no scope it judges `{p.default_scope}`: {_default_words(p.default_scope)}."
 
 
 def _summary(p: Primitive) -> str:

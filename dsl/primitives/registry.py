@@ -90,13 +90,33 @@ class Primitive:
 
 
 class Registry:
-    """Primitives by name. `default_registry()` holds the standard library."""
+    """Primitives by name. `default_registry()` holds the standard library and the plugins;
+    `Registry.standard()` starts a registry of one's own from the standard library."""
 
     def __init__(self) -> None:
         self._primitives: dict[str, Primitive] = {}
         self._deferred: dict[str, str] = {}
         """Name -> the module whose import registers it (with `@primitive`), not yet imported."""
         self._lock = threading.Lock()
+
+    @classmethod
+    def standard(cls) -> Registry:
+        """A new registry holding the standard library (no plugins), for an engine that adds
+        its own primitives with `@primitive(..., registry=...)` or `add`.
+
+        Each stdlib family is imported the first time one of its primitives is looked up,
+        as in the default registry.
+        """
+        from evaldsl.stdlib import FAMILIES
+
+        registry = cls()
+        for module, names in FAMILIES.items():
+            registry.defer(names, module)
+        return registry
+
+    def is_deferred(self, name: str) -> bool:
+        """Whether `name` waits for its module's import to be registered."""
+        return name in self._deferred
 
     def add(self, primitive: Primitive) -> Primitive:
         with self._lock:
@@ -160,29 +180,49 @@ def primitive(
     value_range: Callable[[Any], tuple[float, float] | None] | None = None,
     dynamic: frozenset[str] | set[str] = frozenset(),
     pin: Callable[[Any, dict[str, Any]], CheckResult] | None = None,
+    registry: Registry | None = None,
 ) -> Callable[[Factory], Factory]:
-    """Register the decorated factory as primitive `name`; see the module docstring."""
+    """Register the decorated factory as primitive `name`; see the module docstring.
+
+    Without `registry`, the primitive joins the default registry, whether it is
+    built yet or not (a plugin imported by discovery, or code that registers
+    after the first `load`); with one, it joins that registry only.
+    """
 
     def register(factory: Factory) -> Factory:
-        _STAGING.add(
-            Primitive(
-                name=name,
-                params=params,
-                factory=factory,
-                scopes=frozenset(scopes),
-                default_scope=default_scope,
-                fields=dict(fields or {}),
-                cost=cost,
-                doc=(factory.__doc__ or "").strip(),
-                value_type=value_type,
-                value_range=value_range or (lambda p: None),
-                dynamic=frozenset(dynamic),
-                pin=pin,
-            )
+        entry = Primitive(
+            name=name,
+            params=params,
+            factory=factory,
+            scopes=frozenset(scopes),
+            default_scope=default_scope,
+            fields=dict(fields or {}),
+            cost=cost,
+            doc=(factory.__doc__ or "").strip(),
+            value_type=value_type,
+            value_range=value_range or (lambda p: None),
+            dynamic=frozenset(dynamic),
+            pin=pin,
         )
+        if registry is not None:
+            registry.add(entry)
+        else:
+            _stage(entry)
         return factory
 
     return register
+
+
+def _stage(entry: Primitive) -> None:
+    """Register on import, and into the default registry when it is built already.
+
+    A stdlib family imported on first use is deferred in the default registry,
+    which takes the entry from the staging registry itself.
+    """
+    _STAGING.add(entry)
+    built = _default
+    if built is not None and not built.is_deferred(entry.name):
+        built.add(entry)
 
 
 _default: Registry | None = None
@@ -194,13 +234,9 @@ def default_registry() -> Registry:
     global _default
     with _default_lock:
         if _default is None:
-            from evaldsl.stdlib import FAMILIES
-
             load_plugins()
-            registry = Registry()
+            registry = Registry.standard()
             for p in _STAGING:
                 registry.add(p)
-            for module, names in FAMILIES.items():
-                registry.defer(names, module)
             _default = registry
         return _default

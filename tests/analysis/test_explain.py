@@ -87,6 +87,21 @@ class TestExplainCommand:
         assert "every case" in lines["gate"] and "never" in lines["unused"]
         assert out.index("  gate") < out.index("  polite")
 
+    def test_a_default_scope_says_what_the_check_sees(
+        self, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        """With no `scope:`, the line says it is the default and which part is judged."""
+        path = tmp_path / "s.eval"
+        path.write_text('check p = judge(criteria: "polite")\n'
+                        'check d = judge(criteria: "clear", scope: dialog)\n'
+                        "metric r = rate(p and d)\n", "utf-8")
+        assert main(["explain", str(path)]) == 0
+        lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()
+                 if line.startswith("  ")}
+        assert lines["p"].endswith(
+            "scope last_reply (the default: the last assistant reply)  -> metric r")
+        assert lines["d"].endswith("scope dialog  -> metric r")
+
     def test_dot_and_mermaid(self, gated: Path, capsys: pytest.CaptureFixture[str]) -> None:
         assert main(["explain", str(gated), "--format", "dot"]) == 0
         dot = capsys.readouterr().out

@@ -21,6 +21,25 @@ class TestUnknownNames:
         assert of(BASE + "metric m = rate(zzz)\n", "E101")[0].hint == (
             "define it first, e.g. `let zzz = ...` or `check zzz = ...`")
 
+    def test_missing_parameter_constant_suggests_a_let(self) -> None:
+        """A parameter value is a constant: a check spelt alike is no suggestion."""
+        text = 'check 门限 = latency(max_ms: 3000)\ncheck c = slots(slots: {a: "b"}, min: 门槛)\n'
+        found = of(text, "E101")
+        assert [d.message for d in found] == ["unknown name `门槛`"]
+        assert found[0].hint == "define it first, e.g. `let 门槛 = ...`"
+
+    def test_missing_threshold_suggests_a_let(self) -> None:
+        """A name compared with a check's result is a threshold, so a let."""
+        text = (BASE + "check 门限 = latency(max_ms: 3000)\n"
+                "metric m = rate(polite >= 门槛 and 门限)\n")
+        assert [d.hint for d in of(text, "E101")] == ["define it first, e.g. `let 门槛 = ...`"]
+
+    def test_missing_constant_suggests_a_let_spelt_alike(self) -> None:
+        """A let close to the missing constant is the suggestion."""
+        text = BASE + "let threshold = 0.8\nmetric m = rate(polite >= treshold)\n"
+        assert [d.hint for d in of(text, "E101")] == [
+            "a let with a similar name exists: `threshold`"]
+
     def test_misspelt_label_is_an_unknown_label(self) -> None:
         """A name close to an outcome label is reported as an unknown label (E105)."""
         found = of(BASE + "metric m = rate(sucess)\n", "E105")

@@ -99,6 +99,21 @@ class TestParameterValues:
         assert found[0].hint == ("did you mean `strict`? the choices are `strict`, `unordered`, "
                                  "`subset` and `superset`")
 
+    def test_bare_choice_word_is_the_text(self) -> None:
+        """`mode: strict` means `mode: "strict"`: no quotes needed for a choice."""
+        assert codes(_used('check i = trajectory(expected: ["a"], mode: superset)')) == []
+
+    def test_bare_word_that_is_no_choice_lists_the_choices(self) -> None:
+        """An unknown bare word given to a choice says which words it takes."""
+        found = of(_used('check i = trajectory(expected: ["a"], mode: strictly)'), "E101")
+        assert [d.message for d in found] == ["unknown name `strictly`"]
+        assert found[0].hint == 'mode takes "strict", "unordered", "subset" or "superset"'
+
+    def test_a_defined_name_wins_over_the_choice_word(self) -> None:
+        """A let named like a choice is the let: the spec's own names come first."""
+        text = _used('let strict = "subset"\ncheck i = trajectory(expected: ["a"], mode: strict)')
+        assert codes(text) == []
+
     def test_constant_required(self) -> None:
         """A parameter not declared dynamic may not depend on the case."""
         assert rendered(_used("check f = judge(criteria: case.rubric)"), "E203") == (

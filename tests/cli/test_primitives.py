@@ -28,6 +28,19 @@ class TestPrimitivesCommand:
         assert "max_ms (" in out
         assert ".passed (bool)" in out
 
+    def test_default_scope_in_words(self, capsys: pytest.CaptureFixture[str]) -> None:
+        """What `judge` sees when a check gives no scope is said, not only named."""
+        assert main(["primitives", "judge"]) == 0
+        assert "  with no scope: last_reply, the last assistant reply\n" in (
+            capsys.readouterr().out)
+
+    def test_default_scope_in_the_markdown_reference(
+        self, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        assert main(["primitives", "judge", "--format", "markdown"]) == 0
+        assert "With no scope it judges `last_reply`: the last assistant reply." in (
+            capsys.readouterr().out)
+
     def test_unknown_name_is_a_usage_error(self, capsys: pytest.CaptureFixture[str]) -> None:
         assert main(["primitives", "keywords"]) == 2
         assert "unknown primitive: keywords" in capsys.readouterr().err

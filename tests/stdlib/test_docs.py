@@ -30,7 +30,7 @@ def test_page_lists_every_parameter_and_field(name: str) -> None:
 @pytest.mark.parametrize("name", DETERMINISTIC)
 def test_page_example_parses_and_uses_the_primitive(name: str) -> None:
     page = (DOCS / f"{name}.md").read_text(encoding="utf-8")
-    example = re.search(r"```\n(.*?)```", page, re.S)
+    example = re.search(r"```eval\n(.*?)```", page, re.S)
     assert example is not None
     result = parse(example.group(1), f"{name}.md")
     assert result.module is not None and not result.diagnostics

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+import evaldsl
 from evaldsl.cases.case import Case
 from evaldsl.stdlib.tools.primitives import judge_trajectory
 from evaldsl.values import CheckResult
@@ -64,6 +65,14 @@ class TestTrajectory:
     def test_dotted_names_line_up(self, run: Run, dialog: Dialog, call: MakeCall) -> None:
         case = dialog(("user", "x"), ("assistant", "", {"tool_calls": [call("math_sum", {})]}))
         assert run("trajectory", case, expected=["math.sum"]).passed is True
+
+
+    def test_bare_mode_word_runs_as_the_mode(self, agent: Case) -> None:
+        """`mode: unordered` without quotes is checked, compiled and run as the text."""
+        text = ('check t = trajectory(expected: ["创建订单", "查询库存", "发送确认"], '
+                "mode: unordered)\nmetric r = rate(t)\n")
+        result = evaldsl.load(text, name="t.eval").evaluate(agent)
+        assert result.checks["t"].passed is True
 
 
 class TestToolCalled:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
+from evaldsl.checker.facts.choices import read_choice_words
 from evaldsl.checker.facts.symbols import SymbolTable, build_symbols
 from evaldsl.diagnostics import Diagnostic, similar
 from evaldsl.primitives.registry import Primitive, Registry
@@ -58,10 +59,12 @@ class Context:
     """The facts about one module that rules share; each computed at most once."""
 
     def __init__(self, module: n.Module, source: Source, registry: Registry) -> None:
-        self.module = module
         self.source = source
         self.registry = registry
-        self.symbols: SymbolTable = build_symbols(module)
+        symbols = build_symbols(module)
+        self.module = read_choice_words(module, symbols, registry)
+        self.symbols: SymbolTable = (
+            symbols if self.module is module else build_symbols(self.module))
         self._suggestions = 0
         self.let_values: LetFacts[Any] = LetFacts(self)
         """Each let's folded constant (`consts.let_value`)."""

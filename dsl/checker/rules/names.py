@@ -8,14 +8,15 @@ checks, lets and labels more often than they misspell keywords.
 from __future__ import annotations
 
 from collections.abc import Container, Iterator
-from typing import TypeGuard
+from typing import NamedTuple, TypeGuard
 
-from evaldsl.checker.facts.annotations import mentions_table, param_fields
+from evaldsl.checker.facts.annotations import accepted_types, mentions_table, param_fields
+from evaldsl.checker.facts.choices import choice_hint, choices
 from evaldsl.checker.facts.context import Context, Site
 from evaldsl.checker.facts.symbols import CASE, SymbolTable
 from evaldsl.checker.facts.typer import AGGREGATES
 from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing
-from evaldsl.primitives.valuetypes import CASE_FIELD_TYPES
+from evaldsl.primitives.valuetypes import CASE_FIELD_TYPES, ValueType
 from evaldsl.syntax import nodes as n
 from evaldsl.syntax.source import Span
 
@@ -28,12 +29,31 @@ _KIND_WORDS = {"check": "a check", "let": "a let", "table": "a table", "label": 
                "outcome": "an outcome block"}
 
 
+class _Want(NamedTuple):
+    """What the place of a bare name expects, which decides the hint for an unknown one."""
+
+    table: bool = False
+    """A normalization table (`table: NAME`)."""
+    constant: bool = False
+    """A constant: a threshold or a parameter fixed at check time, so a let, not a check."""
+    parameter: str = ""
+    choices: tuple[str, ...] = ()
+    """The words of a choice parameter the name was given to."""
+
+
+_ORDERINGS = frozenset({"<", "<=", ">", ">="})
+
+
 def unknown_names(ctx: Context) -> Iterator[Diagnostic]:
     """E101/E104 for bare names that refer to nothing, E108 for ambiguous labels."""
     for site, exprs in ctx.site_exprs:
-        wants_table = _wants_table(ctx, site)
+        want = _want(ctx, site)
+        thresholds = _thresholds(ctx, exprs)
         for name in _referenced(exprs):
-            problem = _resolve(ctx, name, wants_table)
+            here = want if name is site.expr else want._replace(choices=())
+            if id(name) in thresholds:
+                here = here._replace(constant=True)
+            problem = _resolve(ctx, name, here)
             if problem is not None:
                 yield problem
 
@@ -45,15 +65,38 @@ def _referenced(exprs: list[n.Expr]) -> list[n.Name]:
     return [e for e in exprs if isinstance(e, n.Name) and id(e) not in reads]
 
 
-def _wants_table(ctx: Context, site: Site) -> bool:
+def _want(ctx: Context, site: Site) -> _Want:
+    """What a check argument expects; nothing in particular elsewhere."""
     if site.role != "arg" or not isinstance(site.owner, n.Check):
-        return False
+        return _Want()
     primitive = ctx.primitive_of(site.owner)
     field = param_fields(primitive).get(site.key) if primitive is not None else None
-    return field is not None and mentions_table(field.annotation)
+    if primitive is None or field is None:
+        return _Want()
+    numeric = accepted_types(field.annotation) == frozenset({ValueType.NUMBER})
+    return _Want(table=mentions_table(field.annotation),
+                 constant=numeric or site.key not in primitive.dynamic,
+                 parameter=site.key, choices=choices(field.annotation))
 
 
-def _resolve(ctx: Context, name: n.Name, wants_table: bool) -> Diagnostic | None:
+def _thresholds(ctx: Context, exprs: list[n.Expr]) -> set[int]:
+    """The names compared with a check's result (`polite >= 门槛`): thresholds, so constants."""
+    found: set[int] = set()
+    for e in exprs:
+        if isinstance(e, n.Binary) and e.op in _ORDERINGS:
+            for side, other in ((e.left, e.right), (e.right, e.left)):
+                if isinstance(side, n.Name) and _reads_check(ctx, other):
+                    found.add(id(side))
+    return found
+
+
+def _reads_check(ctx: Context, e: n.Expr) -> bool:
+    if isinstance(e, n.Attribute):
+        e = e.obj
+    return isinstance(e, n.Name) and ctx.symbols.kind_of(e.name) == "check"
+
+
+def _resolve(ctx: Context, name: n.Name, want: _Want) -> Diagnostic | None:
     symbols = ctx.symbols
     word = name.name
     owners = symbols.labels.get(word)
@@ -69,8 +112,13 @@ def _resolve(ctx: Context, name: n.Name, wants_table: bool) -> Diagnostic | None
     if word in symbols.metrics:
         return error("E101", f"`{word}` is a metric and cannot be used in an expression",
                      name.span, "repeat its expression, or name the shared part with `let`")
+    if want.choices:
+        return error("E101", f"unknown name `{word}`", name.span,
+                     choice_hint(want.parameter, want.choices))
+    if want.constant and not want.table:
+        return error("E101", f"unknown name `{word}`", name.span, _constant_hint(ctx, word))
     close = ctx.similar(word, ctx.value_names)
-    if wants_table or (close is not None and close in symbols.tables):
+    if want.table or (close is not None and close in symbols.tables):
         define = f"define it with `table {word} {{ ... }}`"
         hint = ctx.did_you_mean(word, symbols.tables) or define
         return error("E104", f"unknown table `{word}`", name.span, hint)
@@ -78,6 +126,14 @@ def _resolve(ctx: Context, name: n.Name, wants_table: bool) -> Diagnostic | None
         return error("E105", f"unknown outcome label `{word}`", name.span,
                      f"did you mean `{close}`? {_labels(ctx)}")
     return error("E101", f"unknown name `{word}`", name.span, _unknown_hint(ctx, word, close))
+
+
+def _constant_hint(ctx: Context, word: str) -> str:
+    """Only a let can stand for a constant, so only lets are suggested."""
+    close = ctx.similar(word, ctx.symbols.lets)
+    if close is not None:
+        return f"a let with a similar name exists: `{close}`"
+    return f"define it first, e.g. `let {word} = ...`"
 
 
 def _labels(ctx: Context) -> str:

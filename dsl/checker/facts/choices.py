@@ -1,0 +1,79 @@
+"""Choice parameters: a bare word given to one is read as the text it spells.
+
+A parameter whose type is a `Literal` of texts (`mode: strict`) is a choice
+among words; people who are not programmers write the word without quotes,
+as the primitive pages do. So before any rule runs, a bare name given to a
+choice parameter that names one of its choices, and that the spec does not
+define, becomes the text `"strict"` with the same span: every rule, the
+analysis and the runtime then see one spelling. A bare name that is not a
+choice stays a name, and `choice_hint` tells the unknown-name rule what the
+parameter takes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
+
+from evaldsl.checker.facts.annotations import param_fields
+from evaldsl.checker.facts.symbols import SymbolTable
+from evaldsl.primitives.registry import Registry
+from evaldsl.syntax import nodes as n
+
+
+def choices(annotation: Any) -> tuple[str, ...]:
+    """The texts a choice parameter takes; empty when it is not a choice.
+
+    >>> choices(Literal["strict", "subset"] | None)
+    ('strict', 'subset')
+    >>> choices(str)
+    ()
+    """
+    origin = get_origin(annotation)
+    if origin is Annotated:
+        return choices(get_args(annotation)[0])
+    if origin is Union or origin is types.UnionType:
+        members = [m for m in get_args(annotation) if m is not type(None)]
+        return choices(members[0]) if len(members) == 1 else ()
+    if origin is Literal:
+        words = get_args(annotation)
+        return tuple(words) if all(isinstance(w, str) for w in words) else ()
+    return ()
+
+
+def choice_hint(parameter: str, words: tuple[str, ...]) -> str:
+    """`mode takes "strict", "unordered" or "subset"`: what a choice parameter accepts."""
+    quoted = [f'"{w}"' for w in words]
+    listed = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+    return f"{parameter} takes {listed}"
+
+
+def read_choice_words(module: n.Module, symbols: SymbolTable, registry: Registry) -> n.Module:
+    """`module` with each undefined bare choice word turned into its text; the same object
+    when there is none, so a spec without one costs nothing."""
+    statements = tuple(_check(s, symbols, registry) if isinstance(s, n.Check) else s
+                       for s in module.statements)
+    if all(a is b for a, b in zip(statements, module.statements, strict=True)):
+        return module
+    return dataclasses.replace(module, statements=statements)
+
+
+def _check(check: n.Check, symbols: SymbolTable, registry: Registry) -> n.Check:
+    primitive = registry.get(check.primitive)
+    if primitive is None:
+        return check
+    fields = param_fields(primitive)
+    args = tuple(_argument(a, fields.get(a.name), symbols) for a in check.args)
+    if all(a is b for a, b in zip(args, check.args, strict=True)):
+        return check
+    return dataclasses.replace(check, args=args)
+
+
+def _argument(arg: n.KeywordArg, field: Any, symbols: SymbolTable) -> n.KeywordArg:
+    value = arg.value
+    if field is None or not isinstance(value, n.Name) or symbols.kind_of(value.name):
+        return arg
+    if value.name not in choices(field.annotation):
+        return arg
+    return dataclasses.replace(arg, value=n.String(value.name, value.span))
