@@ -72,7 +72,7 @@ class TestPluginExample:
     def test_without_the_plugin_the_primitive_is_unknown(self, tmp_path: Path) -> None:
         """The entry point, not the example's folder, is what makes `questions` known."""
         done = _evaldsl(tmp_path, "check", "questions.eval")
-        assert done.returncode == 1 and "unknown primitive `questions`" in done.stdout
+        assert done.returncode == 2 and "unknown primitive `questions`" in done.stdout
 
 
 class TestGuide:

@@ -112,7 +112,7 @@ class TestFirstSpec:
         fixed = branch.group(0).replace(hint.group(1), wrong.group(1), 1)
         (folder / typo).write_text(spec.replace(branch.group(0), fixed, 1), "utf-8")
         done = _evaldsl(folder, ["evaldsl", "check", typo])
-        assert done.returncode == 1
+        assert done.returncode == 2
         assert done.stdout.startswith(shown), done.stdout
 
     def test_run_prints_the_report(self, first: tuple[Page, Path]) -> None:
