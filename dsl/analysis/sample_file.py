@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from evaldsl.errors import CaseDataError
+from evaldsl.i18n import _
 
 HUMAN_COLUMNS = ("label", "score", "note")
 """Left empty for reviewers: a label of the outcome block, a 0-100 score, free text."""
@@ -125,7 +126,12 @@ def _strict(data: bytes, codec: str, name: str) -> str:
 
 def _undecodable(data: bytes, offset: int, what: str, name: str) -> CaseDataError:
     line = data.count(b"\n", 0, offset) + 1
-    return CaseDataError(name, line, f"the file is {what} (byte {offset})", hint=SAVE_AS_UTF8)
+    return CaseDataError(
+        name,
+        line,
+        _("the file is {what} (byte {offset})").format(what=what, offset=offset),
+        hint=SAVE_AS_UTF8,
+    )
 
 
 def _csv_rows(text: str, name: str) -> Iterator[LabelRow]:
@@ -138,7 +144,7 @@ def _csv_rows(text: str, name: str) -> Iterator[LabelRow]:
         except StopIteration:
             return
         except csv.Error as exc:
-            raise CaseDataError(name, start, f"not valid CSV: {exc}") from None
+            raise CaseDataError(name, start, _("not valid CSV: {exc}").format(exc=exc)) from None
         if header is None:
             header = [h.strip() for h in cells]
             _check_header(header, name)
@@ -149,17 +155,25 @@ def _csv_rows(text: str, name: str) -> Iterator[LabelRow]:
 
 def _check_header(header: list[str], name: str) -> None:
     if "id" not in header:
-        raise CaseDataError(name, 1, "the header has no `id` column",
-                            hint="keep the header row `evaldsl review` wrote: `id` names "
-                                 "the case of each row")
+        raise CaseDataError(
+            name,
+            1,
+            _("the header has no `id` column"),
+            hint=_("keep the header row `evaldsl review` wrote: `id` names the case of each row"),
+        )
 
 
 def _cells(header: list[str], cells: list[str], name: str, line: int) -> dict[str, str]:
     extra = [c for c in cells[len(header):] if c.strip()]
     if extra:
-        raise CaseDataError(name, line, f"the row has {len(cells)} cells but the header "
-                                        f"{len(header)} columns",
-                            hint="a cell with a comma or a line break must be quoted")
+        raise CaseDataError(
+            name,
+            line,
+            _("the row has {count} cells but the header {count2} columns").format(
+                count=len(cells), count2=len(header)
+            ),
+            hint=_("a cell with a comma or a line break must be quoted"),
+        )
     values = dict(zip(header, cells, strict=False))
     values.pop("", None)
     return {h: values.get(h, "") for h in header if h}
@@ -172,7 +186,7 @@ def _jsonl_rows(text: str, name: str) -> Iterator[LabelRow]:
         try:
             row = json.loads(line)
         except ValueError as exc:
-            raise CaseDataError(name, number, f"not valid JSON: {exc}") from None
+            raise CaseDataError(name, number, _("not valid JSON: {exc}").format(exc=exc)) from None
         if not isinstance(row, dict):
-            raise CaseDataError(name, number, "a row must be a JSON object")
+            raise CaseDataError(name, number, _("a row must be a JSON object"))
         yield LabelRow(number, row)

@@ -36,6 +36,7 @@ from evaldsl.analysis.sample_file import GB18030, read_labels
 from evaldsl.cli.exits import EXIT_DATA, EXIT_OK, UsageError, exit_for
 from evaldsl.cli.review import check_written_by, read_layout
 from evaldsl.diagnostics import did_you_mean
+from evaldsl.i18n import _
 from evaldsl.report.journal import read_records
 from evaldsl.report.layout import VERDICT
 from evaldsl.report.stats import percent
@@ -116,7 +117,7 @@ def read_results(args: argparse.Namespace) -> Results:
     """The automatic judgement of every case, in the block `--outcome` names (or the verdict)."""
     records = [record for _, record in read_records(args.results)]
     if not records:
-        raise UsageError(f"`{args.results}` holds no case results")
+        raise UsageError(_("`{results}` holds no case results").format(results=args.results))
     blocks = list(dict.fromkeys(k for r in records for k in r.get("labels", {})))
     block = _block(args, blocks)
     cases = {str(r.get("id")): Automatic(r.get("labels", {}).get(block), _auto_score(r, args))
@@ -135,8 +136,12 @@ def _block(args: argparse.Namespace, blocks: list[str]) -> str | None:
         return VERDICT if VERDICT in blocks else next(iter(blocks), None)
     if args.outcome not in blocks:
         have = ", ".join(f"`{b}`" for b in blocks) or "none"
-        raise UsageError(f"the results `{args.results}` have no outcome block `{args.outcome}`; "
-                         f"they have {have}", did_you_mean(args.outcome, blocks))
+        raise UsageError(
+            _("the results `{results}` have no outcome block `{outcome}`; they have {have}").format(
+                results=args.results, outcome=args.outcome, have=have
+            ),
+            did_you_mean(args.outcome, blocks),
+        )
     return str(args.outcome)
 
 
@@ -157,7 +162,9 @@ def _auto_score(record: Mapping[str, Any], args: argparse.Namespace) -> float | 
         inputs = record["metrics"][name]
         value = inputs[0] if isinstance(inputs, list) and inputs else None
         return _points(value, args.auto_scale or (0.0, 100.0))
-    raise UsageError(f"`{name}` is neither a check nor a metric of these results")
+    raise UsageError(
+        _("`{name}` is neither a check nor a metric of these results").format(name=name)
+    )
 
 
 def _points(value: Any, scale: tuple[float, float]) -> float | None:
@@ -172,16 +179,26 @@ def _points(value: Any, scale: tuple[float, float]) -> float | None:
 def _check_matches(args: argparse.Namespace, pairing: Pairing) -> None:
     """A sample of no rows, or whose rows all name no case, has nothing to calibrate."""
     if pairing.rows == 0:
-        raise UsageError(f"`{args.labels}` holds no rows",
-                         "fill in the sample `evaldsl review` wrote and give that file")
+        raise UsageError(
+            _("`{labels}` holds no rows").format(labels=args.labels),
+            _("fill in the sample `evaldsl review` wrote and give that file"),
+        )
     if pairing.unmatched and pairing.matched == 0:
         ids, rows = _ids(pairing.unmatched), pairing.rows
         raise UsageError(
-            f"the one row of `{args.labels}` names no case of `{args.results}` (id {ids})"
-            if rows == 1 else f"none of the {rows} rows of `{args.labels}` names a case of "
-                              f"`{args.results}` (ids such as {ids})",
-            "these are probably the labels of another run or another spec: calibrate them "
-            "against the results the sample was drawn from")
+            _("the one row of `{labels}` names no case of `{results}` (id {ids})").format(
+                labels=args.labels, results=args.results, ids=ids
+            )
+            if rows == 1
+            else _(
+                "none of the {rows} rows of `{labels}` names a case "
+                "of `{results}` (ids such as {ids})"
+            ).format(rows=rows, labels=args.labels, results=args.results, ids=ids),
+            _(
+                "these are probably the labels of another run or another spec: "
+                "calibrate them against the results the sample was drawn from"
+            ),
+        )
 
 
 def _refuse(args: argparse.Namespace, pairing: Pairing) -> int:
@@ -224,18 +241,24 @@ def _doubt(args: argparse.Namespace, doubt: Doubt, results: Results) -> str:
 
 def _compared(args: argparse.Namespace, pairing: Pairing) -> Calibration:
     if not pairing.judged:
-        raise UsageError(f"no row of `{args.labels}` has a `{args.label_column}` or a "
-                         f"`{args.score_column}`",
-                         f"reviewers fill in the `{args.label_column}` column, the "
-                         f"`{args.score_column}` column or both (--label-column and "
-                         "--score-column name other columns)")
+        raise UsageError(
+            _("no row of `{labels}` has a `{label_column}` or a `{score_column}`").format(
+                labels=args.labels, label_column=args.label_column, score_column=args.score_column
+            ),
+            _(
+                "reviewers fill in the `{label_column}` column, the `{score_column}` column or "
+                "both (--label-column and --score-column name other columns)"
+            ).format(label_column=args.label_column, score_column=args.score_column),
+        )
     result = calibrate(pairing.judged, args.threshold)
     if result.labels is None and result.scores is None:
         scored = any(j.human_score is not None for j in pairing.judged)
-        raise UsageError("nothing to compare: no case has both an automatic and a human "
-                         "judgement",
-                         "give --score NAME to compare the human scores with a check or a "
-                         "metric" if scored and args.score is None else "")
+        raise UsageError(
+            _("nothing to compare: no case has both an automatic and a human judgement"),
+            _("give --score NAME to compare the human scores with a check or a metric")
+            if scored and args.score is None
+            else "",
+        )
     return result
 
 

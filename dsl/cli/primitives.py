@@ -14,6 +14,7 @@ from typing import Any
 from pydantic.fields import FieldInfo
 
 from evaldsl.cli.exits import EXIT_OK, UsageError
+from evaldsl.i18n import _
 from evaldsl.primitives.fielddocs import field_description
 from evaldsl.primitives.registry import Primitive, default_registry
 
@@ -31,8 +32,11 @@ def run(args: argparse.Namespace) -> int:
     registry = default_registry()
     unknown = [n for n in args.names if n not in registry]
     if unknown:
-        raise UsageError(f"unknown primitive: {', '.join(unknown)}; known: "
-                         f"{', '.join(registry.names())}")
+        raise UsageError(
+            _("unknown primitive: {join}; known: {join2}").format(
+                join=", ".join(unknown), join2=", ".join(registry.names())
+            )
+        )
     chosen = [p for p in registry if not args.names or p.name in args.names]
     render = describe_markdown if args.format == "markdown" else describe_text
     print("\n\n".join(render(p) for p in chosen))

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from evaldsl.cli.exits import EXIT_FAILED, EXIT_OK, UsageError
+from evaldsl.i18n import _
 
 BAD_ROWS_SHOWN = 10
 """Skipped rows listed on stderr; the report lists up to 100 and counts all."""
@@ -101,7 +102,7 @@ def _threshold(text: str) -> tuple[str, float]:
 
 def run(args: argparse.Namespace) -> int:
     if args.resume and args.results is None:
-        raise UsageError("--resume needs --results: the journal to resume from")
+        raise UsageError(_("--resume needs --results: the journal to resume from"))
     from evaldsl.api import Spec, load
     from evaldsl.report.layout import layout_of
     from evaldsl.run.runner import RunOptions
@@ -118,8 +119,11 @@ def run(args: argparse.Namespace) -> int:
     unknown = [name for name, _ in args.fail_under if name not in layout.metrics]
     if unknown:
         known = ", ".join(f"`{m}`" for m in layout.metrics) or "none"
-        raise UsageError(f"--fail-under names no metric of the spec: `{unknown[0]}` "
-                         f"(metrics: {known})")
+        raise UsageError(
+            _("--fail-under names no metric of the spec: `{unknown}` (metrics: {known})").format(
+                unknown=unknown[0], known=known
+            )
+        )
     if args.results is not None:
         _parent(args.results)
     missing = [c for c in args.cases if not c.is_file()]

@@ -17,6 +17,7 @@ from typing import Any
 
 from evaldsl.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from evaldsl.errors import SpecError
+from evaldsl.i18n import _
 
 
 def add_parser(subparsers: Any) -> None:
@@ -43,7 +44,9 @@ def run(args: argparse.Namespace) -> int:
     files = list(spec_files(args.paths))
     missing = [f for f in files if not f.is_file()]
     if missing or not files:
-        raise UsageError(f"no spec at `{missing[0] if missing else args.paths[0]}`")
+        raise UsageError(
+            _("no spec at `{value}`").format(value=missing[0] if missing else args.paths[0])
+        )
     passed = failed = broken = 0
     for path in files:
         try:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
+from evaldsl.i18n import _
+
 _TERMINAL_WORDS: dict[str, str] = {
     "NAME": "a name",
     "STRING": "a text in quotes",
@@ -67,9 +69,9 @@ def structural(expected: Collection[str]) -> set[str]:
 def describe_expected(expected: Collection[str]) -> str:
     """`a name, `{` or `}``: the acceptable terminals in words, deduplicated."""
     if _VALUE_START <= set(expected):
-        return "a value (a name, number, text, list or map)"
+        return _("a value (a name, number, text, list or map)")
     if _wants_statement(expected):
-        return "a new statement"
+        return _("a new statement")
     expected = structural(expected)
     words: list[str] = []
     for terminal in sorted(expected, key=_terminal_order):
@@ -79,7 +81,7 @@ def describe_expected(expected: Collection[str]) -> str:
     if len(words) > 6:
         words = words[:5] + ["…"]
     if len(words) <= 1:
-        return words[0] if words else "something else"
+        return words[0] if words else _("something else")
     return ", ".join(words[:-1]) + " or " + words[-1]
 
 
@@ -87,11 +89,11 @@ def describe_unexpected_eof(expected: Collection[str]) -> tuple[str, str]:
     wanted = describe_expected(expected)
     closing = [t for t in ("RBRACE", "RPAR", "RSQB") if t in expected]
     hint = (
-        f"a bracket is still open: close it with {_word(closing[0])}"
+        _("a bracket is still open: close it with {word}").format(word=_word(closing[0]))
         if closing
-        else "finish the last statement"
+        else _("finish the last statement")
     )
-    return f"the file ends too early: expected {wanted}", hint
+    return _("the file ends too early: expected {wanted}").format(wanted=wanted), hint
 
 
 def describe_unexpected_token(
@@ -105,10 +107,24 @@ def describe_unexpected_token(
         return special
     wanted = describe_expected(expected)
     if _wants_statement(expected):
-        return (f"expected a new statement, found {found}", _STATEMENT_HINT, "E011")
+        return (
+            _("expected a new statement, found {found}").format(found=found),
+            _STATEMENT_HINT,
+            "E011",
+        )
     after = f" after {_found(last)}" if last is not None else ""
-    hint = _STATEMENT_HINT if _wants_statement(expected) else f"write {wanted} here"
-    return f"expected {wanted}{after}, found {found}", hint, "E011"
+    hint = (
+        _STATEMENT_HINT
+        if _wants_statement(expected)
+        else _("write {wanted} here").format(wanted=wanted)
+    )
+    return (
+        _("expected {wanted}{after}, found {found}").format(
+            wanted=wanted, after=after, found=found
+        ),
+        hint,
+        "E011",
+    )
 
 
 def _special_case(
@@ -119,54 +135,68 @@ def _special_case(
     if kind in _CLOSERS - {"COMMA"} and kind not in expected:
         opener = {"RPAR": "(", "RSQB": "[", "RBRACE": "{"}[kind]
         return (
-            f"`{token}` closes nothing here",
-            f"remove it, or add the `{opener}` it should close",
+            _("`{token}` closes nothing here").format(token=token),
+            _("remove it, or add the `{opener}` it should close").format(opener=opener),
             "E011",
         )
     keywords = {str(t) for t in previous if getattr(t, "type", "") != "NAME"}
     if {"IF", "OTHERWISE"} <= expected and last is not None and last.type == "NAME":
         return (
-            f"expected `if` or `otherwise` after the outcome label `{last}`, found {_found(token)}",
-            f"write `{last} if <condition>`, or `{last} otherwise` for the last branch",
+            _(
+                "expected `if` or `otherwise` after the outcome label `{last}`, found {found}"
+            ).format(last=last, found=_found(token)),
+            _("write `{last} if <condition>`, or `{last} otherwise` for the last branch").format(
+                last=last
+            ),
             "E011",
         )
     if "LPAR" in expected and _after_keyword(previous, "check", 4):
         return (
-            f"expected `(` after the primitive name `{last}`, found {_found(token)}",
-            f"a check calls one primitive with named arguments: `{last}(name: value, ...)`",
+            _("expected `(` after the primitive name `{last}`, found {found}").format(
+                last=last, found=_found(token)
+            ),
+            _(
+                "a check calls one primitive with named arguments: `{last}(name: value, ...)`"
+            ).format(last=last),
             "E011",
         )
     if kind == "COMP_OP" and "COMP_OP" not in expected and any(
             getattr(t, "type", "") == "COMP_OP" for t in previous[-3:]):
         return (
-            f"a comparison cannot be chained with another `{token}`",
-            "compare twice and join with `and`: `a < b and b < c`",
+            _("a comparison cannot be chained with another `{token}`").format(token=token),
+            _("compare twice and join with `and`: `a < b and b < c`"),
             "E011",
         )
     if _wants_statement(expected) and getattr(token, "type", "") == "NAME":
         return (
-            f"`{token}` does not start a statement",
+            _("`{token}` does not start a statement").format(token=token),
             _STATEMENT_HINT + _keyword_suggestion(str(token)),
             "E011",
         )
     if token.type == "EQUAL" and "COMP_OP" in expected:
         return (
-            "a single `=` cannot compare values",
-            "write `==` to compare; `=` only names things in `let`, `check` and `metric`",
+            _("a single `=` cannot compare values"),
+            _("write `==` to compare; `=` only names things in `let`, `check` and `metric`"),
             "E011",
         )
     if "COLON" in expected and "(" in keywords and last is not None and last.type == "NAME":
         return (
-            f"expected `:` after the argument name `{last}`, found {_found(token)}",
-            f"arguments are written `{last}: value`",
+            _("expected `:` after the argument name `{last}`, found {found}").format(
+                last=last, found=_found(token)
+            ),
+            _("arguments are written `{last}: value`").format(last=last),
             "E011",
         )
     if expected & _CLOSERS and kind in _VALUE_START | {"LSQB", "LBRACE", "PERCENT"}:
         closers = describe_expected(expected & _CLOSERS)
         return (
-            f"expected {closers} after {_found(last)}, found {_found(token)}",
-            "separate items with `,`; to continue the expression, use an operator such as "
-            "`+` or `and`",
+            _("expected {closers} after {found}, found {found2}").format(
+                closers=closers, found=_found(last), found2=_found(token)
+            ),
+            _(
+                "separate items with `,`; to continue the expression, "
+                "use an operator such as `+` or `and`"
+            ),
             "E011",
         )
     return None
@@ -184,7 +214,7 @@ def _keyword_suggestion(word: str) -> str:
     import difflib
 
     close = difflib.get_close_matches(word.lower(), _KEYWORDS, n=1, cutoff=0.6)
-    return f"; did you mean `{close[0]}`?" if close else ""
+    return _("; did you mean `{close}`?").format(close=close[0]) if close else ""
 
 
 def _found(token: Any) -> str:
@@ -192,13 +222,13 @@ def _found(token: Any) -> str:
         return "nothing"
     kind = getattr(token, "type", "")
     if kind == "$END":
-        return "the end of the file"
+        return _("the end of the file")
     if kind == "NAME":
-        return f"the name `{token}`"
+        return _("the name `{token}`").format(token=token)
     if kind == "STRING":
-        return f"the text {token}"
+        return _("the text {token}").format(token=token)
     if kind in ("NUMBER", "PERCENT"):
-        return f"the number `{token}`"
+        return _("the number `{token}`").format(token=token)
     return f"`{token}`"
 
 
