@@ -114,14 +114,14 @@ def decode(data: bytes, name: str) -> tuple[str, str]:
     try:
         return data.decode("gb18030"), GB18030
     except UnicodeDecodeError as exc:
-        raise _undecodable(data, exc.start, "neither UTF-8 nor GB18030", name) from None
+        raise _undecodable(data, exc.start, _("neither UTF-8 nor GB18030"), name) from None
 
 
 def _strict(data: bytes, codec: str, name: str) -> str:
     try:
         return data.decode(codec)
     except UnicodeDecodeError as exc:
-        raise _undecodable(data, exc.start, "not valid UTF-8 after its BOM", name) from None
+        raise _undecodable(data, exc.start, _("not valid UTF-8 after its BOM"), name) from None
 
 
 def _undecodable(data: bytes, offset: int, what: str, name: str) -> CaseDataError:

@@ -44,7 +44,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def describe_text(p: Primitive) -> str:
-    lines = [f"{p.name}  ({p.cost.name.lower()}; scopes: {_scopes(p)})"]
+    lines = [
+        _("{name}  ({lower}; scopes: {scopes})").format(
+            name=p.name, lower=p.cost.name.lower(), scopes=_scopes(p)
+        )
+    ]
     lines.extend(f"  {line}" for line in _summary(p).splitlines())
     lines.append("  parameters:")
     lines.extend(f"    {_param_line(name, info, p)}" for name, info in _params(p))
@@ -54,16 +58,23 @@ def describe_text(p: Primitive) -> str:
 
 
 def describe_markdown(p: Primitive) -> str:
-    lines = [f"## `{p.name}`", "", inspect.cleandoc(p.doc), "",
-             f"Cost: {p.cost.name.lower()}. Scopes: {_scopes(p)}.", "",
-             "| parameter | type | default | meaning |", "|---|---|---|---|"]
+    lines = [
+        f"## `{p.name}`",
+        "",
+        inspect.cleandoc(p.doc),
+        "",
+        _("Cost: {lower}. Scopes: {scopes}.").format(lower=p.cost.name.lower(), scopes=_scopes(p)),
+        "",
+        _("| parameter | type | default | meaning |"),
+        "|---|---|---|---|",
+    ]
     for name, info in _params(p):
         default = "required" if info.is_required() else f"`{_default(info)}`"
-        per_case = " (may be per case)" if name in p.dynamic else ""
+        per_case = _(" (may be per case)") if name in p.dynamic else ""
         lines.append(f"| `{name}` | {_type(info)} | {default} | "
                      f"{field_description(p.params, name, info).replace('|', '/')}{per_case} |")
     fields = ", ".join(f"`.{k}` ({v.value})" for k, v in p.result_fields().items())
-    lines.extend(["", f"Result fields: {fields}."])
+    lines.extend(["", _("Result fields: {fields}.").format(fields=fields)])
     return "\n".join(lines)
 
 
@@ -73,7 +84,7 @@ def _params(p: Primitive) -> list[tuple[str, FieldInfo]]:
 
 def _param_line(name: str, info: FieldInfo, p: Primitive) -> str:
     default = "required" if info.is_required() else f"default {_default(info)}"
-    per_case = ", per case" if name in p.dynamic else ""
+    per_case = _(", per case") if name in p.dynamic else ""
     description = field_description(p.params, name, info)
     meaning = f": {description}" if description else ""
     return f"{name} ({_type(info)}, {default}{per_case}){meaning}"
@@ -92,8 +103,12 @@ def _type(info: FieldInfo) -> str:
 
 def _scopes(p: Primitive) -> str:
     if not p.scopes:
-        return "whole case"
-    default = f", default {p.default_scope}" if p.default_scope else ""
+        return _("whole case")
+    default = (
+        _(", default {default_scope}").format(default_scope=p.default_scope)
+        if p.default_scope
+        else ""
+    )
     return ", ".join(sorted(p.scopes)) + default
 
 

@@ -46,7 +46,9 @@ def run(args: argparse.Namespace) -> int:
     if args.cases:
         _attach_dialogs(rows, args.cases)
     write_sample(rows, args.output)
-    print(f"{len(rows)} cases drawn for review -> {args.output}")
+    print(
+        _("{count} cases drawn for review -> {output}").format(count=len(rows), output=args.output)
+    )
     return EXIT_OK
 
 

@@ -50,7 +50,7 @@ def add_parser(subparsers: Any) -> None:
                      help="verdict labels that pass in JUnit (default: the first branch's)")
     out.add_argument("--results", type=Path, help="results.jsonl, one line per case")
     out.add_argument("-q", "--quiet", action="store_true", help="do not print the summary")
-    flow = p.add_argument_group("how to run")
+    flow = p.add_argument_group(_("how to run"))
     flow.add_argument("--concurrency", type=_positive, default=None, metavar="N",
                       help="cases in flight when model checks are involved (default: "
                            f"{CASES_PER_REQUEST} times the judge's concurrency setting)")
@@ -81,9 +81,11 @@ def _positive(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got `{text}`") from None
+        raise argparse.ArgumentTypeError(
+            _("expected a whole number, got `{text}`").format(text=text)
+        ) from None
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+        raise argparse.ArgumentTypeError(_("must be at least 1, got {value}").format(value=value))
     return value
 
 
@@ -91,12 +93,14 @@ def _threshold(text: str) -> tuple[str, float]:
     """`success_rate=80%` -> ("success_rate", 0.8); `avg=72.5` -> ("avg", 72.5)."""
     name, sep, value = text.partition("=")
     if not sep or not name.strip():
-        raise argparse.ArgumentTypeError(f"expected METRIC=VALUE, got `{text}`")
+        raise argparse.ArgumentTypeError(_("expected METRIC=VALUE, got `{text}`").format(text=text))
     value = value.strip()
     try:
         number = float(value[:-1]) / 100 if value.endswith("%") else float(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"`{value}` is not a number or a percentage") from None
+        raise argparse.ArgumentTypeError(
+            _("`{value}` is not a number or a percentage").format(value=value)
+        ) from None
     return name.strip(), number
 
 
@@ -128,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
         _parent(args.results)
     missing = [c for c in args.cases if not c.is_file()]
     if missing:
-        raise FileNotFoundError(errno.ENOENT, "no such file", str(missing[0]))
+        raise FileNotFoundError(errno.ENOENT, _("no such file"), str(missing[0]))
     options = RunOptions(results=args.results, concurrency=_cases_in_flight(args, settings),
                          limit=args.limit,
                          resume=args.resume, on_bad_row=args.on_bad_row, progress=args.progress,
@@ -147,7 +151,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"skipped: {bad}", file=sys.stderr)
     skipped = result.report["cases"]["bad_rows_skipped"]
     if skipped > BAD_ROWS_SHOWN:
-        print(f"skipped: ... and {skipped - BAD_ROWS_SHOWN} more rows", file=sys.stderr)
+        print(
+            _("skipped: ... and {value} more rows").format(value=skipped - BAD_ROWS_SHOWN),
+            file=sys.stderr,
+        )
     if not args.quiet:
         from evaldsl.report.terminal import render_terminal
 
@@ -271,8 +278,12 @@ def _thresholds(thresholds: list[tuple[str, float]], report: dict[str, Any]) -> 
         if value is None or value < floor:
             missed += 1
             shown = f"{floor:.1%}" if metric.get("is_rate") else f"{floor:g}"
-            print(f"fail-under: `{name}` is {metric_value(metric)}, below {shown}",
-                  file=sys.stderr)
+            print(
+                _("fail-under: `{name}` is {metric_value}, below {shown}").format(
+                    name=name, metric_value=metric_value(metric), shown=shown
+                ),
+                file=sys.stderr,
+            )
     return EXIT_FAILED if missed else EXIT_OK
 
 
