@@ -316,7 +316,7 @@ def _say(kind: str, message: str, hint: str = "") -> None:
         file=sys.stderr,
     )
     if hint:
-        print(f"hint: {hint}", file=sys.stderr)
+        print(_("hint: {hint}").format(hint=hint), file=sys.stderr)
 
 
 def render(result: Calibration, cases: int, unmatched: int, block: str,

@@ -68,7 +68,7 @@ def _spec(exc: BaseException, verb: str) -> str:
 def _error(exc: BaseException, verb: str) -> str:
     hint = getattr(exc, "hint", "")
     return _("evaldsl {verb}: error: {exc}").format(verb=verb, exc=exc) + (
-        f"\nhint: {hint}" if hint else ""
+        "\n" + _("hint: {hint}").format(hint=hint) if hint else ""
     )
 
 

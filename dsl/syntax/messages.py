@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from evaldsl.i18n import _
+from evaldsl.i18n import N_, _
 
 _TERMINAL_WORDS: dict[str, str] = {
-    "NAME": "a name",
-    "STRING": "a text in quotes",
-    "NUMBER": "a number",
-    "PERCENT": "a percentage",
+    "NAME": N_("a name"),
+    "STRING": N_("a text in quotes"),
+    "NUMBER": N_("a number"),
+    "PERCENT": N_("a percentage"),
     "LBRACE": "`{`",
     "RBRACE": "`}`",
     "LPAR": "`(`",
@@ -29,20 +29,23 @@ _TERMINAL_WORDS: dict[str, str] = {
     "EQUAL": "`=`",
     "DOT": "`.`",
     "MINUS": "`-`",
-    "COMP_OP": "a comparison",
-    "ADD_OP": "`+` or `-`",
-    "MUL_OP": "`*` or `/`",
+    "COMP_OP": N_("a comparison"),
+    "ADD_OP": N_("`+` or `-`"),
+    "MUL_OP": N_("`*` or `/`"),
     "OPTIONAL": "`?`",
     "__ANON_0": "`->`",
-    "$END": "the end of the file",
+    "$END": N_("the end of the file"),
 }
 
 _STATEMENT_KEYWORDS = ("spec", "case", "table", "let", "check", "outcome", "metric", "review",
                        "example")
 
-_STATEMENT_HINT = (
-    "each statement starts with one of: " + ", ".join(f"`{k}`" for k in _STATEMENT_KEYWORDS)
-)
+
+
+def _statement_hint() -> str:
+    """Which keywords start a statement, in the current language."""
+    keywords = ", ".join(f"`{k}`" for k in _STATEMENT_KEYWORDS)
+    return _("each statement starts with one of: {keywords}").format(keywords=keywords)
 
 
 _VALUE_START = {"NAME", "NUMBER", "STRING"}
@@ -82,7 +85,7 @@ def describe_expected(expected: Collection[str]) -> str:
         words = words[:5] + ["…"]
     if len(words) <= 1:
         return words[0] if words else _("something else")
-    return ", ".join(words[:-1]) + " or " + words[-1]
+    return _("{items} or {last}").format(items=", ".join(words[:-1]), last=words[-1])
 
 
 def describe_unexpected_eof(expected: Collection[str]) -> tuple[str, str]:
@@ -109,12 +112,12 @@ def describe_unexpected_token(
     if _wants_statement(expected):
         return (
             _("expected a new statement, found {found}").format(found=found),
-            _STATEMENT_HINT,
+            _statement_hint(),
             "E011",
         )
-    after = f" after {_found(last)}" if last is not None else ""
+    after = _(" after {found}").format(found=_found(last)) if last is not None else ""
     hint = (
-        _STATEMENT_HINT
+        _statement_hint()
         if _wants_statement(expected)
         else _("write {wanted} here").format(wanted=wanted)
     )
@@ -170,7 +173,7 @@ def _special_case(
     if _wants_statement(expected) and getattr(token, "type", "") == "NAME":
         return (
             _("`{token}` does not start a statement").format(token=token),
-            _STATEMENT_HINT + _keyword_suggestion(str(token)),
+            _statement_hint() + _keyword_suggestion(str(token)),
             "E011",
         )
     if token.type == "EQUAL" and "COMP_OP" in expected:
@@ -219,7 +222,7 @@ def _keyword_suggestion(word: str) -> str:
 
 def _found(token: Any) -> str:
     if token is None:
-        return "nothing"
+        return _("nothing")
     kind = getattr(token, "type", "")
     if kind == "$END":
         return _("the end of the file")
@@ -234,14 +237,15 @@ def _found(token: Any) -> str:
 
 def _word(terminal: str) -> str:
     if terminal in _TERMINAL_WORDS:
-        return _TERMINAL_WORDS[terminal]
+        return _(_TERMINAL_WORDS[terminal])
     if terminal.isupper() and terminal.isalpha():
         return f"`{terminal.lower()}`"
     return ""
 
 
 def _terminal_order(terminal: str) -> tuple[int, str]:
-    word = _word(terminal)
+    """Punctuation first, then words, in the English order whatever the language."""
+    word = _TERMINAL_WORDS.get(terminal) or _word(terminal)
     return (0 if word.startswith("`") else 1, word)
 
 
