@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from evaldsl.api import Spec, load
     from evaldsl.cases.case import Case
     from evaldsl.errors import EvaldslError, SpecError
+    from evaldsl.i18n import set_language
     from evaldsl.model.protocols import Embedder, Judge
     from evaldsl.primitives.registry import Registry, primitive
     from evaldsl.results import CaseResult, Report
@@ -38,6 +39,7 @@ _HOMES = {
     "SpecError": "evaldsl.errors",
     "load": "evaldsl.api",
     "primitive": "evaldsl.primitives.registry",
+    "set_language": "evaldsl.i18n",
 }
 """Public name -> the module that defines it, imported on first use (PEP 562).
 
@@ -73,4 +75,5 @@ __all__ = [
     "SpecError",
     "load",
     "primitive",
+    "set_language",
 ]

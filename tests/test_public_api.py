@@ -10,7 +10,7 @@ import evaldsl
 
 PUBLIC = [
     "Case", "CaseResult", "CheckResult", "Embedder", "ErrorValue", "EvaldslError",
-    "Judge", "Registry", "Report", "Spec", "SpecError", "load", "primitive",
+    "Judge", "Registry", "Report", "Spec", "SpecError", "load", "primitive", "set_language",
 ]
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from evaldsl.cases.case import Case
-from evaldsl.i18n import _
+from evaldsl.i18n import N_, _
 from evaldsl.syntax import nodes as n
 
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
@@ -28,8 +28,8 @@ _TYPE_CHECKS: dict[str, tuple[type, ...]] = {
     "text": (str,), "number": (int, float), "bool": (bool,), "list": (list,),
     "map": (dict,),
 }
-_TYPE_WORDS = {"text": "a text", "number": "a number", "bool": "true or false",
-               "list": "a list", "map": "a map"}
+_TYPE_WORDS = {"text": N_("a text"), "number": N_("a number"), "bool": N_("true or false"),
+               "list": N_("a list"), "map": N_("a map")}
 
 
 class RowProblem(NamedTuple):
@@ -66,7 +66,7 @@ class CaseSchema:
                     RowProblem(
                         name,
                         _("expected {TYPE_WORDS}, got {describe}").format(
-                            TYPE_WORDS=_TYPE_WORDS[kind], describe=_describe(value)
+                            TYPE_WORDS=_(_TYPE_WORDS[kind]), describe=_describe(value)
                         ),
                     )
                 )
@@ -211,7 +211,8 @@ def _describe(value: Any) -> str:
     """How a wrong value is quoted in a message: its kind and a short excerpt."""
     if value is None:
         return "null"
-    kind = {bool: "a bool", int: "a number", float: "a number", str: "a text", list: "a list",
-            dict: "a map"}.get(type(value), type(value).__name__)
+    kinds = {bool: N_("a bool"), int: N_("a number"), float: N_("a number"), str: N_("a text"),
+             list: N_("a list"), dict: N_("a map")}
+    kind = _(kinds[type(value)]) if type(value) in kinds else type(value).__name__
     text = repr(value)
     return f"{kind} `{text if len(text) <= 30 else text[:29] + '…'}`"

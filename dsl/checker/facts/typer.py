@@ -15,7 +15,7 @@ from evaldsl.checker.facts.consts import number_of
 from evaldsl.checker.facts.context import Context, unwrap
 from evaldsl.checker.facts.symbols import CASE
 from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing
-from evaldsl.i18n import _
+from evaldsl.i18n import N_, _
 from evaldsl.primitives.registry import Registry, default_registry
 from evaldsl.primitives.valuetypes import ValueType as T
 from evaldsl.syntax import nodes as n
@@ -53,6 +53,9 @@ def is_condition(t: T) -> bool:
 
 def is_number(t: T) -> bool:
     return t in _NUMBERS
+
+SIDE_WORDS = {"left": N_("left"), "right": N_("right")}
+"""The side of a binary operator, in words for messages."""
 
 
 class TypeEnv:
@@ -232,7 +235,7 @@ class Typer:
                 self.report(
                     "E303",
                     _("`{op}` needs numbers, found {found} on its {side}").format(
-                        op=op, found=found, side=side
+                        op=op, found=found, side=_(SIDE_WORDS[side])
                     ),
                     operand.span,
                     _arith_hint(found, operand),
@@ -245,7 +248,7 @@ class Typer:
                 self.report(
                     "E302",
                     _("`{op}` needs conditions, found {found} on its {side}").format(
-                        op=e.op, found=found, side=side
+                        op=e.op, found=found, side=_(SIDE_WORDS[side])
                     ),
                     operand.span,
                     condition_hint(found),
@@ -395,7 +398,7 @@ def _count(k: int) -> str:
 
 def _signature(func: str) -> str:
     return (
-        _("value, 90")
+        "value, 90"
         if func == "percentile"
         else "condition"
         if func in ("rate", "count")

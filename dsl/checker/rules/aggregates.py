@@ -15,7 +15,7 @@ from evaldsl.checker.facts.context import Context, expr_children, unwrap
 from evaldsl.checker.facts.percase import is_per_case
 from evaldsl.checker.facts.typer import AGGREGATES, infer_type, is_condition, type_env
 from evaldsl.diagnostics import Diagnostic, error
-from evaldsl.i18n import _
+from evaldsl.i18n import N_, _
 from evaldsl.primitives.valuetypes import ValueType as T
 from evaldsl.syntax import nodes as n
 
@@ -54,9 +54,10 @@ def _nested(call: n.Call, outer: str) -> Diagnostic:
 
 
 def _outside(call: n.Call, role: str) -> Diagnostic:
-    where = {"where": "a `where` (it selects cases one by one)",
-             "condition": "an outcome condition (it judges one case)",
-             "let": "a `let` (lets are per case)"}.get(role, "per-case parts of a spec")
+    places = {"where": N_("a `where` (it selects cases one by one)"),
+              "condition": N_("an outcome condition (it judges one case)"),
+              "let": N_("a `let` (lets are per case)")}
+    where = _(places.get(role, N_("per-case parts of a spec")))
     return error(
         "E304",
         _("the aggregate `{func}` can only be used in a metric, not in {where}").format(

@@ -15,7 +15,7 @@ from evaldsl.checker.facts.context import Context, Site
 from evaldsl.checker.facts.symbols import CASE, SymbolTable
 from evaldsl.checker.facts.typer import AGGREGATES
 from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing
-from evaldsl.i18n import _
+from evaldsl.i18n import N_, _
 from evaldsl.primitives.valuetypes import CASE_FIELD_TYPES
 from evaldsl.syntax import nodes as n
 from evaldsl.syntax.source import Span
@@ -25,8 +25,8 @@ RESERVED = frozenset({CASE})
 RESERVED_LABELS = frozenset({"error", CASE})
 """Labels the runtime gives itself (`error`) or that would shadow `case`."""
 
-_KIND_WORDS = {"check": "a check", "let": "a let", "table": "a table", "label": "an outcome label",
-               "outcome": "an outcome block"}
+_KIND_WORDS = {"check": N_("a check"), "let": N_("a let"), "table": N_("a table"),
+               "label": N_("an outcome label"), "outcome": N_("an outcome block")}
 
 
 def unknown_names(ctx: Context) -> Iterator[Diagnostic]:
@@ -116,7 +116,7 @@ def _unknown_hint(ctx: Context, word: str, close: str | None) -> str:
         )
     kind = symbols.kind_of(close) or "name"
     return _("{get} with a similar name exists: `{close}`").format(
-        get=_KIND_WORDS.get(kind, "a name"), close=close
+        get=_(_KIND_WORDS.get(kind, N_("a name"))), close=close
     )
 
 
@@ -266,8 +266,9 @@ def _twice(name: str, span: Span, first: n.Statement) -> Diagnostic:
 
 
 def _kind(s: object) -> str:
-    return {n.Check: "check", n.Let: "let", n.Table: "table", n.Metric: "metric",
-            n.Outcome: "outcome block"}.get(type(s), "definition")
+    words = {n.Check: N_("check"), n.Let: N_("let"), n.Table: N_("table"),
+             n.Metric: N_("metric"), n.Outcome: N_("outcome block")}
+    return _(words.get(type(s), N_("definition")))
 
 
 def duplicate_singletons(ctx: Context) -> Iterator[Diagnostic]:
@@ -344,10 +345,10 @@ def _label_clash(symbols: SymbolTable, branch: n.Branch) -> Diagnostic | None:
 
 def _clashing_kind(symbols: SymbolTable, label: str) -> str | None:
     spaces: tuple[tuple[str, Container[object]], ...] = (
-        ("check", symbols.checks),
-        ("let", symbols.lets),
-        ("table", symbols.tables),
-        ("metric", symbols.metrics),
-        (_("outcome block"), symbols.outcomes),
+        (N_("check"), symbols.checks),
+        (N_("let"), symbols.lets),
+        (N_("table"), symbols.tables),
+        (N_("metric"), symbols.metrics),
+        (N_("outcome block"), symbols.outcomes),
     )
-    return next((kind for kind, space in spaces if label in space), None)
+    return next((_(kind) for kind, space in spaces if label in space), None)

@@ -18,7 +18,7 @@ from evaldsl.checker.facts.context import SCOPE_ARG, Context, unwrap
 from evaldsl.checker.facts.typer import infer_type, type_env
 from evaldsl.checker.rules.patterns import bad_fields
 from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing, similar
-from evaldsl.i18n import _
+from evaldsl.i18n import _, ngettext
 from evaldsl.primitives.fielddocs import field_description
 from evaldsl.primitives.registry import Primitive
 from evaldsl.primitives.valuetypes import ValueType
@@ -261,21 +261,35 @@ def _choice(primitive: Primitive, name: str, loc: tuple[Any, ...], err: dict[str
 def _size_reason(kind: str, err: dict[str, Any]) -> str:
     ctx = err.get("ctx") or {}
     text = kind.startswith("string")
-    unit = "character" if text else "item"
     if kind.endswith("too_short"):
         least = int(ctx.get("min_length", 1))
-        return _("needs at least {least} {unit}{value}, found ").format(
-            least=least, unit=unit, value="s" if least != 1 else ""
-        ) + (_("an empty text") if text else f"{ctx.get('actual_length', 0)}")
+        found = _("an empty text") if text else str(ctx.get("actual_length", 0))
+        words = (
+            ngettext(
+                "needs at least {count} character, found {found}",
+                "needs at least {count} characters, found {found}",
+                least,
+            )
+            if text
+            else ngettext(
+                "needs at least {count} item, found {found}",
+                "needs at least {count} items, found {found}",
+                least,
+            )
+        )
+        return words.format(count=least, found=found)
     most = int(ctx.get("max_length", 0))
-    return _("takes at most {most} {unit}{value}").format(
-        most=most, unit=unit, value="s" if most != 1 else ""
+    words = (
+        ngettext("takes at most {count} character", "takes at most {count} characters", most)
+        if text
+        else ngettext("takes at most {count} item", "takes at most {count} items", most)
     )
+    return words.format(count=most)
 
 
 def _reason(msg: str) -> str:
     msg = _SHOULD.sub(r"must \1 ", msg)
-    for prefix in (_("Value error, "), _("Assertion failed, ")):
+    for prefix in ("Value error, ", "Assertion failed, "):
         if msg.startswith(prefix):
             msg = msg[len(prefix):]
     return (msg[:1].lower() + msg[1:]).rstrip(".")

@@ -84,7 +84,7 @@ def unused_tables(ctx: Context) -> Iterator[Diagnostic]:
             "W103",
             _("the table `{name}` is never used").format(name=name),
             span,
-            _("pass it to a check, e.g. `table: ") + name + _("`, or remove it"),
+            _("pass it to a check, e.g. `table: {name}`, or remove it").format(name=name),
         )
 
 
