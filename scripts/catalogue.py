@@ -48,8 +48,11 @@ def extract() -> Catalog:
     template = Catalog(project="evaldsl", creation_date=FIXED_DATE, revision_date=FIXED_DATE)
     for folder in SOURCES:
         found = extract_from_dir(
-            REPO / folder, method_map=[("**.py", "python")], keywords=KEYWORDS,
-            comment_tags=(), strip_comment_tags=True,
+            REPO / folder,
+            method_map=[("**.py", "python")],
+            keywords=KEYWORDS,
+            comment_tags=(),
+            strip_comment_tags=True,
         )
         for filename, line, msgid, _comments, context in found:
             where = f"{folder}/{filename}"
@@ -60,8 +63,9 @@ def extract() -> Catalog:
 def read_catalogue(language: str) -> Catalog:
     path = po_path(language)
     if not path.exists():
-        return Catalog(locale=language, project="evaldsl", creation_date=FIXED_DATE,
-                       revision_date=FIXED_DATE)
+        return Catalog(
+            locale=language, project="evaldsl", creation_date=FIXED_DATE, revision_date=FIXED_DATE
+        )
     with path.open("rb") as handle:
         return read_po(handle, locale=language)
 
@@ -78,8 +82,9 @@ def updated(language: str, template: Catalog) -> Catalog:
 
 def po_bytes(catalogue: Catalog) -> bytes:
     out = io.BytesIO()
-    write_po(out, catalogue, width=96, sort_output=False, include_previous=False,
-             include_lineno=False)
+    write_po(
+        out, catalogue, width=96, sort_output=False, include_previous=False, include_lineno=False
+    )
     return out.getvalue()
 
 
@@ -109,8 +114,11 @@ def _msgid(message: Message) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true",
-                        help="change nothing; exit 1 when a catalogue is out of date")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="change nothing; exit 1 when a catalogue is out of date",
+    )
     args = parser.parse_args(argv)
     template = extract()
     stale = False
@@ -128,8 +136,10 @@ def main(argv: list[str] | None = None) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(po)
         path.with_suffix(".mo").write_bytes(mo)
-        print(f"{language}: {len(list(_current(catalogue)))} messages, "
-              f"{len(missing)} untranslated -> {path.relative_to(REPO)}")
+        print(
+            f"{language}: {len(list(_current(catalogue)))} messages, "
+            f"{len(missing)} untranslated -> {path.relative_to(REPO)}"
+        )
     return 1 if stale else 0
 
 

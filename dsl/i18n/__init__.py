@@ -29,7 +29,6 @@ LOCALE_VARS = ("LC_ALL", "LC_MESSAGES", "LANG")
 """Read in POSIX order: the first one set decides."""
 
 
-
 class _Choice:
     """The language of the moment and its catalogue, chosen on first use."""
 

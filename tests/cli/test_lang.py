@@ -23,9 +23,14 @@ def check(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess
     spec.write_text(BAD, encoding="utf-8")
     clean = {k: v for k, v in os.environ.items() if k not in LOCALE_VARS}
     return subprocess.run(
-        [sys.executable, "-m", "evaldsl", *args, str(spec)] if "check" in args
+        [sys.executable, "-m", "evaldsl", *args, str(spec)]
+        if "check" in args
         else [sys.executable, "-m", "evaldsl", "check", *args, str(spec)],
-        capture_output=True, text=True, encoding="utf-8", env={**clean, **env}, timeout=60,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env={**clean, **env},
+        timeout=60,
     )
 
 
@@ -52,7 +57,10 @@ class TestChoosingChinese:
     def test_one_line_errors(self, tmp_path: Path) -> None:
         done = subprocess.run(
             [sys.executable, "-m", "evaldsl", "--lang", "zh", "check", str(tmp_path / "none")],
-            capture_output=True, text=True, encoding="utf-8", timeout=60,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            timeout=60,
         )
         assert done.returncode == 2
         assert "evaldsl check：错误：" in done.stderr and "不存在" in done.stderr
@@ -75,10 +83,16 @@ class TestEnglish:
         assert ENGLISH in check(tmp_path, EVALDSL_LANG="en", LANG="zh_CN.UTF-8").stdout
 
 
-@pytest.mark.parametrize(("argv", "language"), [
-    (["check", "--lang", "zh", "x"], "zh"), (["--lang=en", "check"], "en"),
-    (["--lang", "zh", "check", "--lang", "en"], "en"), (["check", "x"], None),
-    (["check", "--lang", "fr"], None), (["check", "--lang"], None),
-])
+@pytest.mark.parametrize(
+    ("argv", "language"),
+    [
+        (["check", "--lang", "zh", "x"], "zh"),
+        (["--lang=en", "check"], "en"),
+        (["--lang", "zh", "check", "--lang", "en"], "en"),
+        (["check", "x"], None),
+        (["check", "--lang", "fr"], None),
+        (["check", "--lang"], None),
+    ],
+)
 def test_language_named(argv: list[str], language: str | None) -> None:
     assert language_named(argv) == language

@@ -58,8 +58,13 @@ def fields(text: str) -> set[str]:
     out = set()
     for _literal, name, spec, conversion in string.Formatter().parse(text):
         if name is not None:
-            out.add("{" + name + (f"!{conversion}" if conversion else "")
-                    + (f":{spec}" if spec else "") + "}")
+            out.add(
+                "{"
+                + name
+                + (f"!{conversion}" if conversion else "")
+                + (f":{spec}" if spec else "")
+                + "}"
+            )
     return out
 
 
@@ -108,21 +113,33 @@ def test_code_spans_stay_as_written(shipped: Catalog) -> None:
     def code(text: str) -> list[str]:
         return sorted(text.split("`")[1::2])
 
-    wrong = [f"{m.id!r} -> {m.string!r}" for m in shipped
-             if isinstance(m.id, str) and m.id and m.string and code(m.id) != code(m.string)]
+    wrong = [
+        f"{m.id!r} -> {m.string!r}"
+        for m in shipped
+        if isinstance(m.id, str) and m.id and m.string and code(m.id) != code(m.string)
+    ]
     assert not wrong, "\n".join(wrong)
 
 
 def test_every_translation_is_chinese_or_code(shipped: Catalog) -> None:
     """No msgstr is the English text copied over: each has a Chinese character, or is code."""
-    copied = [m.id for m in shipped if m.id and all(t == i for t, i in
-                                                    zip(_strings(m), _ids(m), strict=False))
-              and any(c.isalpha() for c in _ids(m)[0].replace("`", ""))
-              and not _is_code(_ids(m)[0])]
+    copied = [
+        m.id
+        for m in shipped
+        if m.id
+        and all(t == i for t, i in zip(_strings(m), _ids(m), strict=False))
+        and any(c.isalpha() for c in _ids(m)[0].replace("`", ""))
+        and not _is_code(_ids(m)[0])
+    ]
     assert not copied, copied
 
 
 def _is_code(text: str) -> bool:
     """Messages that are the same in every language: names, formulas, keywords."""
-    return text in {"let", "Cohen's kappa  {kappa}", "  Cohen's kappa  {kappa}",
-                    "  Pearson r {r} · Spearman rho {r2}", "outcome `{name}`"}
+    return text in {
+        "let",
+        "Cohen's kappa  {kappa}",
+        "  Cohen's kappa  {kappa}",
+        "  Pearson r {r} · Spearman rho {r2}",
+        "outcome `{name}`",
+    }

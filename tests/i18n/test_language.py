@@ -22,10 +22,20 @@ def chinese() -> Iterator[None]:
 
 
 class TestEnvironment:
-    @pytest.mark.parametrize(("tag", "language"), [
-        ("zh", "zh"), ("zh_CN.UTF-8", "zh"), ("zh-Hans", "zh"), ("ZH_TW", "zh"),
-        ("en_US.UTF-8", "en"), ("EN", "en"), ("fr_FR", None), ("C", None), ("", None),
-    ])
+    @pytest.mark.parametrize(
+        ("tag", "language"),
+        [
+            ("zh", "zh"),
+            ("zh_CN.UTF-8", "zh"),
+            ("zh-Hans", "zh"),
+            ("ZH_TW", "zh"),
+            ("en_US.UTF-8", "en"),
+            ("EN", "en"),
+            ("fr_FR", None),
+            ("C", None),
+            ("", None),
+        ],
+    )
     def test_normalize(self, tag: str, language: str | None) -> None:
         assert normalize(tag) == language
 
