@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from evaldsl.errors import CaseDataError
-from evaldsl.i18n import _
+from evaldsl.i18n import N_, _
 
 HUMAN_COLUMNS = ("label", "score", "note")
 """Left empty for reviewers: a label of the outcome block, a 0-100 score, free text."""
@@ -35,7 +35,7 @@ CSV_ENCODING = "utf-8-sig"
 UTF8, UTF8_BOM, GB18030 = "UTF-8", "UTF-8 with BOM", "GB18030"
 """The encodings a sample file is read in, by the names spreadsheets give them."""
 
-SAVE_AS_UTF8 = 'save the file from the spreadsheet as "CSV UTF-8" and try again'
+SAVE_AS_UTF8 = N_('save the file from the spreadsheet as "CSV UTF-8" and try again')
 
 
 class LabelRow(NamedTuple):
@@ -130,7 +130,7 @@ def _undecodable(data: bytes, offset: int, what: str, name: str) -> CaseDataErro
         name,
         line,
         _("the file is {what} (byte {offset})").format(what=what, offset=offset),
-        hint=SAVE_AS_UTF8,
+        hint=_(SAVE_AS_UTF8),
     )
 
 

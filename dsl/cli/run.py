@@ -148,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
         junit.finish(result.elapsed)
     _write_outputs(args, result.report)
     for bad in result.bad_rows[:BAD_ROWS_SHOWN]:
-        print(f"skipped: {bad}", file=sys.stderr)
+        print(_("skipped: {bad}").format(bad=bad), file=sys.stderr)
     skipped = result.report["cases"]["bad_rows_skipped"]
     if skipped > BAD_ROWS_SHOWN:
         print(

@@ -82,8 +82,11 @@ def current_language() -> str:
 
 
 def _(message: str) -> str:
-    """`message` in the current language (the English msgid when it has no translation)."""
-    return _translations().gettext(message)
+    """`message` in the current language (the English msgid when it has no translation).
+
+    The empty string stays empty: gettext would answer it with the catalogue's header.
+    """
+    return _translations().gettext(message) if message else ""
 
 
 def ngettext(singular: str, plural: str, count: int) -> str:

@@ -18,7 +18,7 @@ from lark.tree import Meta
 
 from evaldsl import grammar
 from evaldsl.diagnostics import Diagnostic, error
-from evaldsl.i18n import _
+from evaldsl.i18n import N_, _
 from evaldsl.syntax import nodes as n
 from evaldsl.syntax.builder import Builder, comment, token_span
 from evaldsl.syntax.messages import (
@@ -135,7 +135,7 @@ def _unexpected_character(exc: UnexpectedCharacters, source: Source) -> Diagnost
                 ch=ch
             ),
         )
-    hint = FULLWIDTH_HINTS.get(ch, "remove it, or put it inside a quoted text")
+    hint = _(FULLWIDTH_HINTS.get(ch, N_("remove it, or put it inside a quoted text")))
     return error("E010", _("unexpected character `{ch}`").format(ch=ch), span, hint)
 
 

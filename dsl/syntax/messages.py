@@ -44,7 +44,7 @@ _STATEMENT_KEYWORDS = ("spec", "case", "table", "let", "check", "outcome", "metr
 
 def _statement_hint() -> str:
     """Which keywords start a statement, in the current language."""
-    keywords = ", ".join(f"`{k}`" for k in _STATEMENT_KEYWORDS)
+    keywords = _(", ").join(f"`{k}`" for k in _STATEMENT_KEYWORDS)
     return _("each statement starts with one of: {keywords}").format(keywords=keywords)
 
 
@@ -85,7 +85,7 @@ def describe_expected(expected: Collection[str]) -> str:
         words = words[:5] + ["…"]
     if len(words) <= 1:
         return words[0] if words else _("something else")
-    return _("{items} or {last}").format(items=", ".join(words[:-1]), last=words[-1])
+    return _("{items} or {last}").format(items=_(", ").join(words[:-1]), last=words[-1])
 
 
 def describe_unexpected_eof(expected: Collection[str]) -> tuple[str, str]:
@@ -250,18 +250,18 @@ def _terminal_order(terminal: str) -> tuple[int, str]:
 
 
 FULLWIDTH_HINTS = {
-    "：": "this is a full-width colon; use `:`",
-    "，": "this is a full-width comma; use `,`",
-    "（": "this is a full-width parenthesis; use `(`",
-    "）": "this is a full-width parenthesis; use `)`",
-    "“": "this is a curly quote; use a straight `\"`",
-    "”": "this is a curly quote; use a straight `\"`",
-    "【": "use `[` for lists",
-    "】": "use `]` for lists",
-    "｛": "use `{`",
-    "｝": "use `}`",
-    "；": "statements need no separator; remove it",
-    ";": "statements need no separator; remove it",
+    "：": N_("this is a full-width colon; use `:`"),
+    "，": N_("this is a full-width comma; use `,`"),
+    "（": N_("this is a full-width parenthesis; use `(`"),
+    "）": N_("this is a full-width parenthesis; use `)`"),
+    "“": N_("this is a curly quote; use a straight `\"`"),
+    "”": N_("this is a curly quote; use a straight `\"`"),
+    "【": N_("use `[` for lists"),
+    "】": N_("use `]` for lists"),
+    "｛": N_("use `{`"),
+    "｝": N_("use `}`"),
+    "；": N_("statements need no separator; remove it"),
+    ";": N_("statements need no separator; remove it"),
     "=": "",
 }
-"""Hints for characters that look like punctuation of the language but are not."""
+"""Hints for characters that look like punctuation of the language but are not (msgids)."""

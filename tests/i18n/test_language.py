@@ -68,6 +68,10 @@ class TestSetLanguage:
         assert set_language("en") == "en"
         assert _("unknown name `{word}`") == "unknown name `{word}`"
 
+    def test_the_empty_message_stays_empty(self, chinese: None) -> None:
+        """Not the catalogue's header, which gettext keeps under the empty msgid."""
+        assert _("") == ""
+
     def test_an_unknown_language_is_refused(self) -> None:
         with pytest.raises(ValueError, match="unknown language 'fr'"):
             set_language("fr")
