@@ -54,9 +54,15 @@ def fields(text: str) -> set[str]:
 
     >>> sorted(fields("{a} and {b!r:>3} but {{not}}"))
     ['{a}', '{b!r:>3}']
+    >>> fields("use `{`")
+    {'{'}
     """
     out = set()
-    for _literal, name, spec, conversion in string.Formatter().parse(text):
+    try:
+        parsed = list(string.Formatter().parse(text))
+    except ValueError:  # never formatted, such as "use `{`": its braces are compared as they are
+        return {"{" * text.count("{") + "}" * text.count("}")}
+    for _literal, name, spec, conversion in parsed:
         if name is not None:
             out.add(
                 "{"
