@@ -36,7 +36,7 @@ from evaldsl.analysis.sample_file import GB18030, read_labels
 from evaldsl.cli.exits import EXIT_DATA, EXIT_OK, UsageError, exit_for
 from evaldsl.cli.review import check_written_by, read_layout
 from evaldsl.diagnostics import did_you_mean
-from evaldsl.i18n import _
+from evaldsl.i18n import N_, _
 from evaldsl.report.journal import read_records
 from evaldsl.report.layout import VERDICT
 from evaldsl.report.stats import percent
@@ -309,10 +309,13 @@ def _ids(ids: list[str], shown: int = 3) -> str:
     return ", ".join(f"`{i}`" for i in ids[:shown])
 
 
+_SAY_WORDS = {"note": N_("note"), "warning": N_("warning"), "error": N_("error")}
+
+
 def _say(kind: str, message: str, hint: str = "") -> None:
     """A note, warning or error of this verb on stderr, with its hint on the next line."""
     print(
-        _("evaldsl calibrate: {kind}: {message}").format(kind=kind, message=message),
+        _("evaldsl calibrate: {kind}: {message}").format(kind=_(_SAY_WORDS[kind]), message=message),
         file=sys.stderr,
     )
     if hint:
