@@ -71,7 +71,8 @@ def _outcomes(outcomes: list[Mapping[str, Any]]) -> list[str]:
         total = sum(block["counts"].values()) or 1
         parts = [f"{md(label)} {count} ({percent(count / total, 0)})"
                  for label, count in block["counts"].items() if count or label != "error"]
-        out.append(f"**{md(block['name'] or 'verdict')}**: " + " · ".join(parts))
+        name = md(block["name"] or _("verdict"))
+        out.append(_("**{name}**: {counts}").format(name=name, counts=" · ".join(parts)))
     return [*out, ""] if out else []
 
 

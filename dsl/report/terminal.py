@@ -61,19 +61,20 @@ def render_terminal(report: Mapping[str, Any]) -> str:
     metrics = report["metrics"]
     if metrics:
         cells = max(width(m["name"]) for m in metrics)
-        lines.append("metrics")
+        lines.append(_("metrics"))
         lines.extend("  " + metric_line(m, cells) for m in metrics)
         lines.append("")
     for block in report["outcomes"]:
         total = sum(block["counts"].values()) or 1
         parts = [f"{label} {count} ({percent(count / total)})"
                  for label, count in block["counts"].items() if count or label != "error"]
-        lines.append(f"{block['name'] or 'outcome'}: " + " · ".join(parts))
+        name = block["name"] or _("outcome")
+        lines.append(_("{name}: {counts}").format(name=name, counts=" · ".join(parts)))
     checks = [c for c in report["checks"] if c["evaluated"]]
     if checks:
         parts = [f"{c['name']} {percent(c['pass_rate'])} ({c['passed']}/"
                  f"{c['passed'] + c['failed']}{_err(c['errors'])})" for c in checks]
-        lines.append("checks: " + " · ".join(parts))
+        lines.append(_("checks: {checks}").format(checks=" · ".join(parts)))
     cost = report["cost"]
     lines.append(
         _("cost: {cost} model calls · {cost2} from cache · {value} tokens").format(
