@@ -63,6 +63,7 @@ def render_html(report: Mapping[str, Any]) -> str:
         sections=sections,
         generator=esc(report["generated_by"]),
         hash=esc(spec["hash"]),
+        spec_word=esc(_("spec")),
     )
 
 
