@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from evaldsl.cases.case import Case
     from evaldsl.cases.scopes import Scope, Unit, evaluate_over
     from evaldsl.errors import EvaldslError, SpecError
+    from evaldsl.i18n import set_language
     from evaldsl.model.protocols import Embedder, Judge
     from evaldsl.primitives.registry import Cost, Registry, primitive
     from evaldsl.results import CaseResult, Report
@@ -43,6 +44,7 @@ _HOMES = {
     "evaluate_over": "evaldsl.cases.scopes",
     "load": "evaldsl.api",
     "primitive": "evaldsl.primitives.registry",
+    "set_language": "evaldsl.i18n",
 }
 """Public name -> the module that defines it, imported on first use (PEP 562).
 
@@ -82,4 +84,5 @@ __all__ = [
     "evaluate_over",
     "load",
     "primitive",
+    "set_language",
 ]

@@ -25,6 +25,7 @@ from evaldsl.cases.case import Case
 from evaldsl.cases.loading import case_of
 from evaldsl.cases.rows import EMPTY_SCHEMA, CaseSchema
 from evaldsl.errors import SpecError
+from evaldsl.i18n import _
 from evaldsl.model.protocols import Embedder, Judge
 from evaldsl.model.requests import ModelRuntime
 from evaldsl.primitives.registry import Registry, default_registry
@@ -278,7 +279,12 @@ def _read(spec: str | bytes | os.PathLike[str], name: str | None) -> tuple[str |
         try:
             return path.read_bytes(), name or str(spec)
         except OSError as exc:
-            raise SpecError([], f"cannot read spec `{spec}`: {exc.strerror or exc}") from exc
+            raise SpecError(
+                [],
+                _("cannot read spec `{spec}`: {value}").format(
+                    spec=spec, value=exc.strerror or exc
+                ),
+            ) from exc
     return spec, name or "<spec>"
 
 

@@ -3,7 +3,9 @@
 Every problem the parser or the checker finds is a `Diagnostic` with a stable
 code (`E###` errors, `W###` warnings; the catalogue is `CODES`), a primary
 span, a message in plain words and a hint. Rendering follows rustc: the
-location, the source line, a caret underline, then `hint:`.
+location, the source line, a caret underline, then `hint:`. The message and
+the hint are in the language they were made in (`evaldsl.i18n`); the head
+`error[E101]` stays as it is in every language, for the tools that parse it.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from evaldsl.i18n import _
 from evaldsl.syntax.source import Source, Span
 
 
@@ -87,7 +90,7 @@ def render(diagnostic: Diagnostic, source: Source | None, color: bool = False) -
         carets = _paint("^" * width, _SEVERITY_COLOR[sev], color)
         lines.append(f"{' ' * len(gutter)} | {' ' * pad}{carets}")
     if diagnostic.hint:
-        lines.append(f"hint: {diagnostic.hint}")
+        lines.append(_("hint: {hint}").format(hint=diagnostic.hint))
     return "\n".join(lines)
 
 
@@ -154,7 +157,7 @@ def similar(name: str, candidates: Iterable[str]) -> str | None:
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     """`did you mean `x`?`, or an empty string when nothing is close."""
     close = similar(name, candidates)
-    return f"did you mean `{close}`?" if close else ""
+    return _("did you mean `{name}`?").format(name=close) if close else ""
 
 
 def listing(items: Iterable[str], limit: int = 8) -> str:
@@ -163,5 +166,5 @@ def listing(items: Iterable[str], limit: int = 8) -> str:
     if len(quoted) > limit:
         quoted = quoted[:limit] + ["…"]
     if len(quoted) <= 1:
-        return quoted[0] if quoted else "nothing"
-    return ", ".join(quoted[:-1]) + " and " + quoted[-1]
+        return quoted[0] if quoted else _("nothing")
+    return _("{items} and {last}").format(items=_(", ").join(quoted[:-1]), last=quoted[-1])

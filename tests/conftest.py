@@ -10,7 +10,14 @@ from typing import Any
 
 import pytest
 
+from evaldsl.i18n import set_language
 from tests.support import run_kit
+
+# The suite asserts English messages, so it runs in English whatever the developer's locale
+# (LANG=zh_CN.UTF-8 would otherwise choose Chinese); subprocesses inherit it. The tests of
+# the language choice itself set their own environment.
+os.environ["EVALDSL_LANG"] = "en"
+set_language("en")
 
 REPO = Path(__file__).resolve().parents[1]
 SPECS = REPO / "specs"

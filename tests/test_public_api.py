@@ -11,7 +11,7 @@ import evaldsl
 PUBLIC = [
     "Case", "CaseResult", "CheckResult", "Cost", "Embedder", "ErrorValue", "EvaldslError",
     "Judge", "Registry", "Report", "Scope", "Spec", "SpecError", "Unit", "evaluate_over", "load",
-    "primitive",
+    "primitive", "set_language",
 ]
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from evaldsl.i18n import N_
 from evaldsl.primitives.registry import Cost
 from evaldsl.runtime.aggregation import AGGREGATES
 from evaldsl.runtime.graph import BlockNode, Graph, flatten
@@ -20,7 +21,8 @@ from evaldsl.syntax import nodes as n
 
 _Follow = Callable[[n.Expr | None], set[str]]
 
-EVERY, SOME, NEVER = "every case", "some cases", "never"
+EVERY, SOME, NEVER = N_("every case"), N_("some cases"), N_("never")
+"""Msgids: compared as they are, translated only where shown."""
 FORMATS = ("text", "dot", "mermaid")
 
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import unicodedata
 
-from evaldsl.analysis.explain import NEVER, Needs
+from evaldsl.analysis.explain import EVERY, NEVER, Needs
 from evaldsl.cases.scopes import scope_words
+from evaldsl.i18n import N_, _
 from evaldsl.runtime.graph import CheckNode, Graph
 from evaldsl.syntax import nodes as n
 
-_COST_WORDS = {0: "free", 1: "cheap", 2: "model call"}
+_COST_WORDS = {0: N_("free"), 1: N_("cheap"), 2: N_("model call")}
+"""Cost classes in words, msgids translated where shown."""
 
 
 def _scope(check: CheckNode) -> str:
@@ -20,29 +22,40 @@ def _scope(check: CheckNode) -> str:
 
 
 def render_text(graph: Graph, needs: Needs) -> str:
-    lines = [f"spec \"{graph.title}\"", "",
-             f"checks (cheapest first): {len(needs.every)} needed by every case, "
-             f"{len(needs.some)} by some cases, {len(needs.never)} never"]
+    lines = [
+        f'spec "{graph.title}"',
+        "",
+        _(
+            "checks (cheapest first): {every} needed by every case, {some} by some cases, "
+            "{never} never"
+        ).format(every=len(needs.every), some=len(needs.some), never=len(needs.never)),
+    ]
     width = max((_width(c.name) for c in graph.checks), default=0)
     pwidth = max((len(c.primitive.name) for c in graph.checks), default=0)
     for check in sorted(graph.checks, key=lambda c: int(c.cost)):
         readers = ", ".join(_label(r) for r in _readers(graph, check.id))
-        lines.append(f"  {_pad(check.name, width)}  {check.primitive.name:<{pwidth}}  "
-                     f"{_COST_WORDS[int(check.cost)]:<10}  {needs.of(check.name):<10}"
-                     f"  scope {_scope(check)}" + (f"  -> {readers}" if readers else ""))
+        lines.append(
+            f"  {_pad(check.name, width)}  {check.primitive.name:<{pwidth}}  "
+            f"{_pad(_(_COST_WORDS[int(check.cost)]), 10)}  {_pad(_(needs.of(check.name)), 10)}"
+            f"  scope {_scope(check)}" + (f"  -> {readers}" if readers else "")
+        )
     for block in graph.blocks:
         title = "outcome" if block.name is None else f"outcome {block.name}"
         lines.extend(["", title])
         for branch in block.branches:
             reads = _reads(graph, branch.condition)
-            lines.append(f"  {graph.text(branch.span)}" + (f"   [reads {reads}]" if reads else ""))
+            lines.append(
+                f"  {graph.text(branch.span)}"
+                + (_("   [reads {reads}]").format(reads=reads) if reads else "")
+            )
     if graph.metrics:
         lines.extend(["", "metrics"])
         lines.extend(f"  {graph.text(m.span)}" for m in graph.metrics)
     if graph.review is not None:
         lines.extend(["", "review"])
         lines.extend(f"  {graph.text(r.span)}" for r in graph.review.rules)
-    lines.extend(["", "plan: " + " -> ".join(_label(x) for x in graph.plan)])
+    plan = " -> ".join(_label(x) for x in graph.plan)
+    lines.extend(["", _("plan: {plan}").format(plan=plan)])
     return "\n".join(lines) + "\n"
 
 
@@ -65,8 +78,8 @@ def _dot_attrs(graph: Graph, needs: Needs, node_id: str) -> str:
         return f"label={_dq(_label(node_id))}, shape={shape}"
     check = graph.check(name)
     need = needs.of(name)
-    style = "solid" if need == "every case" else "dotted" if need == NEVER else "dashed"
-    text = f"{name}\n{check.primitive.name} · {_COST_WORDS[int(check.cost)]}\n{need}"
+    style = "solid" if need == EVERY else "dotted" if need == NEVER else "dashed"
+    text = f"{name}\n{check.primitive.name} · {_(_COST_WORDS[int(check.cost)])}\n{_(need)}"
     return f"label={_dq(text)}, shape=box, style={style}"
 
 
@@ -92,8 +105,10 @@ def _mermaid_shape(graph: Graph, needs: Needs, node_id: str) -> str:
     kind, name = node_id.split(":", 1) if ":" in node_id else (node_id, node_id)
     if kind == "check":
         check = graph.check(name)
-        text = (f"{name}<br/>{check.primitive.name} · {_COST_WORDS[int(check.cost)]}"
-                f"<br/>{needs.of(name)}")
+        text = (
+            f"{name}<br/>{check.primitive.name} · {_(_COST_WORDS[int(check.cost)])}"
+            f"<br/>{_(needs.of(name))}"
+        )
         return f"[{_mq(text)}]"
     if kind == "outcome":
         return "{" + _mq(_label(node_id)) + "}"

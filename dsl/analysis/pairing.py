@@ -27,6 +27,7 @@ from evaldsl.analysis.calibrate import Judged, rescale
 from evaldsl.analysis.sample_file import LabelFile, LabelRow
 from evaldsl.diagnostics import did_you_mean
 from evaldsl.errors import CaseDataError
+from evaldsl.i18n import _
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +85,7 @@ def pair(sample: LabelFile, automatic: Mapping[str, Automatic], rules: HumanRule
     for row in sample.rows:
         case_id = _text(row.values.get("id"))
         if case_id is None:
-            out.errors.append(_error(sample, row, "id", "the row has no id"))
+            out.errors.append(_error(sample, row, "id", _("the row has no id")))
         elif case_id not in automatic:
             out.unmatched.append(case_id)
         else:
@@ -115,10 +116,18 @@ def _label(sample: LabelFile, row: LabelRow, rules: HumanRules,
     if label is None or label in rules.labels or not rules.labels_certain:
         return label
     known = ", ".join(f"`{x}`" for x in rules.labels)
-    errors.append(_error(sample, row, rules.label_column or "label",
-                         f"the label `{label}` of case `{_text(row.values.get('id'))}` is not "
-                         f"one of the labels of `{rules.block}`: {known}",
-                         did_you_mean(label, rules.labels)))
+    errors.append(
+        _error(
+            sample,
+            row,
+            rules.label_column or "label",
+            _(
+                "the label `{label}` of case `{text}` is not one of "
+                "the labels of `{block}`: {known}"
+            ).format(label=label, text=_text(row.values.get("id")), block=rules.block, known=known),
+            did_you_mean(label, rules.labels),
+        )
+    )
     return None
 
 
@@ -132,15 +141,32 @@ def _score(sample: LabelFile, row: LabelRow, rules: HumanRules,
     number = _number(value)
     case = _text(row.values.get("id"))
     if number is None:
-        errors.append(_error(sample, row, rules.score_column,
-                             f"the score `{value}` of case `{case}` is not a number",
-                             f"write a number from {low:g} to {high:g}, or leave it empty"))
+        errors.append(
+            _error(
+                sample,
+                row,
+                rules.score_column,
+                _("the score `{value}` of case `{case}` is not a number").format(
+                    value=value, case=case
+                ),
+                _("write a number from {low:g} to {high:g}, or leave it empty").format(
+                    low=low, high=high
+                ),
+            )
+        )
     elif not low <= number <= high:
-        errors.append(_error(sample, row, rules.score_column,
-                             f"the score `{value}` of case `{case}` is outside the human scale "
-                             f"{low:g}-{high:g}",
-                             "give --human-scale LOW-HIGH when reviewers scored on another "
-                             "scale"))
+        errors.append(
+            _error(
+                sample,
+                row,
+                rules.score_column,
+                _(
+                    "the score `{value}` of case `{case}` is outside "
+                    "the human scale {low:g}-{high:g}"
+                ).format(value=value, case=case, low=low, high=high),
+                _("give --human-scale LOW-HIGH when reviewers scored on another scale"),
+            )
+        )
     else:
         return rescale(number, low, high)
     return None

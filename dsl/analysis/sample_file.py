@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from evaldsl.errors import CaseDataError
+from evaldsl.i18n import N_, _
 
 HUMAN_COLUMNS = ("label", "score", "note")
 """Left empty for reviewers: a label of the outcome block, a 0-100 score, free text."""
@@ -34,7 +35,7 @@ CSV_ENCODING = "utf-8-sig"
 UTF8, UTF8_BOM, GB18030 = "UTF-8", "UTF-8 with BOM", "GB18030"
 """The encodings a sample file is read in, by the names spreadsheets give them."""
 
-SAVE_AS_UTF8 = 'save the file from the spreadsheet as "CSV UTF-8" and try again'
+SAVE_AS_UTF8 = N_('save the file from the spreadsheet as "CSV UTF-8" and try again')
 
 
 class LabelRow(NamedTuple):
@@ -113,19 +114,24 @@ def decode(data: bytes, name: str) -> tuple[str, str]:
     try:
         return data.decode("gb18030"), GB18030
     except UnicodeDecodeError as exc:
-        raise _undecodable(data, exc.start, "neither UTF-8 nor GB18030", name) from None
+        raise _undecodable(data, exc.start, _("neither UTF-8 nor GB18030"), name) from None
 
 
 def _strict(data: bytes, codec: str, name: str) -> str:
     try:
         return data.decode(codec)
     except UnicodeDecodeError as exc:
-        raise _undecodable(data, exc.start, "not valid UTF-8 after its BOM", name) from None
+        raise _undecodable(data, exc.start, _("not valid UTF-8 after its BOM"), name) from None
 
 
 def _undecodable(data: bytes, offset: int, what: str, name: str) -> CaseDataError:
     line = data.count(b"\n", 0, offset) + 1
-    return CaseDataError(name, line, f"the file is {what} (byte {offset})", hint=SAVE_AS_UTF8)
+    return CaseDataError(
+        name,
+        line,
+        _("the file is {what} (byte {offset})").format(what=what, offset=offset),
+        hint=_(SAVE_AS_UTF8),
+    )
 
 
 def _csv_rows(text: str, name: str) -> Iterator[LabelRow]:
@@ -138,7 +144,7 @@ def _csv_rows(text: str, name: str) -> Iterator[LabelRow]:
         except StopIteration:
             return
         except csv.Error as exc:
-            raise CaseDataError(name, start, f"not valid CSV: {exc}") from None
+            raise CaseDataError(name, start, _("not valid CSV: {exc}").format(exc=exc)) from None
         if header is None:
             header = [h.strip() for h in cells]
             _check_header(header, name)
@@ -149,17 +155,25 @@ def _csv_rows(text: str, name: str) -> Iterator[LabelRow]:
 
 def _check_header(header: list[str], name: str) -> None:
     if "id" not in header:
-        raise CaseDataError(name, 1, "the header has no `id` column",
-                            hint="keep the header row `evaldsl review` wrote: `id` names "
-                                 "the case of each row")
+        raise CaseDataError(
+            name,
+            1,
+            _("the header has no `id` column"),
+            hint=_("keep the header row `evaldsl review` wrote: `id` names the case of each row"),
+        )
 
 
 def _cells(header: list[str], cells: list[str], name: str, line: int) -> dict[str, str]:
     extra = [c for c in cells[len(header):] if c.strip()]
     if extra:
-        raise CaseDataError(name, line, f"the row has {len(cells)} cells but the header "
-                                        f"{len(header)} columns",
-                            hint="a cell with a comma or a line break must be quoted")
+        raise CaseDataError(
+            name,
+            line,
+            _("the row has {count} cells but the header {count2} columns").format(
+                count=len(cells), count2=len(header)
+            ),
+            hint=_("a cell with a comma or a line break must be quoted"),
+        )
     values = dict(zip(header, cells, strict=False))
     values.pop("", None)
     return {h: values.get(h, "") for h in header if h}
@@ -172,7 +186,7 @@ def _jsonl_rows(text: str, name: str) -> Iterator[LabelRow]:
         try:
             row = json.loads(line)
         except ValueError as exc:
-            raise CaseDataError(name, number, f"not valid JSON: {exc}") from None
+            raise CaseDataError(name, number, _("not valid JSON: {exc}").format(exc=exc)) from None
         if not isinstance(row, dict):
-            raise CaseDataError(name, number, "a row must be a JSON object")
+            raise CaseDataError(name, number, _("a row must be a JSON object"))
         yield LabelRow(number, row)

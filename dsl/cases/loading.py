@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 from evaldsl.cases.case import Case
 from evaldsl.cases.rows import EMPTY_SCHEMA, CaseSchema, RowProblem, to_case
 from evaldsl.errors import CaseDataError
+from evaldsl.i18n import _
 
 if TYPE_CHECKING:
     import yaml
@@ -52,7 +53,7 @@ class BadRow:
         return {"file": self.file, "line": self.line, "field": self.field, "reason": self.reason}
 
     def __str__(self) -> str:
-        where = f" field `{self.field}`:" if self.field else ""
+        where = _(" field `{field}`:").format(field=self.field) if self.field else ""
         return f"{self.file}:{self.line}:{where} {self.reason}"
 
     def error(self) -> CaseDataError:
@@ -126,7 +127,13 @@ def read_rows(paths: Iterable[str | Path]) -> Iterator[RawRow]:
         try:
             yield from _rows(Path(path))
         except OSError as exc:
-            yield RawRow(name, 0, BadRow(name, 0, f"cannot read the file: {exc.strerror or exc}"))
+            yield RawRow(
+                name,
+                0,
+                BadRow(
+                    name, 0, _("cannot read the file: {value}").format(value=exc.strerror or exc)
+                ),
+            )
 
 
 def _rows(path: Path) -> Iterator[RawRow]:
@@ -156,7 +163,7 @@ def _decode_raw(name: str, number: int, raw: bytes) -> Any:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return BadRow(name, number, f"not UTF-8 text (byte {exc.start + 1})")
+        return BadRow(name, number, _("not UTF-8 text (byte {value})").format(value=exc.start + 1))
     if not text.strip():
         return _BLANK
     return _decode_line(name, number, text)
@@ -168,12 +175,14 @@ def _decode_line(name: str, number: int, text: str) -> Any:
     try:
         return json.loads(text)
     except RecursionError:
-        return BadRow(name, number, "not valid JSON: nested too deeply")
+        return BadRow(name, number, _("not valid JSON: nested too deeply"))
     except ValueError as exc:
         msg = getattr(exc, "msg", str(exc))
         col = getattr(exc, "colno", None)
-        at = f" at column {col}" if col else ""
-        return BadRow(name, number, f"not valid JSON: {msg.lower()}{at}")
+        at = _(" at column {col}").format(col=col) if col else ""
+        return BadRow(
+            name, number, _("not valid JSON: {lower}{at}").format(lower=msg.lower(), at=at)
+        )
 
 
 def json_rows(path: Path) -> Iterator[tuple[int, Any]]:
@@ -182,8 +191,10 @@ def json_rows(path: Path) -> Iterator[tuple[int, Any]]:
     try:
         data = json.loads(path.read_bytes().decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        yield getattr(exc, "lineno", 1), BadRow(name, getattr(exc, "lineno", 1),
-                                                f"not valid JSON: {exc}")
+        yield (
+            getattr(exc, "lineno", 1),
+            BadRow(name, getattr(exc, "lineno", 1), _("not valid JSON: {exc}").format(exc=exc)),
+        )
         return
     items = data if isinstance(data, list) else [data]
     for item in items:
@@ -206,10 +217,18 @@ def yaml_rows(path: Path) -> Iterator[tuple[int, Any]]:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 0
-        yield line, BadRow(name, line, f"not valid YAML: {exc.problem or exc.context}; "
-                                       "the rest of the file is not read")
+        yield (
+            line,
+            BadRow(
+                name,
+                line,
+                _("not valid YAML: {value}; the rest of the file is not read").format(
+                    value=exc.problem or exc.context
+                ),
+            ),
+        )
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
-        yield 0, BadRow(name, 0, f"not valid YAML: {exc}")
+        yield 0, BadRow(name, 0, _("not valid YAML: {exc}").format(exc=exc))
 
 
 def _construct(name: str, node: yaml.Node) -> Any:
@@ -219,7 +238,7 @@ def _construct(name: str, node: yaml.Node) -> Any:
     try:
         return loader.construct_document(node)
     except yaml.YAMLError as exc:
-        return BadRow(name, node.start_mark.line + 1, f"not valid YAML: {exc}")
+        return BadRow(name, node.start_mark.line + 1, _("not valid YAML: {exc}").format(exc=exc))
     finally:
         loader.dispose()
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from evaldsl.cases.case import Case
+from evaldsl.i18n import N_, _
 from evaldsl.syntax import nodes as n
 
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
@@ -27,8 +28,8 @@ _TYPE_CHECKS: dict[str, tuple[type, ...]] = {
     "text": (str,), "number": (int, float), "bool": (bool,), "list": (list,),
     "map": (dict,),
 }
-_TYPE_WORDS = {"text": "a text", "number": "a number", "bool": "true or false",
-               "list": "a list", "map": "a map"}
+_TYPE_WORDS = {"text": N_("a text"), "number": N_("a number"), "bool": N_("true or false"),
+               "list": N_("a list"), "map": N_("a map")}
 
 
 class RowProblem(NamedTuple):
@@ -58,11 +59,17 @@ class CaseSchema:
             value = row.get(name)
             if value is None:
                 if not optional:
-                    out.append(RowProblem(name, "missing (the spec's `case` block requires it)"))
+                    out.append(RowProblem(name, _("missing (the spec's `case` block requires it)")))
                 continue
             if not _has_type(value, kind):
-                out.append(RowProblem(name, f"expected {_TYPE_WORDS[kind]}, "
-                                            f"got {_describe(value)}"))
+                out.append(
+                    RowProblem(
+                        name,
+                        _("expected {TYPE_WORDS}, got {describe}").format(
+                            TYPE_WORDS=_(_TYPE_WORDS[kind]), describe=_describe(value)
+                        ),
+                    )
+                )
         return out
 
 
@@ -85,7 +92,9 @@ def to_case(row: Any, schema: CaseSchema = EMPTY_SCHEMA, origin: str = "",
             ) -> Case | RowProblem:
     """The case a row describes, or the first problem with it."""
     if not isinstance(row, Mapping):
-        return RowProblem(None, f"a case must be an object, got {_describe(row)}")
+        return RowProblem(
+            None, _("a case must be an object, got {describe}").format(describe=_describe(row))
+        )
     problem = _id_problem(row.get("id")) or _messages_problem(row.get("messages"))
     if problem is None:
         problems = schema.problems(row)
@@ -101,7 +110,12 @@ def _id_problem(value: Any) -> RowProblem | None:
     if value is None:
         return RowProblem("id", "missing")
     if isinstance(value, bool) or not isinstance(value, (str, int)) or value == "":
-        return RowProblem("id", f"expected a non-empty text or an integer, got {_describe(value)}")
+        return RowProblem(
+            "id",
+            _("expected a non-empty text or an integer, got {describe}").format(
+                describe=_describe(value)
+            ),
+        )
     return None
 
 
@@ -109,7 +123,10 @@ def _messages_problem(messages: Any) -> RowProblem | None:
     if messages is None:
         return RowProblem("messages", "missing")
     if not isinstance(messages, list):
-        return RowProblem("messages", f"expected a list of messages, got {_describe(messages)}")
+        return RowProblem(
+            "messages",
+            _("expected a list of messages, got {describe}").format(describe=_describe(messages)),
+        )
     for i, message in enumerate(messages):
         problem = _message_problem(message, f"messages[{i}]")
         if problem is not None:
@@ -119,11 +136,18 @@ def _messages_problem(messages: Any) -> RowProblem | None:
 
 def _message_problem(message: Any, where: str) -> RowProblem | None:
     if not isinstance(message, Mapping):
-        return RowProblem(where, f"a message must be an object, got {_describe(message)}")
+        return RowProblem(
+            where,
+            _("a message must be an object, got {describe}").format(describe=_describe(message)),
+        )
     role = message.get("role")
     if role not in ROLES:
-        return RowProblem(f"{where}.role", f"expected one of system, user, assistant, tool, "
-                                           f"got {_describe(role)}")
+        return RowProblem(
+            f"{where}.role",
+            _("expected one of system, user, assistant, tool, got {describe}").format(
+                describe=_describe(role)
+            ),
+        )
     problem = _content_problem(message.get("content"), f"{where}.content")
     if problem is None and "latency_ms" in message:
         problem = _latency_problem(message["latency_ms"], f"{where}.latency_ms")
@@ -136,11 +160,15 @@ def _content_problem(content: Any, where: str) -> RowProblem | None:
     if content is None or isinstance(content, str):
         return None
     if not isinstance(content, list):
-        return RowProblem(where, f"expected a text or a list of content parts, "
-                                 f"got {_describe(content)}")
+        return RowProblem(
+            where,
+            _("expected a text or a list of content parts, got {describe}").format(
+                describe=_describe(content)
+            ),
+        )
     for i, part in enumerate(content):
         if not isinstance(part, Mapping) or not isinstance(part.get("type"), str):
-            return RowProblem(f"{where}[{i}]", "a content part must be an object with a `type`")
+            return RowProblem(f"{where}[{i}]", _("a content part must be an object with a `type`"))
     return None
 
 
@@ -148,24 +176,34 @@ def _latency_problem(value: Any, where: str) -> RowProblem | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        return RowProblem(where, f"expected a number of milliseconds, got {_describe(value)}")
+        return RowProblem(
+            where,
+            _("expected a number of milliseconds, got {describe}").format(
+                describe=_describe(value)
+            ),
+        )
     return None
 
 
 def _tool_calls_problem(calls: Any, where: str) -> RowProblem | None:
     if not isinstance(calls, list):
-        return RowProblem(where, f"expected a list of tool calls, got {_describe(calls)}")
+        return RowProblem(
+            where,
+            _("expected a list of tool calls, got {describe}").format(describe=_describe(calls)),
+        )
     for i, call in enumerate(calls):
         at = f"{where}[{i}]"
         function = call.get("function", call) if isinstance(call, Mapping) else None
         if not isinstance(function, Mapping):
-            return RowProblem(at, "a tool call must be an object with a `function`")
+            return RowProblem(at, _("a tool call must be an object with a `function`"))
         if not isinstance(function.get("name"), str) or not function["name"]:
             return RowProblem(f"{at}.function.name", "missing")
         arguments = function.get("arguments", "{}")
         if not isinstance(arguments, (str, Mapping)):
-            return RowProblem(f"{at}.function.arguments",
-                              f"expected JSON text, got {_describe(arguments)}")
+            return RowProblem(
+                f"{at}.function.arguments",
+                _("expected JSON text, got {describe}").format(describe=_describe(arguments)),
+            )
     return None
 
 
@@ -173,7 +211,8 @@ def _describe(value: Any) -> str:
     """How a wrong value is quoted in a message: its kind and a short excerpt."""
     if value is None:
         return "null"
-    kind = {bool: "a bool", int: "a number", float: "a number", str: "a text", list: "a list",
-            dict: "a map"}.get(type(value), type(value).__name__)
+    kinds = {bool: N_("a bool"), int: N_("a number"), float: N_("a number"), str: N_("a text"),
+             list: N_("a list"), dict: N_("a map")}
+    kind = _(kinds[type(value)]) if type(value) in kinds else type(value).__name__
     text = repr(value)
     return f"{kind} `{text if len(text) <= 30 else text[:29] + '…'}`"

@@ -31,6 +31,7 @@ from evaldsl.checker.rules import (
     usage,
 )
 from evaldsl.diagnostics import Diagnostic, error, sort_key
+from evaldsl.i18n import _
 from evaldsl.primitives.registry import Registry, default_registry
 from evaldsl.syntax import nodes as n
 from evaldsl.syntax.parser import ParseResult, parse
@@ -124,9 +125,14 @@ def _run_rules(ctx: Context) -> list[Diagnostic]:
                     spans.add(diagnostic.span)
                     found.append(diagnostic)
     except RecursionError:
-        found.append(error("E003", "the spec nests expressions too deeply to check",
-                           Span.point(ctx.source.name, 1, 1),
-                           "name inner parts with `let` to flatten the expression"))
+        found.append(
+            error(
+                "E003",
+                _("the spec nests expressions too deeply to check"),
+                Span.point(ctx.source.name, 1, 1),
+                _("name inner parts with `let` to flatten the expression"),
+            )
+        )
     return sorted(found, key=sort_key)
 
 

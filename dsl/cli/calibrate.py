@@ -36,6 +36,7 @@ from evaldsl.analysis.sample_file import GB18030, read_labels
 from evaldsl.cli.exits import EXIT_DATA, EXIT_OK, UsageError, exit_for
 from evaldsl.cli.review import check_written_by, read_layout
 from evaldsl.diagnostics import did_you_mean
+from evaldsl.i18n import N_, _
 from evaldsl.report.journal import read_records
 from evaldsl.report.layout import VERDICT
 from evaldsl.report.stats import percent
@@ -70,9 +71,11 @@ def _scale(text: str) -> tuple[float, float]:
     try:
         low, high = (float(x) for x in text.split("-", 1))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected LOW-HIGH such as 1-5, got `{text}`") from None
+        raise argparse.ArgumentTypeError(
+            _("expected LOW-HIGH such as 1-5, got `{text}`").format(text=text)
+        ) from None
     if high <= low:
-        raise argparse.ArgumentTypeError(f"`{text}`: HIGH must be above LOW")
+        raise argparse.ArgumentTypeError(_("`{text}`: HIGH must be above LOW").format(text=text))
     return low, high
 
 
@@ -80,7 +83,12 @@ def run(args: argparse.Namespace) -> int:
     results = read_results(args)
     sample = read_labels(args.labels)
     if sample.encoding == GB18030:
-        _say("note", f"`{args.labels}` is not UTF-8, so it was read as {GB18030}")
+        _say(
+            "note",
+            _("`{labels}` is not UTF-8, so it was read as {GB18030}").format(
+                labels=args.labels, GB18030=GB18030
+            ),
+        )
     pairing = pair(sample, results.cases, _rules(args, results))
     _check_matches(args, pairing)
     if pairing.errors:
@@ -116,7 +124,7 @@ def read_results(args: argparse.Namespace) -> Results:
     """The automatic judgement of every case, in the block `--outcome` names (or the verdict)."""
     records = [record for _, record in read_records(args.results)]
     if not records:
-        raise UsageError(f"`{args.results}` holds no case results")
+        raise UsageError(_("`{results}` holds no case results").format(results=args.results))
     blocks = list(dict.fromkeys(k for r in records for k in r.get("labels", {})))
     block = _block(args, blocks)
     cases = {str(r.get("id")): Automatic(r.get("labels", {}).get(block), _auto_score(r, args))
@@ -135,8 +143,12 @@ def _block(args: argparse.Namespace, blocks: list[str]) -> str | None:
         return VERDICT if VERDICT in blocks else next(iter(blocks), None)
     if args.outcome not in blocks:
         have = ", ".join(f"`{b}`" for b in blocks) or "none"
-        raise UsageError(f"the results `{args.results}` have no outcome block `{args.outcome}`; "
-                         f"they have {have}", did_you_mean(args.outcome, blocks))
+        raise UsageError(
+            _("the results `{results}` have no outcome block `{outcome}`; they have {have}").format(
+                results=args.results, outcome=args.outcome, have=have
+            ),
+            did_you_mean(args.outcome, blocks),
+        )
     return str(args.outcome)
 
 
@@ -157,7 +169,9 @@ def _auto_score(record: Mapping[str, Any], args: argparse.Namespace) -> float | 
         inputs = record["metrics"][name]
         value = inputs[0] if isinstance(inputs, list) and inputs else None
         return _points(value, args.auto_scale or (0.0, 100.0))
-    raise UsageError(f"`{name}` is neither a check nor a metric of these results")
+    raise UsageError(
+        _("`{name}` is neither a check nor a metric of these results").format(name=name)
+    )
 
 
 def _points(value: Any, scale: tuple[float, float]) -> float | None:
@@ -172,16 +186,26 @@ def _points(value: Any, scale: tuple[float, float]) -> float | None:
 def _check_matches(args: argparse.Namespace, pairing: Pairing) -> None:
     """A sample of no rows, or whose rows all name no case, has nothing to calibrate."""
     if pairing.rows == 0:
-        raise UsageError(f"`{args.labels}` holds no rows",
-                         "fill in the sample `evaldsl review` wrote and give that file")
+        raise UsageError(
+            _("`{labels}` holds no rows").format(labels=args.labels),
+            _("fill in the sample `evaldsl review` wrote and give that file"),
+        )
     if pairing.unmatched and pairing.matched == 0:
         ids, rows = _ids(pairing.unmatched), pairing.rows
         raise UsageError(
-            f"the one row of `{args.labels}` names no case of `{args.results}` (id {ids})"
-            if rows == 1 else f"none of the {rows} rows of `{args.labels}` names a case of "
-                              f"`{args.results}` (ids such as {ids})",
-            "these are probably the labels of another run or another spec: calibrate them "
-            "against the results the sample was drawn from")
+            _("the one row of `{labels}` names no case of `{results}` (id {ids})").format(
+                labels=args.labels, results=args.results, ids=ids
+            )
+            if rows == 1
+            else _(
+                "none of the {rows} rows of `{labels}` names a case "
+                "of `{results}` (ids such as {ids})"
+            ).format(rows=rows, labels=args.labels, results=args.results, ids=ids),
+            _(
+                "these are probably the labels of another run or another spec: "
+                "calibrate them against the results the sample was drawn from"
+            ),
+        )
 
 
 def _refuse(args: argparse.Namespace, pairing: Pairing) -> int:
@@ -189,21 +213,42 @@ def _refuse(args: argparse.Namespace, pairing: Pairing) -> int:
     for error in pairing.errors[:LISTED]:
         exit_for(error, "calibrate")
     if len(pairing.errors) > LISTED:
-        _say("error", f"{len(pairing.errors) - LISTED} more problems are not shown")
+        _say(
+            "error",
+            _("{value} more problems are not shown").format(value=len(pairing.errors) - LISTED),
+        )
     rows = len({e.line for e in pairing.errors})
-    _say("error", f"1 row of `{args.labels}` has problems, so nothing was compared" if rows == 1
-         else f"{rows} rows of `{args.labels}` have problems, so nothing was compared")
+    _say(
+        "error",
+        _("1 row of `{labels}` has problems, so nothing was compared").format(labels=args.labels)
+        if rows == 1
+        else _("{rows} rows of `{labels}` have problems, so nothing was compared").format(
+            rows=rows, labels=args.labels
+        ),
+    )
     return EXIT_DATA
 
 
 def _warn(args: argparse.Namespace, pairing: Pairing, results: Results) -> None:
     unmatched, rows, ids = len(pairing.unmatched), pairing.rows, _ids(pairing.unmatched)
     if unmatched == 1:
-        _say("warning", f"1 of the {rows} rows of `{args.labels}` names no case of "
-                        f"`{args.results}` and is left out (id {ids})")
+        _say(
+            "warning",
+            _(
+                "1 of the {rows} rows of `{labels}` names no case of "
+                "`{results}` and is left out (id {ids})"
+            ).format(rows=rows, labels=args.labels, results=args.results, ids=ids),
+        )
     elif unmatched:
-        _say("warning", f"{unmatched} of the {rows} rows of `{args.labels}` name no case of "
-                        f"`{args.results}` and are left out (ids such as {ids})")
+        _say(
+            "warning",
+            _(
+                "{unmatched} of the {rows} rows of `{labels}` name no case of "
+                "`{results}` and are left out (ids such as {ids})"
+            ).format(
+                unmatched=unmatched, rows=rows, labels=args.labels, results=args.results, ids=ids
+            ),
+        )
     for doubt in pairing.doubts:
         _say("warning", _doubt(args, doubt, results),
              " ".join(filter(None, [did_you_mean(doubt.label, results.labels),
@@ -214,28 +259,49 @@ def _warn(args: argparse.Namespace, pairing: Pairing, results: Results) -> None:
 def _doubt(args: argparse.Namespace, doubt: Doubt, results: Results) -> str:
     have = ", ".join(f"`{x}`" for x in results.labels) or "none"
     if len(doubt.lines) == 1:
-        return (f"`{args.labels}` gives the label `{doubt.label}` in 1 row (line "
-                f"{doubt.lines[0]}), and no case of the results has it for `{results.block}`: "
-                f"they have {have}")
-    return (f"`{args.labels}` gives the label `{doubt.label}` in {len(doubt.lines)} rows (the "
-            f"first on line {doubt.lines[0]}), and no case of the results has it for "
-            f"`{results.block}`: they have {have}")
+        return _(
+            "`{labels}` gives the label `{label}` in 1 row (line {lines}), and no "
+            "case of the results has it for `{block}`: they have {have}"
+        ).format(
+            labels=args.labels,
+            label=doubt.label,
+            lines=doubt.lines[0],
+            block=results.block,
+            have=have,
+        )
+    return _(
+        "`{labels}` gives the label `{label}` in {count} rows (the first on line {lines}), "
+        "and no case of the results has it for `{block}`: they have {have}"
+    ).format(
+        labels=args.labels,
+        label=doubt.label,
+        count=len(doubt.lines),
+        lines=doubt.lines[0],
+        block=results.block,
+        have=have,
+    )
 
 
 def _compared(args: argparse.Namespace, pairing: Pairing) -> Calibration:
     if not pairing.judged:
-        raise UsageError(f"no row of `{args.labels}` has a `{args.label_column}` or a "
-                         f"`{args.score_column}`",
-                         f"reviewers fill in the `{args.label_column}` column, the "
-                         f"`{args.score_column}` column or both (--label-column and "
-                         "--score-column name other columns)")
+        raise UsageError(
+            _("no row of `{labels}` has a `{label_column}` or a `{score_column}`").format(
+                labels=args.labels, label_column=args.label_column, score_column=args.score_column
+            ),
+            _(
+                "reviewers fill in the `{label_column}` column, the `{score_column}` column or "
+                "both (--label-column and --score-column name other columns)"
+            ).format(label_column=args.label_column, score_column=args.score_column),
+        )
     result = calibrate(pairing.judged, args.threshold)
     if result.labels is None and result.scores is None:
         scored = any(j.human_score is not None for j in pairing.judged)
-        raise UsageError("nothing to compare: no case has both an automatic and a human "
-                         "judgement",
-                         "give --score NAME to compare the human scores with a check or a "
-                         "metric" if scored and args.score is None else "")
+        raise UsageError(
+            _("nothing to compare: no case has both an automatic and a human judgement"),
+            _("give --score NAME to compare the human scores with a check or a metric")
+            if scored and args.score is None
+            else "",
+        )
     return result
 
 
@@ -243,35 +309,70 @@ def _ids(ids: list[str], shown: int = 3) -> str:
     return ", ".join(f"`{i}`" for i in ids[:shown])
 
 
+_SAY_WORDS = {"note": N_("note"), "warning": N_("warning"), "error": N_("error")}
+
+
 def _say(kind: str, message: str, hint: str = "") -> None:
     """A note, warning or error of this verb on stderr, with its hint on the next line."""
-    print(f"evaldsl calibrate: {kind}: {message}", file=sys.stderr)
+    print(
+        _("evaldsl calibrate: {kind}: {message}").format(kind=_(_SAY_WORDS[kind]), message=message),
+        file=sys.stderr,
+    )
     if hint:
-        print(f"hint: {hint}", file=sys.stderr)
+        print(_("hint: {hint}").format(hint=hint), file=sys.stderr)
 
 
 def render(result: Calibration, cases: int, unmatched: int, block: str,
            score: str | None) -> str:
-    lines = [f"calibration over {cases} labelled cases"
-             + (f" ({unmatched} labels name no case of the results)" if unmatched else "")]
+    lines = [
+        _("calibration over {cases} labelled cases").format(cases=cases)
+        + (
+            _(" ({unmatched} labels name no case of the results)").format(unmatched=unmatched)
+            if unmatched
+            else ""
+        )
+    ]
     if result.labels is not None:
         la = result.labels
         kappa = "n/a" if la.kappa is None else f"{la.kappa:.3f}"
-        lines += ["", f"labels: automatic `{block}` vs human",
-                  f"  agreement      {percent(la.agreement)}  ({la.agreed}/{la.n})",
-                  f"  Cohen's kappa  {kappa}", *_confusion(la.confusion)]
+        lines += [
+            "",
+            _("labels: automatic `{block}` vs human").format(block=block),
+            _("  agreement      {percent}  ({agreed}/{n})").format(
+                percent=percent(la.agreement), agreed=la.agreed, n=la.n
+            ),
+            _("  Cohen's kappa  {kappa}").format(kappa=kappa),
+            *_confusion(la.confusion),
+        ]
     if result.scores is not None:
         s = result.scores
-        lines += ["", f"scores (0-100 points): automatic `{score}` vs human",
-                  f"  mean absolute deviation  {s.mad:.1f} points  (n={s.n})",
-                  f"  bias (automatic - human) {s.bias:+.1f} points",
-                  f"  Pearson r {_r(s.pearson)} · Spearman rho {_r(s.spearman)}"]
-        lines += ["", f"cases further apart than {result.threshold:g} points: "
-                      f"{len(result.deviations)}"]
-        lines += [f"  {d.id}  automatic {d.auto_score:.1f}  human {d.human_score:.1f}  "
-                  f"({d.deviation:+.1f})" for d in result.deviations[:LISTED]]
+        lines += [
+            "",
+            _("scores (0-100 points): automatic `{score}` vs human").format(score=score),
+            _("  mean absolute deviation  {mad:.1f} points  (n={n})").format(mad=s.mad, n=s.n),
+            _("  bias (automatic - human) {bias:+.1f} points").format(bias=s.bias),
+            _("  Pearson r {r} · Spearman rho {r2}").format(r=_r(s.pearson), r2=_r(s.spearman)),
+        ]
+        lines += [
+            "",
+            _("cases further apart than {threshold:g} points: {count}").format(
+                threshold=result.threshold, count=len(result.deviations)
+            ),
+        ]
+        lines += [
+            _(
+                "  {id}  automatic {auto_score:.1f}  human {human_score:.1f}  ({deviation:+.1f})"
+            ).format(
+                id=d.id, auto_score=d.auto_score, human_score=d.human_score, deviation=d.deviation
+            )
+            for d in result.deviations[:LISTED]
+        ]
         if len(result.deviations) > LISTED:
-            lines.append(f"  ... {len(result.deviations) - LISTED} more (see --format json)")
+            lines.append(
+                _("  ... {value} more (see --format json)").format(
+                    value=len(result.deviations) - LISTED
+                )
+            )
     return "\n".join(lines)
 
 
@@ -279,8 +380,10 @@ def _confusion(confusion: Mapping[str, Mapping[str, int]]) -> list[str]:
     humans = sorted({h for row in confusion.values() for h in row})
     autos = sorted(confusion)
     width = max([len(x) for x in [*humans, *autos, "automatic"]]) + 2
-    lines = ["  confusion (rows automatic, columns human)",
-             "  " + "".ljust(width) + "".join(h.rjust(width) for h in humans)]
+    lines = [
+        _("  confusion (rows automatic, columns human)"),
+        "  " + "".ljust(width) + "".join(h.rjust(width) for h in humans),
+    ]
     for a in autos:
         cells = "".join(str(confusion[a].get(h, 0)).rjust(width) for h in humans)
         lines.append("  " + a.ljust(width) + cells)

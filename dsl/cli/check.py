@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 from evaldsl.checker import check_source
 from evaldsl.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from evaldsl.diagnostics import Diagnostic, Severity, render, to_json
+from evaldsl.i18n import _, ngettext
 from evaldsl.syntax.source import Source
 
 SUFFIX = ".eval"
@@ -44,7 +45,7 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     files, problems = spec_files(args.paths)
     for problem in problems:
-        print(f"evaldsl check: error: {problem}", file=sys.stderr)
+        print(_("evaldsl check: error: {problem}").format(problem=problem), file=sys.stderr)
     if problems:
         return EXIT_USAGE
     checked: list[Checked] = []
@@ -76,7 +77,7 @@ def check_file(path: Path) -> Checked | str:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        return f"cannot read `{path}`: {exc.strerror or exc}"
+        return _("cannot read `{path}`: {value}").format(path=path, value=exc.strerror or exc)
     result, diagnostics = check_source(data, str(path))
     return Checked(result.source, diagnostics)
 
@@ -90,12 +91,14 @@ def spec_files(paths: Sequence[str]) -> tuple[list[Path], list[str]]:
         if path.is_dir():
             found = sorted(_walk(path))
             if not found:
-                problems.append(f"no `{SUFFIX}` files under `{raw}`")
+                problems.append(
+                    _("no `{SUFFIX}` files under `{raw}`").format(SUFFIX=SUFFIX, raw=raw)
+                )
             files.extend(found)
         elif path.exists():
             files.append(path)
         else:
-            problems.append(f"`{raw}` does not exist")
+            problems.append(_("`{raw}` does not exist").format(raw=raw))
     return list(dict.fromkeys(files)), problems
 
 
@@ -125,12 +128,16 @@ def summary(checked: list[Checked]) -> str:
     """`2 errors and 1 warning in 3 files`, or that everything is clean."""
     errors = sum(1 for c in checked for d in c.diagnostics if d.severity is Severity.ERROR)
     warnings = sum(1 for c in checked for d in c.diagnostics if d.severity is Severity.WARNING)
-    files = _plural(len(checked), "file")
+    files = ngettext("{count} file", "{count} files", len(checked)).format(count=len(checked))
     if not errors and not warnings:
-        return f"no problems in {files}"
-    parts = [p for p in (_plural(errors, "error"), _plural(warnings, "warning")) if p[0] != "0"]
-    return f"{' and '.join(parts)} in {files}"
-
-
-def _plural(k: int, word: str) -> str:
-    return f"{k} {word}" if k == 1 else f"{k} {word}s"
+        return _("no problems in {files}").format(files=files)
+    found = [
+        ngettext("{count} error", "{count} errors", errors).format(count=errors) if errors else "",
+        ngettext("{count} warning", "{count} warnings", warnings).format(count=warnings)
+        if warnings
+        else "",
+    ]
+    problems = _("{first} and {second}") if all(found) else "{first}{second}"
+    return _("{problems} in {files}").format(
+        problems=problems.format(first=found[0], second=found[1]), files=files
+    )

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from evaldsl.errors import CaseDataError, ConfigError, EvaldslError, SpecError
+from evaldsl.i18n import _
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -83,7 +84,8 @@ def silence_stdout() -> None:
 
 def _interrupted(exc: BaseException, verb: str) -> str:
     hint = getattr(exc, "hint", "")
-    return "evaldsl: interrupted" + (f"\nhint: {hint}" if hint else "")
+    message = _("evaldsl: interrupted")
+    return message + ("\n" + _("hint: {hint}").format(hint=hint) if hint else "")
 
 
 def _spec(exc: BaseException, verb: str) -> str:
@@ -94,13 +96,17 @@ def _spec(exc: BaseException, verb: str) -> str:
 
 def _error(exc: BaseException, verb: str) -> str:
     hint = getattr(exc, "hint", "")
-    return f"evaldsl {verb}: error: {exc}" + (f"\nhint: {hint}" if hint else "")
+    return _("evaldsl {verb}: error: {exc}").format(verb=verb, exc=exc) + (
+        "\n" + _("hint: {hint}").format(hint=hint) if hint else ""
+    )
 
 
 def _os(exc: BaseException, verb: str) -> str:
     assert isinstance(exc, OSError)
     where = f"`{exc.filename}`: " if exc.filename else ""
-    return f"evaldsl {verb}: error: {where}{exc.strerror or exc}"
+    return _("evaldsl {verb}: error: {where}{value}").format(
+        verb=verb, where=where, value=exc.strerror or exc
+    )
 
 
 EXITS: tuple[Exit, ...] = (
@@ -130,9 +136,13 @@ def exit_for(exc: BaseException, verb: str) -> int:
 def internal_error(exc: BaseException) -> str:
     """`evaldsl: internal error: TYPE: message`, naming the file that keeps the traceback."""
     summary = " ".join(str(exc).split())
-    line = f"evaldsl: internal error: {type(exc).__name__}" + (f": {summary}" if summary else "")
+    line = _("evaldsl: internal error: {kind}").format(kind=type(exc).__name__) + (
+        f": {summary}" if summary else ""
+    )
     saved = _save_traceback(exc)
-    return line + (f" (traceback in {saved}; please report it)" if saved else "")
+    return line + (
+        _(" (traceback in {saved}; please report it)").format(saved=saved) if saved else ""
+    )
 
 
 def _save_traceback(exc: BaseException) -> str | None:

@@ -20,6 +20,7 @@ from evaldsl.cli.check import spec_files
 from evaldsl.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from evaldsl.diagnostics import render
 from evaldsl.errors import SpecError
+from evaldsl.i18n import _, ngettext
 from evaldsl.syntax.formatter import format_module
 from evaldsl.syntax.parser import parse
 
@@ -42,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         return _stdin()
     files, problems = spec_files([p for p in args.paths if p != "-"])
     for problem in problems:
-        print(f"evaldsl fmt: error: {problem}", file=sys.stderr)
+        print(_("evaldsl fmt: error: {problem}").format(problem=problem), file=sys.stderr)
     status = EXIT_USAGE if problems else EXIT_OK
     changed = 0
     for path in files:
@@ -57,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
             continue
         changed += 1
         if args.check:
-            print(f"would reformat {path}")
+            print(_("would reformat {path}").format(path=path))
         else:
             _write(path, new)
             print(f"reformatted {path}", file=sys.stderr)
@@ -75,8 +76,11 @@ def formatted(data: bytes | str, name: str) -> str:
         raise SpecError(result.diagnostics, rendered)
     text = format_module(result.module)
     if parse(text, name).module != result.module:
-        raise FormatterBug(f"formatting `{name}` would change its meaning; "
-                           "the file is left as it is")
+        raise FormatterBug(
+            _("formatting `{name}` would change its meaning; the file is left as it is").format(
+                name=name
+            )
+        )
     return text
 
 
@@ -87,9 +91,11 @@ def _stdin() -> int:
 
 def _why(path: Path, exc: Exception) -> str:
     if isinstance(exc, OSError):
-        return f"evaldsl fmt: error: cannot read `{path}`: {exc.strerror or exc}"
+        return _("evaldsl fmt: error: cannot read `{path}`: {value}").format(
+            path=path, value=exc.strerror or exc
+        )
     if isinstance(exc, UnicodeDecodeError):
-        return f"evaldsl fmt: error: `{path}` is not UTF-8 text"
+        return _("evaldsl fmt: error: `{path}` is not UTF-8 text").format(path=path)
     return str(exc)
 
 
@@ -107,5 +113,7 @@ def _write(path: Path, text: str) -> None:
 
 
 def _summary(total: int, changed: int, check: bool) -> str:
-    verb = "would be reformatted" if check else "reformatted"
-    return f"{changed} of {total} file{'s' if total != 1 else ''} {verb}"
+    verb = _("would be reformatted") if check else "reformatted"
+    return ngettext(
+        "{changed} of {total} file {verb}", "{changed} of {total} files {verb}", total
+    ).format(changed=changed, total=total, verb=verb)

@@ -6,6 +6,9 @@ Exit codes: 0 ok, 1 a failed verdict, 2 usage or spec errors, 3 data errors,
 `evaldsl.cli.exits` holds the one table from exception to code. No input ever
 ends in a traceback: an unexpected exception is one line, `evaldsl: internal
 error: TYPE: message`, and the traceback is saved to a file that line names.
+
+`--lang zh|en` may stand before or after the verb; it is read before anything
+else, so even a usage error is in the chosen language (`evaldsl.i18n`).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from importlib import import_module
 from types import ModuleType
 
 from evaldsl.cli.exits import EXIT_USAGE, exit_for
+from evaldsl.i18n import LANGUAGES, _, set_language
 
 VERBS = ("check", "fmt", "explain", "run", "merge", "test", "review", "calibrate",
          "primitives")
@@ -31,12 +35,23 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser(verbs: Sequence[str] = VERBS) -> argparse.ArgumentParser:
     """The parser with the subcommands of `verbs` (all by default)."""
-    parser = _Parser(prog="evaldsl", description="Judge conversational and tool-using agents.")
+    parser = _Parser(prog="evaldsl", description=_("Judge conversational and tool-using agents."))
     parser.add_argument("--version", action="version", version=_version())
+    _add_lang(parser)
     subparsers = parser.add_subparsers(dest="verb", metavar="COMMAND", parser_class=_Parser)
     for verb in verbs:
         _verb_module(verb).add_parser(subparsers)
+    for sub in subparsers.choices.values():
+        _add_lang(sub, default=argparse.SUPPRESS)
     return parser
+
+
+def _add_lang(parser: argparse.ArgumentParser, default: object = None) -> None:
+    """`--lang`, the same option on the program and on every verb."""
+    parser.add_argument(
+        "--lang", choices=LANGUAGES, default=default,
+        help=_("the language of messages and reports (default: EVALDSL_LANG, else the locale)"),
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -52,7 +67,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser(_verbs_named(sys.argv[1:] if argv is None else argv))
+    words = sys.argv[1:] if argv is None else argv
+    set_language(language_named(words))
+    parser = build_parser(_verbs_named(words))
     args = parser.parse_args(argv)
     if not getattr(args, "verb", None):
         parser.print_help()
@@ -63,10 +80,35 @@ def _main(argv: Sequence[str] | None) -> int:
         return exit_for(exc, args.verb)
 
 
+def language_named(argv: Sequence[str]) -> str | None:
+    """The last valid `--lang X` or `--lang=X` of the command line, None without one.
+
+    An invalid value is left for argparse to reject, in the language of the environment.
+    """
+    named = None
+    for i, word in enumerate(argv):
+        value = argv[i + 1] if word == "--lang" and i + 1 < len(argv) else None
+        if word.startswith("--lang="):
+            value = word.removeprefix("--lang=")
+        if value in LANGUAGES:
+            named = value
+    return named
+
+
 def _verbs_named(argv: Sequence[str]) -> Sequence[str]:
     """Only the verb the command line names, when it names one: each verb module imports
     what its verb needs, and `check` should not pay for `run`'s or `explain`'s."""
-    return argv[:1] if argv[:1] and argv[0] in VERBS else VERBS
+    verbs = [word for word in _without_lang(argv)[:1] if word in VERBS]
+    return verbs or VERBS
+
+
+def _without_lang(argv: Sequence[str]) -> list[str]:
+    """The command line without a leading `--lang X`, so `evaldsl --lang zh check` finds its
+    verb."""
+    words = list(argv)
+    while words[:1] and words[0].startswith("--lang"):
+        words = words[2:] if words[0] == "--lang" else words[1:]
+    return words
 
 
 def _verb_module(verb: str) -> ModuleType:

@@ -15,6 +15,7 @@ from pydantic.fields import FieldInfo
 
 from evaldsl.cases.scopes import SCOPE_WORDS
 from evaldsl.cli.exits import EXIT_OK, UsageError
+from evaldsl.i18n import _
 from evaldsl.primitives.fielddocs import field_description
 from evaldsl.primitives.registry import Primitive, default_registry
 
@@ -32,8 +33,11 @@ def run(args: argparse.Namespace) -> int:
     registry = default_registry()
     unknown = [n for n in args.names if n not in registry]
     if unknown:
-        raise UsageError(f"unknown primitive: {', '.join(unknown)}; known: "
-                         f"{', '.join(registry.names())}")
+        raise UsageError(
+            _("unknown primitive: {join}; known: {join2}").format(
+                join=", ".join(unknown), join2=", ".join(registry.names())
+            )
+        )
     chosen = [p for p in registry if not args.names or p.name in args.names]
     render = describe_markdown if args.format == "markdown" else describe_text
     print("\n\n".join(render(p) for p in chosen))
@@ -41,7 +45,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def describe_text(p: Primitive) -> str:
-    lines = [f"{p.name}  ({p.cost.name.lower()}; scopes: {_scopes(p)})"]
+    lines = [
+        _("{name}  ({lower}; scopes: {scopes})").format(
+            name=p.name, lower=p.cost.name.lower(), scopes=_scopes(p)
+        )
+    ]
     lines.extend(f"  {line}" for line in _summary(p).splitlines())
     if p.default_scope:
         lines.append(f"  with no scope: {p.default_scope}, {_default_words(p.default_scope)}")
@@ -53,16 +61,24 @@ def describe_text(p: Primitive) -> str:
 
 
 def describe_markdown(p: Primitive) -> str:
-    lines = [f"## `{p.name}`", "", inspect.cleandoc(p.doc), "",
-             f"Cost: {p.cost.name.lower()}. Scopes: {_scopes(p)}.{_default_sentence(p)}", "",
-             "| parameter | type | default | meaning |", "|---|---|---|---|"]
+    lines = [
+        f"## `{p.name}`",
+        "",
+        inspect.cleandoc(p.doc),
+        "",
+        _("Cost: {lower}. Scopes: {scopes}.").format(lower=p.cost.name.lower(), scopes=_scopes(p))
+        + _default_sentence(p),
+        "",
+        _("| parameter | type | default | meaning |"),
+        "|---|---|---|---|",
+    ]
     for name, info in _params(p):
         default = "required" if info.is_required() else f"`{_default(info)}`"
-        per_case = " (may be per case)" if name in p.dynamic else ""
+        per_case = _(" (may be per case)") if name in p.dynamic else ""
         lines.append(f"| `{name}` | {_type(info)} | {default} | "
                      f"{field_description(p.params, name, info).replace('|', '/')}{per_case} |")
     fields = ", ".join(f"`.{k}` ({v.value})" for k, v in p.result_fields().items())
-    lines.extend(["", f"Result fields: {fields}."])
+    lines.extend(["", _("Result fields: {fields}.").format(fields=fields)])
     return "\n".join(lines)
 
 
@@ -72,7 +88,7 @@ def _params(p: Primitive) -> list[tuple[str, FieldInfo]]:
 
 def _param_line(name: str, info: FieldInfo, p: Primitive) -> str:
     default = "required" if info.is_required() else f"default {_default(info)}"
-    per_case = ", per case" if name in p.dynamic else ""
+    per_case = _(", per case") if name in p.dynamic else ""
     description = field_description(p.params, name, info)
     meaning = f": {description}" if description else ""
     return f"{name} ({_type(info)}, {default}{per_case}){meaning}"
@@ -91,8 +107,12 @@ def _type(info: FieldInfo) -> str:
 
 def _scopes(p: Primitive) -> str:
     if not p.scopes:
-        return "whole case"
-    default = f", default {p.default_scope}" if p.default_scope else ""
+        return _("whole case")
+    default = (
+        _(", default {default_scope}").format(default_scope=p.default_scope)
+        if p.default_scope
+        else ""
+    )
     return ", ".join(sorted(p.scopes)) + default
 
 

@@ -20,6 +20,7 @@ from typing import Any
 from evaldsl.analysis.sample_file import HUMAN_COLUMNS, write_sample
 from evaldsl.cli.exits import EXIT_OK, UsageError
 from evaldsl.errors import SpecError
+from evaldsl.i18n import _
 from evaldsl.report.journal import read_records, recover
 from evaldsl.report.layout import SpecLayout, layout_of
 from evaldsl.syntax.source import Source
@@ -45,7 +46,9 @@ def run(args: argparse.Namespace) -> int:
     if args.cases:
         _attach_dialogs(rows, args.cases)
     write_sample(rows, args.output)
-    print(f"{len(rows)} cases drawn for review -> {args.output}")
+    print(
+        _("{count} cases drawn for review -> {output}").format(count=len(rows), output=args.output)
+    )
     return EXIT_OK
 
 
@@ -54,10 +57,12 @@ def read_layout(path: Path) -> SpecLayout:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError([], f"cannot read spec `{path}`: {exc}") from exc
+        raise SpecError(
+            [], _("cannot read spec `{path}`: {exc}").format(path=path, exc=exc)
+        ) from exc
     layout = layout_of(Source(text, str(path)), str(path))
     if layout.title is None and not layout.blocks and not layout.checks:
-        raise SpecError([], f"`{path}` does not look like a spec")
+        raise SpecError([], _("`{path}` does not look like a spec").format(path=path))
     return layout
 
 
@@ -67,8 +72,11 @@ def sample_rows(results: Path, layout: SpecLayout) -> list[dict[str, Any]]:
     rows = [_row(record, layout) for _, record in read_records(results)
             if (record.get("review") or {}).get("sampled")]
     if not rows and not _has_decisions(results):
-        raise UsageError(f"`{results}` holds no review decisions: does the spec have a "
-                         "`review` block?")
+        raise UsageError(
+            _("`{results}` holds no review decisions: does the spec have a `review` block?").format(
+                results=results
+            )
+        )
     rows.sort(key=lambda r: (-(r["priority"] if r["priority"] is not None else -1e300), r["id"]))
     return rows
 
@@ -77,8 +85,16 @@ def check_written_by(results: Path, layout: SpecLayout) -> None:
     """Refuse results of another spec: their labels, checks and review rules differ."""
     header = recover(results).header
     if header is not None and header.spec_hash != layout.hash:
-        raise UsageError(f"`{results}` was written by another spec (hash "
-                         f"{header.spec_hash[:12]}, `{layout.path}` is {layout.hash[:12]})")
+        raise UsageError(
+            _(
+                "`{results}` was written by another spec (hash {spec_hash}, `{path}` is {hash})"
+            ).format(
+                results=results,
+                spec_hash=header.spec_hash[:12],
+                path=layout.path,
+                hash=layout.hash[:12],
+            )
+        )
 
 
 def _has_decisions(results: Path) -> bool:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from evaldsl.cli.exits import EXIT_FAILED, EXIT_OK, Interrupted, UsageError
+from evaldsl.i18n import _
 
 BAD_ROWS_SHOWN = 10
 """Skipped rows listed on stderr; the report lists up to 100 and counts all."""
@@ -47,7 +48,7 @@ def add_parser(subparsers: Any) -> None:
                      help="verdict labels that pass in JUnit (default: the first branch's)")
     out.add_argument("--results", type=Path, help="results.jsonl, one line per case")
     out.add_argument("-q", "--quiet", action="store_true", help="do not print the summary")
-    flow = p.add_argument_group("how to run")
+    flow = p.add_argument_group(_("how to run"))
     flow.add_argument("--concurrency", type=_positive, default=None, metavar="N",
                       help="cases in flight when model checks are involved (default: "
                            f"{CASES_PER_REQUEST} times the judge's concurrency setting)")
@@ -82,9 +83,11 @@ def _positive(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got `{text}`") from None
+        raise argparse.ArgumentTypeError(
+            _("expected a whole number, got `{text}`").format(text=text)
+        ) from None
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+        raise argparse.ArgumentTypeError(_("must be at least 1, got {value}").format(value=value))
     return value
 
 
@@ -103,13 +106,15 @@ def parse_threshold(text: str) -> Threshold:
     """`success_rate=80%` -> ("success_rate", 0.8); `avg=72.5` -> ("avg", 72.5)."""
     name, sep, value = text.partition("=")
     if not sep or not name.strip():
-        raise argparse.ArgumentTypeError(f"expected METRIC=VALUE, got `{text}`")
+        raise argparse.ArgumentTypeError(_("expected METRIC=VALUE, got `{text}`").format(text=text))
     value = value.strip()
     percent = value.endswith("%")
     try:
         number = float(value[:-1]) / 100 if percent else float(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"`{value}` is not a number or a percentage") from None
+        raise argparse.ArgumentTypeError(
+            _("`{value}` is not a number or a percentage").format(value=value)
+        ) from None
     return Threshold(name.strip(), number, text, percent)
 
 
@@ -118,19 +123,28 @@ def check_thresholds(thresholds: list[Threshold], layout: Any, spec: Any) -> Non
     for a rate is surely 85%, which the run must not silently take as unreachable."""
     unknown = [t.name for t in thresholds if t.name not in layout.metrics]
     if unknown:
-        known = ", ".join(f"`{m}`" for m in layout.metrics) or "none"
-        raise UsageError(f"--fail-under names no metric of the spec: `{unknown[0]}` "
-                         f"(metrics: {known})")
+        known = ", ".join(f"`{m}`" for m in layout.metrics) or _("none")
+        raise UsageError(
+            _("--fail-under names no metric of the spec: `{unknown}` (metrics: {known})").format(
+                unknown=unknown[0], known=known
+            )
+        )
     rates = {m.name for m in spec.new_report(details=False).plan.metrics if m.is_rate}
     for t in thresholds:
         if t.name in rates and not t.percent and t.floor > 1:
-            raise UsageError(f"--fail-under `{t.text}`: `{t.name}` is a rate, between 0 and 1",
-                             f"write {t.floor:g}% or {t.floor / 100:g}")
+            raise UsageError(
+                _("--fail-under `{text}`: `{name}` is a rate, between 0 and 1").format(
+                    text=t.text, name=t.name
+                ),
+                _("write {percent}% or {share}").format(
+                    percent=f"{t.floor:g}", share=f"{t.floor / 100:g}"
+                ),
+            )
 
 
 def run(args: argparse.Namespace) -> int:
     if args.resume and args.results is None:
-        raise UsageError("--resume needs --results: the journal to resume from")
+        raise UsageError(_("--resume needs --results: the journal to resume from"))
     from evaldsl.api import Spec, load
     from evaldsl.report.layout import layout_of
     from evaldsl.run.runner import RunOptions
@@ -146,12 +160,12 @@ def run(args: argparse.Namespace) -> int:
     layout = layout_of(spec.source, str(args.spec))
     check_thresholds(args.fail_under, layout, spec)
     if not spec.checks:
-        _warn(f"warning: `{args.spec}` defines no checks: nothing is judged")
+        _warn(_("warning: `{spec}` defines no checks: nothing is judged").format(spec=args.spec))
     if args.results is not None:
         _parent(args.results)
     missing = [c for c in args.cases if not c.is_file()]
     if missing:
-        raise FileNotFoundError(errno.ENOENT, "no such file", str(missing[0]))
+        raise FileNotFoundError(errno.ENOENT, _("no such file"), str(missing[0]))
     options = RunOptions(results=args.results, concurrency=_cases_in_flight(args, settings),
                          limit=args.limit,
                          resume=args.resume, overwrite=args.overwrite,
@@ -172,10 +186,13 @@ def run(args: argparse.Namespace) -> int:
         junit.finish(result.elapsed)
     write_outputs(args, result.report)
     for bad in result.bad_rows[:BAD_ROWS_SHOWN]:
-        print(f"skipped: {bad}", file=sys.stderr)
+        print(_("skipped: {bad}").format(bad=bad), file=sys.stderr)
     skipped = result.report["cases"]["bad_rows_skipped"]
     if skipped > BAD_ROWS_SHOWN:
-        print(f"skipped: ... and {skipped - BAD_ROWS_SHOWN} more rows", file=sys.stderr)
+        print(
+            _("skipped: ... and {value} more rows").format(value=skipped - BAD_ROWS_SHOWN),
+            file=sys.stderr,
+        )
     _warn_if_no_rows(args, result)
     if not args.quiet:
         from evaldsl.report.terminal import render_terminal
@@ -303,14 +320,18 @@ def report_thresholds(thresholds: list[Threshold], report: dict[str, Any]) -> in
 
     metrics = {m["name"]: m for m in report["metrics"]}
     missed = 0
-    for name, floor, _, _ in thresholds:
+    for name, floor, _text, _percent in thresholds:
         metric = metrics[name]
         value = metric["value"]
         if value is None or value < floor:
             missed += 1
             shown = f"{floor:.1%}" if metric.get("is_rate") else f"{floor:g}"
-            print(f"fail-under: `{name}` is {metric_value(metric)}, below {shown}",
-                  file=sys.stderr)
+            print(
+                _("fail-under: `{name}` is {metric_value}, below {shown}").format(
+                    name=name, metric_value=metric_value(metric), shown=shown
+                ),
+                file=sys.stderr,
+            )
     return EXIT_FAILED if missed else EXIT_OK
 
 

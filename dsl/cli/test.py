@@ -17,6 +17,7 @@ from typing import Any
 
 from evaldsl.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
 from evaldsl.errors import SpecError
+from evaldsl.i18n import _, ngettext
 
 
 def add_parser(subparsers: Any) -> None:
@@ -43,7 +44,9 @@ def run(args: argparse.Namespace) -> int:
     files = list(spec_files(args.paths))
     missing = [f for f in files if not f.is_file()]
     if missing or not files:
-        raise UsageError(f"no spec at `{missing[0] if missing else args.paths[0]}`")
+        raise UsageError(
+            _("no spec at `{value}`").format(value=missing[0] if missing else args.paths[0])
+        )
     passed = failed = broken = 0
     for path in files:
         try:
@@ -76,14 +79,26 @@ def _print(outcome: Any, quiet: bool) -> None:
         if not quiet:
             print(f"  PASS  {outcome.name}")
         return
-    print(f"  FAIL  {outcome.name}" if not quiet else f"FAIL  {outcome.spec}: {outcome.name}")
+    print(
+        f"  FAIL  {outcome.name}"
+        if not quiet
+        else _("FAIL  {spec}: {name}").format(spec=outcome.spec, name=outcome.name)
+    )
     for line in failure_report(outcome).splitlines():
         print(f"        {line}" if line else "")
 
 
 def _total(passed: int, failed: int, broken: int, specs: int) -> str:
     total = passed + failed
-    text = f"{total} example{'s' if total != 1 else ''}: {passed} passed, {failed} failed"
+    text = ngettext(
+        "{total} example: {passed} passed, {failed} failed",
+        "{total} examples: {passed} passed, {failed} failed",
+        total,
+    ).format(total=total, passed=passed, failed=failed)
     if broken:
-        text += f"; {broken} spec{'s' if broken != 1 else ''} with errors"
-    return f"{text} ({specs} spec{'s' if specs != 1 else ''})"
+        text += ngettext(
+            "; {broken} spec with errors", "; {broken} specs with errors", broken
+        ).format(broken=broken)
+    return ngettext("{text} ({specs} spec)", "{text} ({specs} specs)", specs).format(
+        text=text, specs=specs
+    )

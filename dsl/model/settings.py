@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from evaldsl.errors import ConfigError
+from evaldsl.i18n import _
 
 CONFIG_FILE = "evaldsl.toml"
 DEFAULT_JUDGE_MODEL = "gpt-4o-mini"
@@ -69,13 +70,20 @@ class Endpoint:
         """Self, or a `ConfigError` naming the bad setting."""
         if self.provider not in ("openai", "local"):
             raise ConfigError(
-                f"{name}: provider must be `openai` or `local`, not `{self.provider}`")
+                _("{name}: provider must be `openai` or `local`, not `{provider}`").format(
+                    name=name, provider=self.provider
+                )
+            )
         for attr, low in (("timeout", 0.0), ("concurrency", 1), ("max_retries", 0),
                           ("backoff", 0.0), ("temperature", 0.0)):
             if getattr(self, attr) < low:
-                raise ConfigError(f"{name}: `{attr}` must be at least {low}")
+                raise ConfigError(
+                    _("{name}: `{attr}` must be at least {low}").format(
+                        name=name, attr=attr, low=low
+                    )
+                )
         if self.requests_per_minute is not None and self.requests_per_minute <= 0:
-            raise ConfigError(f"{name}: `requests_per_minute` must be positive")
+            raise ConfigError(_("{name}: `requests_per_minute` must be positive").format(name=name))
         return self
 
 
@@ -128,12 +136,14 @@ def _read_toml(config: str | Path | None) -> dict[str, Any]:
     path = Path(config) if config is not None else Path.cwd() / CONFIG_FILE
     if not path.is_file():
         if config is not None:
-            raise ConfigError(f"settings file `{path}` does not exist")
+            raise ConfigError(_("settings file `{path}` does not exist").format(path=path))
         return {}
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"cannot read settings file `{path}`: {exc}") from exc
+        raise ConfigError(
+            _("cannot read settings file `{path}`: {exc}").format(path=path, exc=exc)
+        ) from exc
 
 
 def _from_toml(table: dict[str, Any]) -> dict[str, Any]:
@@ -145,14 +155,24 @@ def _from_toml(table: dict[str, Any]) -> dict[str, Any]:
             continue
         for key, item in (value or {}).items():
             if key == "api_key":
-                raise ConfigError(f"[{section}] api_key: keys are read from the environment "
-                                  "only; name the variable with `api_key_env`")
+                raise ConfigError(
+                    _(
+                        "[{section}] api_key: keys are read from the environment "
+                        "only; name the variable with `api_key_env`"
+                    ).format(section=section)
+                )
             if key in RETIRED:
-                raise ConfigError(f"[{section}]: `{key}` was removed: {RETIRED[key]}")
+                raise ConfigError(
+                    _("[{section}]: `{key}` was removed: {RETIRED}").format(
+                        section=section, key=key, RETIRED=RETIRED[key]
+                    )
+                )
             if key == "api_key_env":
                 flat[prefix + "api_key_env"] = item
             elif key not in ENDPOINT_FIELDS:
-                raise ConfigError(f"[{section}]: unknown setting `{key}`")
+                raise ConfigError(
+                    _("[{section}]: unknown setting `{key}`").format(section=section, key=key)
+                )
             else:
                 flat[prefix + key] = item
     cache = table.get("cache") or {}
@@ -221,7 +241,11 @@ def _coerce(key: str, value: Any, where: str) -> Any:
     try:
         return _NUMERIC[key](value)
     except (TypeError, ValueError) as exc:
-        raise ConfigError(f"{where}: `{key}` must be a number, not `{value}`") from exc
+        raise ConfigError(
+            _("{where}: `{key}` must be a number, not `{value}`").format(
+                where=where, key=key, value=value
+            )
+        ) from exc
 
 
 def _boolean(value: Any) -> bool:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import enum
 
+from evaldsl.i18n import N_, _
+
 
 class ValueType(enum.StrEnum):
     BOOL = "bool"
@@ -22,19 +24,19 @@ class ValueType(enum.StrEnum):
     SCOPE = "scope"
 
     def __str__(self) -> str:
-        return _WORDS[self]
+        return _(_WORDS[self])
 
 
 _WORDS = {
-    ValueType.BOOL: "a condition (true/false)",
-    ValueType.NUMBER: "a number",
-    ValueType.TEXT: "a text",
-    ValueType.LIST: "a list",
-    ValueType.MAP: "a map",
-    ValueType.ANY: "a value",
-    ValueType.CHECK: "a check result",
-    ValueType.TABLE: "a normalization table",
-    ValueType.SCOPE: "a scope",
+    ValueType.BOOL: N_("a condition (true/false)"),
+    ValueType.NUMBER: N_("a number"),
+    ValueType.TEXT: N_("a text"),
+    ValueType.LIST: N_("a list"),
+    ValueType.MAP: N_("a map"),
+    ValueType.ANY: N_("a value"),
+    ValueType.CHECK: N_("a check result"),
+    ValueType.TABLE: N_("a normalization table"),
+    ValueType.SCOPE: N_("a scope"),
 }
 
 CASE_FIELD_TYPES: dict[str, ValueType] = {

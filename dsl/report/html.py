@@ -19,11 +19,27 @@ from importlib import resources
 from string import Template
 from typing import Any
 
-from evaldsl.report.stats import fraction, number, percent, plural
+from evaldsl.i18n import N_, _, current_language, ngettext
+from evaldsl.report.stats import fraction, number, percent
 
 PALETTE = ("#2e7d4f", "#3b6fd8", "#b7791f", "#c05621", "#c0392b", "#805ad5", "#2c7a7b")
 ERROR_COLOUR = "#6b46c1"
 _CJK = re.compile(r"[\u3400-\u9fff]")
+COST_WORDS = {
+    "model_calls": N_("model calls"),
+    "cached": N_("cached"),
+    "retries": N_("retries"),
+    "model_errors": N_("model errors"),
+    "prompt_tokens": N_("prompt tokens"),
+    "completion_tokens": N_("completion tokens"),
+}
+"""The cost section's keys in words; an unknown key is shown as it is."""
+STATUS_WORDS = {
+    "passed": N_("passed"),
+    "failed": N_("failed"),
+    "error": N_("error"),
+    "not_needed": N_("not needed"),
+}
 
 
 def esc(value: object) -> str:
@@ -40,10 +56,14 @@ def render_html(report: Mapping[str, Any]) -> str:
         _bad_rows(report["cases"]),
     ])
     return _template("report.html").substitute(
-        lang="zh" if _CJK.search(spec["name"]) else "en",
-        title=esc(spec["name"]), css=_template("report.css").template,
-        meta=_meta(report), sections=sections, generator=esc(report["generated_by"]),
+        lang="zh" if current_language() == "zh" or _CJK.search(spec["name"]) else "en",
+        title=esc(spec["name"]),
+        css=_template("report.css").template,
+        meta=_meta(report),
+        sections=sections,
+        generator=esc(report["generated_by"]),
         hash=esc(spec["hash"]),
+        spec_word=esc(_("spec")),
     )
 
 
@@ -54,12 +74,29 @@ def _template(name: str) -> Template:
 
 def _meta(report: Mapping[str, Any]) -> str:
     cases = report["cases"]
-    parts = [f'<span id="case-count">{cases["evaluated"]}</span> cases judged']
+    count = f'<span id="case-count">{cases["evaluated"]}</span>'
+    parts = [esc(_("{count} cases judged")).format(count=count)]
     if cases["bad_rows_skipped"]:
-        parts.append(f'{plural(cases["bad_rows_skipped"], "bad row")} skipped')
+        skipped = cases["bad_rows_skipped"]
+        words = ngettext("{count} bad row skipped", "{count} bad rows skipped", skipped)
+        parts.append(esc(words.format(count=skipped)))
     if report["spec"].get("path"):
-        parts.append(f'spec <code>{esc(report["spec"]["path"])}</code>')
+        path = f"<code>{esc(report['spec']['path'])}</code>"
+        parts.append(esc(_("spec {path}")).format(path=path))
     return " · ".join(parts)
+
+
+def _empty(text: str) -> str:
+    return _p(text, "empty")
+
+
+def _p(text: str, css: str = "") -> str:
+    """A paragraph of the report's own words, escaped like any text."""
+    return f'<p class="{css}">{esc(text)}</p>' if css else f"<p>{esc(text)}</p>"
+
+
+def _of(label: str, count: int, total: int) -> str:
+    return _("{label}: {count} of {total}").format(label=label, count=count, total=total)
 
 
 def _section(ident: str, title: str, body: str) -> str:
@@ -79,18 +116,29 @@ def _table(head: Sequence[tuple[str, str]], rows: Iterable[str], ident: str = ""
 
 def _metrics(metrics: Sequence[Mapping[str, Any]]) -> str:
     if not metrics:
-        return _section("metrics", "Metrics", '<p class="empty">The spec defines no metric.</p>')
-    head = [("metric", ""), ("value", "num"), ("numerator / denominator", "num"),
-            ("95% interval", "num"), ("errors left out", "num"), ("where", "")]
-    return _section("metrics", "Metrics", _table(head, map(_metric_row, metrics), "metric-table"))
+        return _section("metrics", _("Metrics"), _empty(_("The spec defines no metric.")))
+    head = [
+        (_("metric"), ""),
+        (_("value"), "num"),
+        (_("numerator / denominator"), "num"),
+        (_("95% interval"), "num"),
+        (_("errors left out"), "num"),
+        (_("where"), ""),
+    ]
+    return _section(
+        "metrics", _("Metrics"), _table(head, map(_metric_row, metrics), "metric-table")
+    )
 
 
 def _metric_row(m: Mapping[str, Any]) -> str:
     value = percent(m["value"]) if m.get("is_rate") else number(m["value"])
     interval = m.get("interval")
     span = f'{percent(interval["low"])} – {percent(interval["high"])}' if interval else "–"
-    where = (f'<code>{esc(m["where"])}</code>' if m.get("where")
-             else '<span class="muted">all cases</span>')
+    where = (
+        f"<code>{esc(m['where'])}</code>"
+        if m.get("where")
+        else f'<span class="muted">{esc(_("all cases"))}</span>'
+    )
     return (f'<tr data-metric="{esc(m["name"])}"><td><code>{esc(m["name"])}</code></td>'
             f'<td class="num value">{esc(value)}</td>'
             f'<td class="num">{esc(fraction(m["numerator"], m["denominator"], " / "))}</td>'
@@ -103,13 +151,13 @@ def _metric_row(m: Mapping[str, Any]) -> str:
 
 def _outcomes(outcomes: Sequence[Mapping[str, Any]]) -> str:
     if not outcomes:
-        empty = '<p class="empty">The spec has no outcome block.</p>'
-        return _section("outcomes", "Outcomes", empty)
+        empty = _empty(_("The spec has no outcome block."))
+        return _section("outcomes", _("Outcomes"), empty)
     parts = []
     for block in outcomes:
-        name = block["name"] or "verdict"
+        name = block["name"] or _("verdict")
         parts.append(f'<h3>{esc(name)}</h3>\n{outcome_chart(block)}')
-    return _section("outcomes", "Outcome distribution", "\n".join(parts))
+    return _section("outcomes", _("Outcome distribution"), "\n".join(parts))
 
 
 def outcome_chart(block: Mapping[str, Any]) -> str:
@@ -129,11 +177,12 @@ def outcome_chart(block: Mapping[str, Any]) -> str:
         y = i * row + 4
         out.append(
             f'<g class="bar" data-label="{esc(label)}" data-count="{count}">'
-            f"<title>{esc(label)}: {count} of {total}</title>"
+            f"<title>{esc(_of(label, count, total))}</title>"
             f'<text x="0" y="{y + 14}">{esc(label)}</text>'
             f'<rect x="{label_w}" y="{y}" width="{width}" height="18" fill="{colour}"/>'
             f'<text x="{label_w + width + 6}" y="{y + 14}">{count} '
-            f"({esc(percent(count / total))})</text></g>")
+            f"({esc(percent(count / total))})</text></g>"
+        )
     out.append("</svg>")
     return "".join(out)
 
@@ -144,10 +193,18 @@ def outcome_chart(block: Mapping[str, Any]) -> str:
 def _checks(checks: Sequence[Mapping[str, Any]]) -> str:
     if not checks:
         return ""
-    head = [("check", ""), ("primitive", ""), ("pass rate", "num"), ("passed / decided", "num"),
-            ("95% interval", "num"), ("errors", "num"), ("not needed", "num"),
-            ("mean score", "num"), ("score distribution", "")]
-    return _section("checks", "Checks", _table(head, map(_check_row, checks), "check-table"))
+    head = [
+        (_("check"), ""),
+        (_("primitive"), ""),
+        (_("pass rate"), "num"),
+        (_("passed / decided"), "num"),
+        (_("95% interval"), "num"),
+        (_("errors"), "num"),
+        (_("not needed"), "num"),
+        (_("mean score"), "num"),
+        (_("score distribution"), ""),
+    ]
+    return _section("checks", _("Checks"), _table(head, map(_check_row, checks), "check-table"))
 
 
 def _check_row(c: Mapping[str, Any]) -> str:
@@ -180,14 +237,14 @@ def _slots(slots: Sequence[Mapping[str, Any]]) -> str:
         return ""
     parts = []
     for group in slots:
-        head = [("slot", ""), ("filled", "num"), ("completion", "")]
+        head = [(_("slot"), ""), (_("filled"), "num"), (_("completion"), "")]
         rows = (f'<tr data-slot="{esc(s["name"])}"><td>{esc(s["name"])}</td>'
                 f'<td class="num">{s["filled"]} / {s["of"]} ({percent(s["rate"])})</td>'
                 f'<td><div class="bar"><span style="width:{_width(s["rate"])}%"></span></div>'
                 f"</td></tr>" for s in group["slots"])
         parts.append(f'<h3><code>{esc(group["check"])}</code></h3>\n'
                      + _table(head, rows, f'slots-{_ident(group["check"])}'))
-    return _section("slots", "Slot completion", "\n".join(parts))
+    return _section("slots", _("Slot completion"), "\n".join(parts))
 
 
 def _width(rate: float | None) -> str:
@@ -199,9 +256,12 @@ def _ident(name: str) -> str:
 
 
 def _cost(cost: Mapping[str, Any]) -> str:
-    rows = [f"<tr><td>{esc(k.replace('_', ' '))}</td><td class=\"num\">{v}</td></tr>"
-            for k, v in cost.items()]
-    return _section("cost", "Cost", _table([("", ""), ("", "num")], rows, "cost-table"))
+    rows = [
+        f'<tr><td>{esc(_(COST_WORDS.get(k, k.replace("_", " "))))}</td>'
+        f'<td class="num">{v}</td></tr>'
+        for k, v in cost.items()
+    ]
+    return _section("cost", _("Cost"), _table([("", ""), ("", "num")], rows, "cost-table"))
 
 
 # ---------------------------------------------------------------- worst cases
@@ -209,10 +269,15 @@ def _cost(cost: Mapping[str, Any]) -> str:
 
 def _worst(cases: Sequence[Mapping[str, Any]]) -> str:
     if not cases:
-        return _section("worst", "Worst cases", '<p class="empty">No case to show.</p>')
-    intro = ('<p class="muted">Errors first, then the latest branch of each outcome block, '
-             "then the lowest mean check score.</p>")
-    return _section("worst", "Worst cases", intro + "\n".join(map(_case, cases)))
+        return _section("worst", _("Worst cases"), _empty(_("No case to show.")))
+    intro = _p(
+        _(
+            "Errors first, then the latest branch of each outcome block, "
+            "then the lowest mean check score."
+        ),
+        "muted",
+    )
+    return _section("worst", _("Worst cases"), intro + "\n".join(map(_case, cases)))
 
 
 def _case(case: Mapping[str, Any]) -> str:
@@ -222,7 +287,13 @@ def _case(case: Mapping[str, Any]) -> str:
     fired = "".join(f"<li>{esc(b)}: <code>{esc(text)}</code></li>"
                     for b, text in branches.items() if text)
     fired_html = f'<ul class="branches">{fired}</ul>' if fired else ""
-    head = [("check", ""), ("status", ""), ("score", "num"), ("value", ""), ("reason", "")]
+    head = [
+        (_("check"), ""),
+        (_("status"), ""),
+        (_("score"), "num"),
+        (_("value"), ""),
+        (_("reason"), ""),
+    ]
     checks = _table(head, map(_trace_row, case["checks"]))
     return (f'<details class="case" data-case="{esc(case["id"])}" open>'
             f'<summary><code>{esc(case["id"])}</code>{labels}</summary>'
@@ -238,16 +309,18 @@ def _trace_row(c: Mapping[str, Any]) -> str:
         shown = value
     else:
         shown = json.dumps(value, ensure_ascii=False, default=str)
-    return (f'<tr data-trace-check="{esc(c["name"])}"><td><code>{esc(c["name"])}</code></td>'
-            f'<td class="{esc(status)}">{esc(status.replace("_", " "))}</td>'
-            f'<td class="num">{esc(number(c.get("score")))}</td>'
-            f"<td><code>{esc(_clip(shown, 200))}</code></td><td>{esc(c.get('reason') or '')}</td>"
-            "</tr>")
+    return (
+        f'<tr data-trace-check="{esc(c["name"])}"><td><code>{esc(c["name"])}</code></td>'
+        f'<td class="{esc(status)}">{esc(_(STATUS_WORDS.get(status, status)))}</td>'
+        f'<td class="num">{esc(number(c.get("score")))}</td>'
+        f"<td><code>{esc(_clip(shown, 200))}</code></td><td>{esc(c.get('reason') or '')}</td>"
+        "</tr>"
+    )
 
 
 def _dialog(messages: Sequence[Mapping[str, Any]]) -> str:
     if not messages:
-        return '<p class="empty">No dialog recorded.</p>'
+        return _empty(_("No dialog recorded."))
     turns = []
     for m in messages:
         calls = "".join(f"\n→ {esc(c)}" for c in m.get("tool_calls") or ())
@@ -265,8 +338,12 @@ def _bad_rows(cases: Mapping[str, Any]) -> str:
     rows = cases["bad_rows"]
     if not rows:
         return ""
-    head = [("file:line", ""), ("field", ""), ("reason", "")]
+    head = [(_("file:line"), ""), (_("field"), ""), (_("reason"), "")]
     body = (f'<tr><td><code>{esc(r["file"])}:{r["line"]}</code></td>'
             f'<td>{esc(r.get("field") or "")}</td><td>{esc(r["reason"])}</td></tr>' for r in rows)
-    note = f'<p>{cases["bad_rows_skipped"]} rows were skipped; the first {len(rows)}:</p>'
-    return _section("bad-rows", "Skipped rows", note + _table(head, body, "bad-row-table"))
+    note = _p(
+        _("{skipped} rows were skipped; the first {shown}:").format(
+            skipped=cases["bad_rows_skipped"], shown=len(rows)
+        )
+    )
+    return _section("bad-rows", _("Skipped rows"), note + _table(head, body, "bad-row-table"))

@@ -26,6 +26,7 @@ from types import TracebackType
 from typing import IO, Any
 
 from evaldsl.errors import CaseDataError
+from evaldsl.i18n import _
 
 FORMAT = "evaldsl-results"
 VERSION = 1
@@ -73,7 +74,7 @@ def recover(path: Path) -> Recovered:
             record = _complete_record(raw)
             if record is None:
                 if good + len(raw) < size:
-                    raise CaseDataError(str(path), number, "this line is not a JSON object")
+                    raise CaseDataError(str(path), number, _("this line is not a JSON object"))
                 break
             good += len(raw)
             if number == 1 and is_header(record):
@@ -108,7 +109,7 @@ def read_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if record is None:
                 if offset >= size and not raw.endswith(b"\n"):
                     return
-                raise CaseDataError(str(path), number, "this line is not a JSON object")
+                raise CaseDataError(str(path), number, _("this line is not a JSON object"))
             if not (number == 1 and is_header(record)):
                 yield number, record
 

@@ -11,7 +11,8 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
-from evaldsl.report.stats import fraction, number, percent, plural
+from evaldsl.i18n import _, ngettext
+from evaldsl.report.stats import fraction, number, percent
 
 WORST_LISTED = 5
 
@@ -24,11 +25,15 @@ def md(text: object) -> str:
 
 def render_markdown(report: Mapping[str, Any]) -> str:
     spec, cases = report["spec"], report["cases"]
-    lines = [f"### evaldsl: {md(spec['name'])}", ""]
-    facts = [f"**{cases['evaluated']}** cases judged"]
+    lines = [_("### evaldsl: {md}").format(md=md(spec["name"])), ""]
+    facts = [_("**{cases}** cases judged").format(cases=cases["evaluated"])]
     if cases["bad_rows_skipped"]:
-        facts.append(f"{plural(cases['bad_rows_skipped'], 'bad row')} skipped")
-    facts.append(f"spec `{spec['hash'][:19]}`")
+        facts.append(
+            ngettext(
+                "{count} bad row skipped", "{count} bad rows skipped", cases["bad_rows_skipped"]
+            ).format(count=cases["bad_rows_skipped"])
+        )
+    facts.append(_("spec `{spec}`").format(spec=spec["hash"][:19]))
     lines += [" · ".join(facts), ""]
     lines += _metrics(report["metrics"])
     lines += _outcomes(report["outcomes"])
@@ -46,12 +51,14 @@ def metric_value(m: Mapping[str, Any]) -> str:
 def _metrics(metrics: list[Mapping[str, Any]]) -> list[str]:
     if not metrics:
         return []
-    out = ["| metric | value | n | 95% interval | errors left out | where |",
-           "|---|---:|---:|:---:|---:|---|"]
+    out = [
+        _("| metric | value | n | 95% interval | errors left out | where |"),
+        "|---|---:|---:|:---:|---:|---|",
+    ]
     for m in metrics:
         interval = m.get("interval")
         span = f"{percent(interval['low'])} – {percent(interval['high'])}" if interval else ""
-        where = f"`{md(m['where'])}`" if m.get("where") else "all cases"
+        where = f"`{md(m['where'])}`" if m.get("where") else _("all cases")
         out.append(f"| `{md(m['name'])}` | **{metric_value(m)}** | "
                    f"{fraction(m['numerator'], m['denominator'])} | {span} | {m['errors']} | "
                    f"{where} |")
@@ -64,7 +71,8 @@ def _outcomes(outcomes: list[Mapping[str, Any]]) -> list[str]:
         total = sum(block["counts"].values()) or 1
         parts = [f"{md(label)} {count} ({percent(count / total, 0)})"
                  for label, count in block["counts"].items() if count or label != "error"]
-        out.append(f"**{md(block['name'] or 'verdict')}**: " + " · ".join(parts))
+        name = md(block["name"] or _("verdict"))
+        out.append(_("**{name}**: {counts}").format(name=name, counts=" · ".join(parts)))
     return [*out, ""] if out else []
 
 
@@ -75,20 +83,24 @@ def _checks(checks: list[Mapping[str, Any]]) -> list[str]:
         return []
     parts = [f"`{md(c['name'])}` {percent(c['pass_rate'])} ({c['passed']}/"
              f"{c['passed'] + c['failed']}{_errors(c['errors'])})" for c in weak]
-    return ["**checks** (pass rate, lowest first): " + " · ".join(parts), ""]
+    return [_("**checks** (pass rate, lowest first): ") + " · ".join(parts), ""]
 
 
 def _errors(count: int) -> str:
-    return f"; {plural(count, 'error')}" if count else ""
+    return (
+        ngettext("; {count} error", "; {count} errors", count).format(count=count) if count else ""
+    )
 
 
 def _worst(cases: list[Mapping[str, Any]]) -> list[str]:
     if not cases:
         return []
-    out = ["<details><summary>worst cases</summary>", ""]
+    out = [_("<details><summary>worst cases</summary>"), ""]
     for case in cases[:WORST_LISTED]:
         labels = ", ".join(f"{md(b)}: {md(lab)}" for b, lab in case["labels"].items())
         failing = [c["name"] for c in case["checks"] if c["status"] in ("failed", "error")]
-        tail = f"; failing: {', '.join(md(n) for n in failing)}" if failing else ""
+        tail = (
+            _("; failing: {join}").format(join=", ".join(md(n) for n in failing)) if failing else ""
+        )
         out.append(f"- `{md(case['id'])}` ({labels}{tail})")
     return [*out, "", "</details>", ""]

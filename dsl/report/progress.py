@@ -13,6 +13,8 @@ import time
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from evaldsl.i18n import _
+
 if TYPE_CHECKING:
     from rich.progress import Progress as RichProgress
 
@@ -47,10 +49,15 @@ class Progress:
             from rich.progress import Progress as RichProgress
 
             self._bar = RichProgress(
-                TextColumn("[bold]judging"), BarColumn(), MofNCompleteColumn(),
-                TextColumn("{task.fields[rate]} cases/s"), TimeElapsedColumn(),
-                TextColumn("ETA"), TimeRemainingColumn(),
-                console=Console(file=sys.stderr), transient=False,
+                TextColumn("[bold]judging"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn(_("{task.fields[rate]} cases/s")),
+                TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                console=Console(file=sys.stderr),
+                transient=False,
             )
             self._bar.__enter__()
             self._task = self._bar.add_task("cases", total=self.total, rate="-")

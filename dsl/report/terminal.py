@@ -14,8 +14,9 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
+from evaldsl.i18n import _, ngettext
 from evaldsl.report.markdown import metric_value
-from evaldsl.report.stats import fraction, percent, plural
+from evaldsl.report.stats import fraction, percent
 
 
 def width(text: str) -> int:
@@ -30,9 +31,11 @@ def denominator_note(m: Mapping[str, Any]) -> str:
     """`(25/40, where case.solvable; 2 errors left out)`."""
     note = fraction(m["numerator"], m["denominator"])
     if m.get("where"):
-        note += f", where {m['where']}"
+        note += _(", where {m}").format(m=m["where"])
     if m["errors"]:
-        note += f"; {plural(m['errors'], 'error')} left out"
+        note += ngettext(
+            "; {count} error left out", "; {count} errors left out", m["errors"]
+        ).format(count=m["errors"])
     return f"({note})"
 
 
@@ -47,31 +50,43 @@ def metric_line(m: Mapping[str, Any], name_cells: int = 0) -> str:
 
 def render_terminal(report: Mapping[str, Any]) -> str:
     cases = report["cases"]
-    head = f"{report['spec']['name']} · {cases['evaluated']} cases"
+    head = _("{report} · {cases} cases").format(
+        report=report["spec"]["name"], cases=cases["evaluated"]
+    )
     if cases["bad_rows_skipped"]:
-        head += f" · {plural(cases['bad_rows_skipped'], 'bad row')} skipped"
+        head += ngettext(
+            " · {count} bad row skipped", " · {count} bad rows skipped", cases["bad_rows_skipped"]
+        ).format(count=cases["bad_rows_skipped"])
     lines = [head, ""]
     metrics = report["metrics"]
     if metrics:
         cells = max(width(m["name"]) for m in metrics)
-        lines.append("metrics")
+        lines.append(_("metrics"))
         lines.extend("  " + metric_line(m, cells) for m in metrics)
         lines.append("")
     for block in report["outcomes"]:
         total = sum(block["counts"].values()) or 1
         parts = [f"{label} {count} ({percent(count / total)})"
                  for label, count in block["counts"].items() if count or label != "error"]
-        lines.append(f"{block['name'] or 'outcome'}: " + " · ".join(parts))
+        name = block["name"] or _("outcome")
+        lines.append(_("{name}: {counts}").format(name=name, counts=" · ".join(parts)))
     checks = [c for c in report["checks"] if c["evaluated"]]
     if checks:
         parts = [f"{c['name']} {percent(c['pass_rate'])} ({c['passed']}/"
                  f"{c['passed'] + c['failed']}{_err(c['errors'])})" for c in checks]
-        lines.append("checks: " + " · ".join(parts))
+        lines.append(_("checks: {checks}").format(checks=" · ".join(parts)))
     cost = report["cost"]
-    lines.append(f"cost: {cost['model_calls']} model calls · {cost['cached']} from cache · "
-                 f"{cost['prompt_tokens'] + cost['completion_tokens']} tokens")
+    lines.append(
+        _("cost: {cost} model calls · {cost2} from cache · {value} tokens").format(
+            cost=cost["model_calls"],
+            cost2=cost["cached"],
+            value=cost["prompt_tokens"] + cost["completion_tokens"],
+        )
+    )
     return "\n".join(lines)
 
 
 def _err(count: int) -> str:
-    return f"; {plural(count, 'error')}" if count else ""
+    return (
+        ngettext("; {count} error", "; {count} errors", count).format(count=count) if count else ""
+    )

@@ -32,6 +32,7 @@ from typing import Any
 from evaldsl.api import Spec, as_case, load
 from evaldsl.cases.case import Case
 from evaldsl.errors import EvaldslError, SpecError
+from evaldsl.i18n import _
 from evaldsl.model.requests import ModelRequest
 from evaldsl.results import CaseResult
 from evaldsl.runtime.compiler import Compiler
@@ -110,9 +111,15 @@ def failure_report(run: ExampleRun) -> str:
     """Why an example failed: each expect that did not hold, its value and location, then
     the case's labels and trace (the same text in `evaldsl test` and in pytest)."""
     if run.problem:
-        return f"{run.spec}:{run.span.line}: example `{run.name}`: {run.problem}"
-    lines = [f"{run.spec}:{e.span.line}:{e.span.col}: expect {e.text}  ->  "
-             f"{describe(e.value)}" for e in run.failures]
+        return _("{spec}:{line}: example `{name}`: {problem}").format(
+            spec=run.spec, line=run.span.line, name=run.name, problem=run.problem
+        )
+    lines = [
+        _("{spec}:{line}:{col}: expect {text}  ->  {describe}").format(
+            spec=run.spec, line=e.span.line, col=e.span.col, text=e.text, describe=describe(e.value)
+        )
+        for e in run.failures
+    ]
     if run.result is not None:
         lines += ["", "labels: " + ", ".join(f"{k}={v}" for k, v in run.result.labels.items())]
         lines += [f"  {line}" for line in run.result.trace]
@@ -123,8 +130,16 @@ class _Offline:
     """The model runtime of examples: none. An unpinned model check is an error saying so."""
 
     async def resolve(self, case: Case, requests: Sequence[ModelRequest]) -> list[CheckResult]:
-        return [CheckResult.error(f"`{r.check}` needs a model: pin its result in the example "
-                                  f"with `given {r.check} = ...`", r.check) for r in requests]
+        return [
+            CheckResult.error(
+                _(
+                    "`{check}` needs a model: pin its result in the "
+                    "example with `given {check} = ...`"
+                ).format(check=r.check),
+                r.check,
+            )
+            for r in requests
+        ]
 
 
 class ExampleInterpreter(Interpreter):
@@ -152,13 +167,13 @@ class ExampleInterpreter(Interpreter):
 
     def _read(self, frame: Frame, read: Fn) -> Any:
         """A condition's value; a model check it reaches first is resolved (offline: an error)."""
-        for _ in range(len(self.program.checks) + 2):
+        for _round in range(len(self.program.checks) + 2):
             value = read(frame)
             if value is not PENDING:
                 return value
             self._settle(frame)
             self._reset(frame)
-        return ErrorValue("the condition did not settle")  # pragma: no cover
+        return ErrorValue(_("the condition did not settle"))  # pragma: no cover
 
 
 def _expects(example: n.Example) -> list[n.ExampleExpect]:
@@ -217,8 +232,11 @@ def literal(expr: n.Expr) -> Any:
         return [literal(item) for item in expr.items]
     if isinstance(expr, n.MapLit):
         return {e.key: literal(e.value) for e in expr.entries}
-    raise ExampleProblem(f"line {expr.span.line}: examples take literal values "
-                         "(numbers, texts, true/false, lists, maps)")
+    raise ExampleProblem(
+        _(
+            "line {line}: examples take literal values (numbers, texts, true/false, lists, maps)"
+        ).format(line=expr.span.line)
+    )
 
 
 # ---------------------------------------------------------------- pins
@@ -241,7 +259,9 @@ def pin(spec: Spec, check: str, fields: dict[str, Any], case: Mapping[str, Any])
     try:
         node = spec.graph.check(check)
     except StopIteration:
-        raise ExampleProblem(f"`given {check}`: the spec has no check `{check}`") from None
+        raise ExampleProblem(
+            _("`given {check}`: the spec has no check `{check}`").format(check=check)
+        ) from None
     primitive = node.primitive
     if primitive.pin is not None:
         params = _params(node, case, spec.graph.symbols.lets)
@@ -249,7 +269,9 @@ def pin(spec: Spec, check: str, fields: dict[str, Any], case: Mapping[str, Any])
             try:
                 return primitive.pin(params, dict(fields))
             except (TypeError, ValueError, KeyError) as exc:
-                raise ExampleProblem(f"`given {check}`: {exc}") from None
+                raise ExampleProblem(
+                    _("`given {check}`: {exc}").format(check=check, exc=exc)
+                ) from None
     return generic_pin(fields)
 
 
@@ -293,8 +315,13 @@ def generic_pin(fields: Mapping[str, Any]) -> CheckResult:
     if passed is None:
         passed = bool(score >= 0.5) if isinstance(score, float) else True
     extra = {k: v for k, v in fields.items() if k not in ("passed", "score", "value")}
-    return CheckResult(bool(passed), float(score), score if value is None else value, extra,
-                       "pinned in the example")
+    return CheckResult(
+        bool(passed),
+        float(score),
+        score if value is None else value,
+        extra,
+        _("pinned in the example"),
+    )
 
 
 def _score_of(passed: Any, value: Any) -> float:

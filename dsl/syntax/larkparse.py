@@ -18,6 +18,7 @@ from lark.tree import Meta
 
 from evaldsl import grammar
 from evaldsl.diagnostics import Diagnostic, error
+from evaldsl.i18n import N_, _
 from evaldsl.syntax import nodes as n
 from evaldsl.syntax.builder import Builder, comment, token_span
 from evaldsl.syntax.messages import (
@@ -57,9 +58,9 @@ class _ToBuilder(Transformer[Token, n.Module]):
 def _too_deep(source: Source) -> Diagnostic:
     return error(
         "E003",
-        "the spec nests expressions too deeply to read",
+        _("the spec nests expressions too deeply to read"),
         Span.point(source.name, 1, 1),
-        "name inner parts with `let` to flatten long chains of `not` or `-`",
+        _("name inner parts with `let` to flatten long chains of `not` or `-`"),
     )
 
 
@@ -128,12 +129,14 @@ def _unexpected_character(exc: UnexpectedCharacters, source: Source) -> Diagnost
     if ch in "\"'":
         return error(
             "E013",
-            "this text is not closed before the end of the line",
+            _("this text is not closed before the end of the line"),
             span,
-            f"end the text with a matching {ch}; use \\n for a line break inside text",
+            _("end the text with a matching {ch}; use \\n for a line break inside text").format(
+                ch=ch
+            ),
         )
-    hint = FULLWIDTH_HINTS.get(ch, "remove it, or put it inside a quoted text")
-    return error("E010", f"unexpected character `{ch}`", span, hint)
+    hint = _(FULLWIDTH_HINTS.get(ch, N_("remove it, or put it inside a quoted text")))
+    return error("E010", _("unexpected character `{ch}`").format(ch=ch), span, hint)
 
 
 def _end_span(source: Source) -> Span:

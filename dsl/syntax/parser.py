@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 from evaldsl import grammar
 from evaldsl.diagnostics import Diagnostic, error
+from evaldsl.i18n import _
 from evaldsl.syntax import nodes as n
 from evaldsl.syntax.builder import Builder, comment
 from evaldsl.syntax.fastparse import Fallback, Tables, load_tables, parse_fast
@@ -111,9 +112,11 @@ def _decode(text: str | bytes, name: str) -> str | Diagnostic:
         col = exc.start - (text.rfind(b"\n", 0, exc.start) + 1) + 1
         return error(
             "E001",
-            f"the file is not UTF-8 text (byte 0x{text[exc.start]:02x} at offset {exc.start})",
+            _("the file is not UTF-8 text (byte 0x{text:02x} at offset {start})").format(
+                text=text[exc.start], start=exc.start
+            ),
             Span.point(name, line, col),
-            "save the spec as UTF-8; `.eval` files are text",
+            _("save the spec as UTF-8; `.eval` files are text"),
         )
 
 
@@ -122,18 +125,19 @@ def _input_problem(source: Source) -> Diagnostic | None:
     if len(text) > MAX_SPEC_BYTES:
         return error(
             "E002",
-            f"the file has {len(text):,} characters, more than a spec may have"
-            f" ({MAX_SPEC_BYTES:,})",
+            _(
+                "the file has {count:,} characters, more than a spec may have ({MAX_SPEC_BYTES:,})"
+            ).format(count=len(text), MAX_SPEC_BYTES=MAX_SPEC_BYTES),
             Span.point(source.name, 1, 1),
-            "split it into several specs, or keep data in case files instead of the spec",
+            _("split it into several specs, or keep data in case files instead of the spec"),
         )
     nul = text.find("\x00")
     if nul >= 0:
         return error(
             "E001",
-            "the file contains a NUL character: it looks binary, not like a spec",
+            _("the file contains a NUL character: it looks binary, not like a spec"),
             source.span(nul, nul + 1),
-            "`.eval` files are UTF-8 text",
+            _("`.eval` files are UTF-8 text"),
         )
     return _nesting_problem(source)
 
@@ -147,9 +151,11 @@ def _nesting_problem(source: Source) -> Diagnostic | None:
                 offset = match.start()
                 return error(
                     "E003",
-                    f"brackets are nested more than {MAX_NESTING} levels deep",
+                    _("brackets are nested more than {MAX_NESTING} levels deep").format(
+                        MAX_NESTING=MAX_NESTING
+                    ),
                     source.span(offset, offset + 1),
-                    "name an inner part with `let` to flatten the expression",
+                    _("name an inner part with `let` to flatten the expression"),
                 )
         else:
             depth = max(0, depth - 1)

@@ -71,6 +71,17 @@ def test_installed_cli_checks_the_shipped_specs(installed: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_installed_cli_speaks_chinese(installed: Path, tmp_path: Path) -> None:
+    """The compiled Chinese catalogue is package data: without it messages stay English."""
+    spec = tmp_path / "bad.eval"
+    spec.write_text('spec "s"\nlet x = y\n', encoding="utf-8")
+    result = subprocess.run(
+        [str(installed / "bin" / "evaldsl"), "--lang", "zh", "check", str(spec)],
+        capture_output=True, text=True, encoding="utf-8", cwd=installed,
+    )
+    assert "未知名称 `y`" in result.stdout, result.stdout + result.stderr
+
+
 def test_installed_parser_reads_a_spec(installed: Path) -> None:
     python = installed / "bin" / "python"
     code = (

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from html.parser import HTMLParser
 from typing import Any
 
 import pytest
 
+from evaldsl.i18n import set_language
 from evaldsl.report.html import esc, histogram_svg, outcome_chart, render_html
 
 
@@ -114,3 +116,28 @@ class TestInChromium:
         text = "".join(rendered.text)
         assert "failure otherwise" in text
         assert "好的，请问您的姓名？" in text
+
+
+class TestChineseChrome:
+    """Headings, column names and labels follow the language; the user's data does not."""
+
+    @pytest.fixture
+    def page(self, report: dict[str, Any]) -> Iterator[str]:
+        set_language("zh")
+        try:
+            yield render_html(report)
+        finally:
+            set_language("en")
+
+    def test_headings_and_columns_are_chinese(self, page: str) -> None:
+        headings = re.findall(r"<h2>(.*?)</h2>", page)
+        assert "指标" in headings and "最差用例" in headings and "检查" in headings
+        assert "Metrics" not in headings
+        assert "通过率" in page and "已评测" in page
+
+    def test_the_page_says_it_is_chinese(self, page: str) -> None:
+        assert '<html lang="zh">' in page
+
+    def test_names_from_the_spec_stay_as_written(self, page: str, report: dict[str, Any]) -> None:
+        for metric in report["metrics"]:
+            assert f'data-metric="{metric["name"]}"' in page

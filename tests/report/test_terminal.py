@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from evaldsl.i18n import set_language
 from evaldsl.report.terminal import metric_line, pad, render_terminal
 
 
@@ -25,3 +26,15 @@ def test_layers_in_reading_order(report: dict[str, Any]) -> None:
 
 def test_pad_counts_wide_characters_twice() -> None:
     assert pad("意图", 6) == "意图  "
+
+
+def test_chinese_layers(report: dict[str, Any]) -> None:
+    """The report's own words follow the language; the spec's names stay as written."""
+    set_language("zh")
+    try:
+        lines = render_terminal(report).splitlines()
+    finally:
+        set_language("en")
+    assert lines[0] == "维修 <b>预约</b> & co · 6 个用例 · 跳过了 1 个坏行"
+    assert "success_rate" in lines[3] and "剔除了 1 个错误" in lines[3]
+    assert lines[-1] == "开销：4 次模型调用 · 1 次命中缓存 · 1280 个 token"

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from evaldsl.i18n import _
 from evaldsl.primitives.registry import Primitive
 from evaldsl.primitives.tables import NormalizationTable
 from evaldsl.primitives.valuetypes import ValueType as T
@@ -97,7 +98,9 @@ def accepts(wanted: frozenset[T] | None, found: T) -> bool:
 def describe(wanted: frozenset[T]) -> str:
     """`a text or a list`: accepted types in words."""
     words = sorted(str(t) for t in wanted)
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+    if len(words) == 1:
+        return words[0]
+    return _("{items} or {last}").format(items=_(", ").join(words[:-1]), last=words[-1])
 
 
 def param_fields(primitive: Primitive) -> dict[str, FieldInfo]:

@@ -15,6 +15,7 @@ from evaldsl.checker.facts.consts import number_of
 from evaldsl.checker.facts.context import Context, unwrap
 from evaldsl.checker.facts.symbols import CASE
 from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing
+from evaldsl.i18n import N_, _
 from evaldsl.primitives.registry import Registry, default_registry
 from evaldsl.primitives.valuetypes import ValueType as T
 from evaldsl.syntax import nodes as n
@@ -53,6 +54,9 @@ def is_condition(t: T) -> bool:
 def is_number(t: T) -> bool:
     return t in _NUMBERS
 
+SIDE_WORDS = {"left": N_("left"), "right": N_("right")}
+"""The side of a binary operator, in words for messages."""
+
 
 class TypeEnv:
     """What names mean, for type inference; built from a checker `Context`."""
@@ -84,10 +88,10 @@ def infer_type(expr: n.Expr, env: TypeEnv) -> T:
 def condition_hint(found: T) -> str:
     """How to turn a value of type `found` into a condition."""
     if found is T.NUMBER:
-        return "compare it with a threshold, e.g. `>= 0.8`"
+        return _("compare it with a threshold, e.g. `>= 0.8`")
     if found is T.TEXT:
-        return "compare it with a value, e.g. `== \"yes\"`"
-    return "write a comparison or a check name"
+        return _('compare it with a value, e.g. `== "yes"`')
+    return _("write a comparison or a check name")
 
 
 class Typer:
@@ -148,8 +152,12 @@ class Typer:
             return self.check_field(obj.name, e)
         found = self.infer(obj)
         if found in (T.NUMBER, T.BOOL, T.TEXT, T.TABLE):
-            self.report("E309", f"{found} has no fields, so it has no `.{e.name}`",
-                        e.name_span, "remove the field, or read it from a check or a map")
+            self.report(
+                "E309",
+                _("{found} has no fields, so it has no `.{name}`").format(found=found, name=e.name),
+                e.name_span,
+                _("remove the field, or read it from a check or a map"),
+            )
         return T.ANY
 
     def check_field(self, check: str, e: n.Attribute) -> T:
@@ -160,28 +168,44 @@ class Typer:
         if e.name in fields:
             return fields[e.name]
         hint = did_you_mean(e.name, fields)
-        known = f"`{primitive.name}` results have {listing(fields)}"
-        self.report("E102", f"the check `{check}` has no field `{e.name}`", e.name_span,
-                    f"{hint} {known}" if hint else known)
+        known = _("`{name}` results have {names}").format(
+            name=primitive.name, names=listing(fields)
+        )
+        self.report(
+            "E102",
+            _("the check `{check}` has no field `{name}`").format(check=check, name=e.name),
+            e.name_span,
+            f"{hint} {known}" if hint else known,
+        )
         return T.ANY
 
     def index(self, e: n.Index) -> T:
         found = self.infer(e.obj)
         self.infer(e.index)
         if found in (T.NUMBER, T.BOOL, T.CHECK, T.TABLE):
-            self.report("E309", f"cannot index into {found}", e.span,
-                        "only lists, maps and texts can be indexed with `[...]`")
+            self.report(
+                "E309",
+                _("cannot index into {found}").format(found=found),
+                e.span,
+                _("only lists, maps and texts can be indexed with `[...]`"),
+            )
         return T.ANY
 
     def unary(self, e: n.Unary) -> T:
         found = self.infer(e.operand)
         if e.op == "not":
             if not is_condition(found):
-                self.report("E302", f"`not` needs a condition, found {found}", e.operand.span,
-                            condition_hint(found))
+                self.report(
+                    "E302",
+                    _("`not` needs a condition, found {found}").format(found=found),
+                    e.operand.span,
+                    condition_hint(found),
+                )
             return T.BOOL
         if not is_number(found):
-            self.report("E303", f"`-` needs a number, found {found}", e.operand.span)
+            self.report(
+                "E303", _("`-` needs a number, found {found}").format(found=found), e.operand.span
+            )
         return T.NUMBER
 
     def binary(self, e: n.Binary) -> T:
@@ -196,44 +220,74 @@ class Typer:
             return T.BOOL
         if op in n.MEMBER_OPS:
             if right not in _CONTAINERS:
-                self.report("E309", f"`{op}` needs a list, map or text on its right, found {right}",
-                            e.right.span, "write the choices as a list: `[\"a\", \"b\"]`")
+                self.report(
+                    "E309",
+                    _("`{op}` needs a list, map or text on its right, found {right}").format(
+                        op=op, right=right
+                    ),
+                    e.right.span,
+                    _('write the choices as a list: `["a", "b"]`'),
+                )
             return T.BOOL
         for side, found in (("left", left), ("right", right)):
             if not is_number(found):
                 operand = e.left if side == "left" else e.right
-                self.report("E303", f"`{op}` needs numbers, found {found} on its {side}",
-                            operand.span, _arith_hint(found, operand))
+                self.report(
+                    "E303",
+                    _("`{op}` needs numbers, found {found} on its {side}").format(
+                        op=op, found=found, side=_(SIDE_WORDS[side])
+                    ),
+                    operand.span,
+                    _arith_hint(found, operand),
+                )
         return T.NUMBER
 
     def logic(self, e: n.Binary, left: T, right: T) -> None:
         for side, found, operand in (("left", left, e.left), ("right", right, e.right)):
             if not is_condition(found):
-                self.report("E302", f"`{e.op}` needs conditions, found {found} on its {side}",
-                            operand.span, condition_hint(found))
+                self.report(
+                    "E302",
+                    _("`{op}` needs conditions, found {found} on its {side}").format(
+                        op=e.op, found=found, side=_(SIDE_WORDS[side])
+                    ),
+                    operand.span,
+                    condition_hint(found),
+                )
 
     def compare(self, e: n.Binary, left: T, right: T) -> None:
         ordering = e.op not in ("==", "!=")
         if ordering and not (_both(left, right, _NUMBERS) or _both(left, right, {T.TEXT, T.ANY})):
             odd = left if not is_number(left) else right
-            self.report("E301", f"`{e.op}` orders numbers, but one side is {odd}",
-                        e.span, self.compare_hint(e, left, right))
+            self.report(
+                "E301",
+                _("`{op}` orders numbers, but one side is {odd}").format(op=e.op, odd=odd),
+                e.span,
+                self.compare_hint(e, left, right),
+            )
             return
         a, b = _CLASSES.get(left), _CLASSES.get(right)
         if a is not None and b is not None and not a & b:
-            self.report("E301", f"cannot compare {left} with {right}", e.span,
-                        self.compare_hint(e, left, right))
+            self.report(
+                "E301",
+                _("cannot compare {left} with {right}").format(left=left, right=right),
+                e.span,
+                self.compare_hint(e, left, right),
+            )
 
     def compare_hint(self, e: n.Binary, left: T, right: T) -> str:
         side = e.left if left is T.CHECK else e.right if right is T.CHECK else None
         if isinstance(side, n.Name) and T.TEXT in (left, right):
-            return f"to compare the label a check gave, write `{side.name}.label`"
+            return _("to compare the label a check gave, write `{name}.label`").format(
+                name=side.name
+            )
         for operand in (e.left, e.right):
             declared = self.declared_field(operand)
             if declared is not None:
-                return (f"`case.{declared.name}` is declared `{declared.type}` in the `case` "
-                        "block; change its type or what it is compared with")
-        return "compare values of the same kind: numbers with numbers, texts with texts"
+                return _(
+                    "`case.{name}` is declared `{type}` in the `case` block; "
+                    "change its type or what it is compared with"
+                ).format(name=declared.name, type=declared.type)
+        return _("compare values of the same kind: numbers with numbers, texts with texts")
 
     def declared_field(self, e: n.Expr) -> n.CaseField | None:
         if isinstance(e, n.Attribute) and _is_case_field(e):
@@ -250,11 +304,21 @@ class Typer:
         extra = [k for k in e.kwargs if not (e.func == "percentile" and k.name == "p")]
         given += [k.value for k in e.kwargs if k not in extra]
         if extra:
-            self.report("E307", f"`{e.func}` has no argument `{extra[0].name}`", extra[0].span,
-                        f"write `{e.func}({_signature(e.func)})`")
+            self.report(
+                "E307",
+                _("`{func}` has no argument `{name}`").format(func=e.func, name=extra[0].name),
+                extra[0].span,
+                _("write `{func}({signature})`").format(func=e.func, signature=_signature(e.func)),
+            )
         elif len(given) != len(wanted):
-            self.report("E307", f"`{e.func}` takes {_count(len(wanted))}, found {len(given)}",
-                        e.span, f"write `{e.func}({_signature(e.func)})`")
+            self.report(
+                "E307",
+                _("`{func}` takes {count}, found {count2}").format(
+                    func=e.func, count=_count(len(wanted)), count2=len(given)
+                ),
+                e.span,
+                _("write `{func}({signature})`").format(func=e.func, signature=_signature(e.func)),
+            )
         else:
             for arg, want in zip(given, wanted, strict=True):
                 self.aggregate_arg(e.func, arg, self.infer(arg), want)
@@ -266,19 +330,36 @@ class Typer:
         value = number_of(rank, self.ctx)
         scale = 1.0 if isinstance(unwrap(rank), n.Percent) else 100.0
         if value is None or not 0 <= value <= scale:
-            self.report("E307", "the percentile must be a constant between 0 and 100",
-                        rank.span, "write e.g. `percentile(latency.value, 90)` for the 90th")
+            self.report(
+                "E307",
+                _("the percentile must be a constant between 0 and 100"),
+                rank.span,
+                _("write e.g. `percentile(latency.value, 90)` for the 90th"),
+            )
 
     def aggregate_arg(self, func: str, arg: n.Expr, found: T, want: T) -> None:
         if want is T.BOOL and not is_condition(found):
-            hint = ("`mean(...)` averages numbers; `rate(x >= 0.8)` counts cases over a threshold"
-                    if found is T.NUMBER else condition_hint(found))
-            self.report("E307", f"`{func}` counts cases where a condition holds, found {found}",
-                        arg.span, hint)
+            hint = (
+                _("`mean(...)` averages numbers; `rate(x >= 0.8)` counts cases over a threshold")
+                if found is T.NUMBER
+                else condition_hint(found)
+            )
+            self.report(
+                "E307",
+                _("`{func}` counts cases where a condition holds, found {found}").format(
+                    func=func, found=found
+                ),
+                arg.span,
+                hint,
+            )
         elif want is T.NUMBER and not is_number(found):
-            hint = "`rate(...)` gives the share of cases where a condition holds"
-            self.report("E307", f"`{func}` needs a number, found {found}", arg.span,
-                        hint if found is T.BOOL else "give a number or a check score")
+            hint = _("`rate(...)` gives the share of cases where a condition holds")
+            self.report(
+                "E307",
+                _("`{func}` needs a number, found {found}").format(func=func, found=found),
+                arg.span,
+                hint if found is T.BOOL else _("give a number or a check score"),
+            )
 
     def list_lit(self, e: n.ListLit) -> T:
         for item in e.items:
@@ -297,12 +378,14 @@ def _both(left: T, right: T, allowed: frozenset[T] | set[T]) -> bool:
 
 def _arith_hint(found: T, operand: n.Expr) -> str:
     if found is T.BOOL:
-        return "a condition is not a number; in a metric, `rate(...)` turns it into a share"
+        return _("a condition is not a number; in a metric, `rate(...)` turns it into a share")
     if isinstance(operand, n.Attribute) and _is_case_field(operand):
-        return f"declare `{operand.name}: number` in the `case` block if it holds numbers"
+        return _("declare `{name}: number` in the `case` block if it holds numbers").format(
+            name=operand.name
+        )
     if found is T.TEXT:
-        return "texts cannot be added or multiplied"
-    return "use numbers on both sides"
+        return _("texts cannot be added or multiplied")
+    return _("use numbers on both sides")
 
 
 def _is_case_field(e: n.Expr) -> bool:
@@ -310,12 +393,17 @@ def _is_case_field(e: n.Expr) -> bool:
 
 
 def _count(k: int) -> str:
-    return "one argument" if k == 1 else f"{k} arguments"
+    return _("one argument") if k == 1 else f"{k} arguments"
 
 
 def _signature(func: str) -> str:
-    return "value, 90" if func == "percentile" else "condition" if func in ("rate", "count") \
+    return (
+        "value, 90"
+        if func == "percentile"
+        else "condition"
+        if func in ("rate", "count")
         else "value"
+    )
 
 
 _METHODS: dict[type, Any] = {

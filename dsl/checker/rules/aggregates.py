@@ -15,6 +15,7 @@ from evaldsl.checker.facts.context import Context, expr_children, unwrap
 from evaldsl.checker.facts.percase import is_per_case
 from evaldsl.checker.facts.typer import AGGREGATES, infer_type, is_condition, type_env
 from evaldsl.diagnostics import Diagnostic, error
+from evaldsl.i18n import N_, _
 from evaldsl.primitives.valuetypes import ValueType as T
 from evaldsl.syntax import nodes as n
 
@@ -39,18 +40,32 @@ def misplaced_aggregates(ctx: Context) -> Iterator[Diagnostic]:
 
 
 def _nested(call: n.Call, outer: str) -> Diagnostic:
-    return error("E308", f"the aggregate `{call.func}` is inside another aggregate `{outer}`",
-                 call.span, "aggregates cannot be nested; compare per case inside one, e.g. "
-                 "`rate(completion >= 0.8)`")
+    return error(
+        "E308",
+        _("the aggregate `{func}` is inside another aggregate `{outer}`").format(
+            func=call.func, outer=outer
+        ),
+        call.span,
+        _(
+            "aggregates cannot be nested; compare per case inside "
+            "one, e.g. `rate(completion >= 0.8)`"
+        ),
+    )
 
 
 def _outside(call: n.Call, role: str) -> Diagnostic:
-    where = {"where": "a `where` (it selects cases one by one)",
-             "condition": "an outcome condition (it judges one case)",
-             "let": "a `let` (lets are per case)"}.get(role, "per-case parts of a spec")
-    return error("E304",
-                 f"the aggregate `{call.func}` can only be used in a metric, not in {where}",
-                 call.span, "aggregates combine all cases; per case, use the value itself")
+    places = {"where": N_("a `where` (it selects cases one by one)"),
+              "condition": N_("an outcome condition (it judges one case)"),
+              "let": N_("a `let` (lets are per case)")}
+    where = _(places.get(role, N_("per-case parts of a spec")))
+    return error(
+        "E304",
+        _("the aggregate `{func}` can only be used in a metric, not in {where}").format(
+            func=call.func, where=where
+        ),
+        call.span,
+        _("aggregates combine all cases; per case, use the value itself"),
+    )
 
 
 def bare_values_in_metrics(ctx: Context) -> Iterator[Diagnostic]:
@@ -65,8 +80,12 @@ def bare_values_in_metrics(ctx: Context) -> Iterator[Diagnostic]:
             if isinstance(e, (n.Name, n.Attribute, n.Index)) and is_per_case(ctx, e):
                 condition = is_condition(infer_type(e, env))
                 wrapped = f"rate({_text(e)})" if condition else f"mean({_text(e)})"
-                yield error("E305", "a metric cannot use a per-case value outside an aggregate",
-                            e.span, f"aggregate it over the cases, e.g. `{wrapped}`")
+                yield error(
+                    "E305",
+                    _("a metric cannot use a per-case value outside an aggregate"),
+                    e.span,
+                    _("aggregate it over the cases, e.g. `{wrapped}`").format(wrapped=wrapped),
+                )
                 continue
             stack.extend(expr_children(e))
 
@@ -83,9 +102,15 @@ def non_numbers_in_metrics(ctx: Context) -> Iterator[Diagnostic]:
             if isinstance(unwrap(part), n.Call) or is_per_case(ctx, part):
                 continue
             if infer_type(part, env) in (T.NUMBER, T.ANY) and number_of(part, ctx) is None:
-                yield error("E305", "a metric combines aggregates such as `rate(...)` and "
-                            "`mean(...)` with numbers; this part is not one", part.span,
-                            "write a number, or a `let` that is one")
+                yield error(
+                    "E305",
+                    _(
+                        "a metric combines aggregates such as `rate(...)` and "
+                        "`mean(...)` with numbers; this part is not one"
+                    ),
+                    part.span,
+                    _("write a number, or a `let` that is one"),
+                )
 
 
 def formula_parts(value: n.Expr) -> Iterator[n.Expr]:

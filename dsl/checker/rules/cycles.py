@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from evaldsl.checker.facts.context import Context, names_in
 from evaldsl.diagnostics import Diagnostic, error
+from evaldsl.i18n import _
 from evaldsl.syntax import nodes as n
 from evaldsl.syntax.source import Span
 
@@ -129,16 +130,27 @@ def _cycle_through(start: Node, component: set[Node], graph: dict[Node, list[Nod
 def _report(ctx: Context, start: Node, path: list[Node]) -> Diagnostic:
     chain = " → ".join(_word(node) for node in path)
     kinds = {kind for kind, _ in path}
-    hint = ("a let cannot be computed from its own value; break the cycle"
-            if kinds == {"let"} else "each value must be computable before the ones that read it; "
-            "break the cycle")
-    return error("E109", f"{_word(start)} depends on itself: {chain}", _span(ctx, start), hint)
+    hint = (
+        _("a let cannot be computed from its own value; break the cycle")
+        if kinds == {"let"}
+        else _("each value must be computable before the ones that read it; break the cycle")
+    )
+    return error(
+        "E109",
+        _("{word} depends on itself: {chain}").format(word=_word(start), chain=chain),
+        _span(ctx, start),
+        hint,
+    )
 
 
 def _word(node: Node) -> str:
     kind, name = node
     if kind == "outcome":
-        return f"outcome `{name}`" if name is not None else "the verdict outcome"
+        return (
+            _("outcome `{name}`").format(name=name)
+            if name is not None
+            else _("the verdict outcome")
+        )
     return f"`{name}`"
 
 

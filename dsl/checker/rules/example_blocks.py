@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from evaldsl.checker.facts.consts import fold
 from evaldsl.checker.facts.context import Context, unwrap
 from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing
+from evaldsl.i18n import _
 from evaldsl.syntax import nodes as n
 
 ROLES = ("system", "user", "assistant", "tool")
@@ -23,9 +24,13 @@ def unknown_roles(ctx: Context) -> Iterator[Diagnostic]:
         for item in example.items:
             if isinstance(item, n.ExampleMessage) and item.role not in ROLES:
                 close = did_you_mean(item.role, ROLES)
-                known = f"the roles are {listing(ROLES)}"
-                yield error("E501", f"unknown role `{item.role}`", item.role_span,
-                            f"{close} {known}" if close else known)
+                known = _("the roles are {names}").format(names=listing(ROLES))
+                yield error(
+                    "E501",
+                    _("unknown role `{role}`").format(role=item.role),
+                    item.role_span,
+                    f"{close} {known}" if close else known,
+                )
 
 
 def unknown_pins(ctx: Context) -> Iterator[Diagnostic]:
@@ -42,8 +47,12 @@ def _pin_problem(ctx: Context, given: n.ExampleGiven) -> Diagnostic | None:
     checks = ctx.symbols.checks
     if given.check not in checks:
         close = ctx.did_you_mean(given.check, checks)
-        return error("E502", f"`given` pins `{given.check}`, which is not a check",
-                     given.check_span, close or "only check results can be pinned")
+        return error(
+            "E502",
+            _("`given` pins `{check}`, which is not a check").format(check=given.check),
+            given.check_span,
+            close or _("only check results can be pinned"),
+        )
     primitive = ctx.primitive_named(given.check)
     if given.field is None or primitive is None:
         return None
@@ -51,17 +60,27 @@ def _pin_problem(ctx: Context, given: n.ExampleGiven) -> Diagnostic | None:
     if given.field in fields:
         return None
     close = did_you_mean(given.field, fields)
-    known = f"`{primitive.name}` results have {listing(fields)}"
-    return error("E502", f"the check `{given.check}` has no field `{given.field}` to pin",
-                 given.span, f"{close} {known}" if close else known)
+    known = _("`{name}` results have {names}").format(name=primitive.name, names=listing(fields))
+    return error(
+        "E502",
+        _("the check `{check}` has no field `{field}` to pin").format(
+            check=given.check, field=given.field
+        ),
+        given.span,
+        f"{close} {known}" if close else known,
+    )
 
 
 def examples_without_expect(ctx: Context) -> Iterator[Diagnostic]:
     """E503: an example that asserts nothing."""
     for example in ctx.symbols.examples:
         if not any(isinstance(i, n.ExampleExpect) for i in example.items):
-            yield error("E503", f"the example `{example.name}` has no `expect` line",
-                        example.span, "add what must hold, e.g. `expect success`")
+            yield error(
+                "E503",
+                _("the example `{name}` has no `expect` line").format(name=example.name),
+                example.span,
+                _("add what must hold, e.g. `expect success`"),
+            )
 
 
 def sample_rates(ctx: Context) -> Iterator[Diagnostic]:
@@ -70,14 +89,22 @@ def sample_rates(ctx: Context) -> Iterator[Diagnostic]:
         for rule in review.rules:
             value = fold(rule.rate, ctx)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                yield error("E504", "a sample rate must be a constant percentage",
-                            rule.rate.span, "write e.g. `sample 5% where ...`")
+                yield error(
+                    "E504",
+                    _("a sample rate must be a constant percentage"),
+                    rule.rate.span,
+                    _("write e.g. `sample 5% where ...`"),
+                )
             elif not 0 <= value <= 1:
                 plain = isinstance(unwrap(rule.rate), n.Number)
-                hint = (f"write `{value:g}%` for {value:g} percent" if plain and 1 < value <= 100
-                        else "sample between 0% and 100% of the cases")
-                yield error("E504", "a sample rate must lie between 0% and 100%",
-                            rule.rate.span, hint)
+                hint = (
+                    _("write `{value:g}%` for {value:g} percent").format(value=value)
+                    if plain and 1 < value <= 100
+                    else _("sample between 0% and 100% of the cases")
+                )
+                yield error(
+                    "E504", _("a sample rate must lie between 0% and 100%"), rule.rate.span, hint
+                )
 
 
 def review_options(ctx: Context) -> Iterator[Diagnostic]:
@@ -86,12 +113,20 @@ def review_options(ctx: Context) -> Iterator[Diagnostic]:
         for option in review.options:
             if option.name not in REVIEW_OPTIONS:
                 close = did_you_mean(option.name, REVIEW_OPTIONS) if option.name else ""
-                known = "the only option is `seed: N`"
-                yield error("E505", f"unknown review option `{option.name or '?'}`",
-                            option.span, f"{close} {known}" if close else known)
+                known = _("the only option is `seed: N`")
+                yield error(
+                    "E505",
+                    _("unknown review option `{value}`").format(value=option.name or "?"),
+                    option.span,
+                    f"{close} {known}" if close else known,
+                )
             elif not _whole(fold(option.value, ctx) if option.value else None):
-                yield error("E505", "`seed` needs a whole number", option.span,
-                            "write e.g. `review (seed: 7) { ... }`")
+                yield error(
+                    "E505",
+                    _("`seed` needs a whole number"),
+                    option.span,
+                    _("write e.g. `review (seed: 7) { ... }`"),
+                )
 
 
 def _whole(value: object) -> bool:
@@ -109,7 +144,12 @@ def example_case_fields(ctx: Context) -> Iterator[Diagnostic]:
                 for entry in item.fields.entries:
                     if entry.key not in declared:
                         close = ctx.did_you_mean(entry.key, declared)
-                        yield error("E103", f"the case has no field `{entry.key}`",
-                                    entry.key_span,
-                                    close or f"declare it in the `case` block: `{entry.key}: "
-                                    "text`")
+                        yield error(
+                            "E103",
+                            _("the case has no field `{key}`").format(key=entry.key),
+                            entry.key_span,
+                            close
+                            or _("declare it in the `case` block: `{key}: text`").format(
+                                key=entry.key
+                            ),
+                        )

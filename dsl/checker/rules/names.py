@@ -16,6 +16,7 @@ from evaldsl.checker.facts.context import Context, Site
 from evaldsl.checker.facts.symbols import CASE, SymbolTable
 from evaldsl.checker.facts.typer import AGGREGATES
 from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing
+from evaldsl.i18n import N_, _
 from evaldsl.primitives.valuetypes import CASE_FIELD_TYPES, ValueType
 from evaldsl.syntax import nodes as n
 from evaldsl.syntax.source import Span
@@ -25,8 +26,8 @@ RESERVED = frozenset({CASE})
 RESERVED_LABELS = frozenset({"error", CASE})
 """Labels the runtime gives itself (`error`) or that would shadow `case`."""
 
-_KIND_WORDS = {"check": "a check", "let": "a let", "table": "a table", "label": "an outcome label",
-               "outcome": "an outcome block"}
+_KIND_WORDS = {"check": N_("a check"), "let": N_("a let"), "table": N_("a table"),
+               "label": N_("an outcome label"), "outcome": N_("an outcome block")}
 
 
 class _Want(NamedTuple):
@@ -102,30 +103,54 @@ def _resolve(ctx: Context, name: n.Name, want: _Want) -> Diagnostic | None:
     owners = symbols.labels.get(word)
     if symbols.kind_of(word) is not None:
         if owners is not None and len(owners) > 1 and symbols.kind_of(word) == "label":
-            blocks = listing(o or "the verdict" for o in owners)
-            return error("E108", f"the label `{word}` belongs to several outcome blocks",
-                         name.span, f"{blocks} all give `{word}`; rename it in all but one")
+            blocks = listing(o or _("the verdict") for o in owners)
+            return error(
+                "E108",
+                _("the label `{word}` belongs to several outcome blocks").format(word=word),
+                name.span,
+                _("{blocks} all give `{word}`; rename it in all but one").format(
+                    blocks=blocks, word=word
+                ),
+            )
         return None
     if word == CASE:
-        return error("E101", "`case` is not a value by itself", name.span,
-                     "read one of its fields, e.g. `case.intent`")
+        return error(
+            "E101",
+            _("`case` is not a value by itself"),
+            name.span,
+            _("read one of its fields, e.g. `case.intent`"),
+        )
     if word in symbols.metrics:
-        return error("E101", f"`{word}` is a metric and cannot be used in an expression",
-                     name.span, "repeat its expression, or name the shared part with `let`")
+        return error(
+            "E101",
+            _("`{word}` is a metric and cannot be used in an expression").format(word=word),
+            name.span,
+            _("repeat its expression, or name the shared part with `let`"),
+        )
     if want.choices:
-        return error("E101", f"unknown name `{word}`", name.span,
+        return error("E101", _("unknown name `{word}`").format(word=word), name.span,
                      choice_hint(want.parameter, want.choices))
     if want.constant and not want.table:
-        return error("E101", f"unknown name `{word}`", name.span, _constant_hint(ctx, word))
+        return error("E101", _("unknown name `{word}`").format(word=word), name.span,
+                     _constant_hint(ctx, word))
     close = ctx.similar(word, ctx.value_names)
     if want.table or (close is not None and close in symbols.tables):
-        define = f"define it with `table {word} {{ ... }}`"
+        define = _("define it with `table {word} {{ ... }}`").format(word=word)
         hint = ctx.did_you_mean(word, symbols.tables) or define
-        return error("E104", f"unknown table `{word}`", name.span, hint)
+        return error("E104", _("unknown table `{word}`").format(word=word), name.span, hint)
     if close is not None and symbols.kind_of(close) == "label":
-        return error("E105", f"unknown outcome label `{word}`", name.span,
-                     f"did you mean `{close}`? {_labels(ctx)}")
-    return error("E101", f"unknown name `{word}`", name.span, _unknown_hint(ctx, word, close))
+        return error(
+            "E105",
+            _("unknown outcome label `{word}`").format(word=word),
+            name.span,
+            _("did you mean `{close}`? {labels}").format(close=close, labels=_labels(ctx)),
+        )
+    return error(
+        "E101",
+        _("unknown name `{word}`").format(word=word),
+        name.span,
+        _unknown_hint(ctx, word, close),
+    )
 
 
 def _constant_hint(ctx: Context, word: str) -> str:
@@ -137,20 +162,24 @@ def _constant_hint(ctx: Context, word: str) -> str:
 
 
 def _labels(ctx: Context) -> str:
-    return f"the labels are {listing(ctx.symbols.labels)}"
+    return _("the labels are {names}").format(names=listing(ctx.symbols.labels))
 
 
 def _unknown_hint(ctx: Context, word: str, close: str | None) -> str:
     symbols = ctx.symbols
     if close is None:
-        return f"define it first, e.g. `let {word} = ...` or `check {word} = ...`"
+        return _("define it first, e.g. `let {word} = ...` or `check {word} = ...`").format(
+            word=word
+        )
     kind = symbols.kind_of(close) or "name"
-    return f"{_KIND_WORDS.get(kind, 'a name')} with a similar name exists: `{close}`"
+    return _("{get} with a similar name exists: `{close}`").format(
+        get=_(_KIND_WORDS.get(kind, N_("a name"))), close=close
+    )
 
 
 def unknown_label_texts(ctx: Context) -> Iterator[Diagnostic]:
     """E105: `level == "excelent"` where the outcome `level` has no such label."""
-    for _, exprs in ctx.site_exprs:
+    for _site, exprs in ctx.site_exprs:
         for e in exprs:
             if isinstance(e, n.Binary) and e.op in ("==", "!=", "in", "not in"):
                 yield from _label_texts(ctx, e)
@@ -168,9 +197,17 @@ def _label_texts(ctx: Context, e: n.Binary) -> Iterator[Diagnostic]:
         for text in texts:
             if isinstance(text, n.String) and text.value not in labels and text.value != "error":
                 close = did_you_mean(text.value, labels)
-                known = f"`{side.name}` gives {listing(labels)} (or `error`)"
-                yield error("E105", f"the outcome `{side.name}` has no label `{text.value}`",
-                            text.span, f"{close} {known}" if close else known)
+                known = _("`{name}` gives {names} (or `error`)").format(
+                    name=side.name, names=listing(labels)
+                )
+                yield error(
+                    "E105",
+                    _("the outcome `{name}` has no label `{value}`").format(
+                        name=side.name, value=text.value
+                    ),
+                    text.span,
+                    f"{close} {known}" if close else known,
+                )
 
 
 def unknown_case_fields(ctx: Context) -> Iterator[Diagnostic]:
@@ -178,11 +215,15 @@ def unknown_case_fields(ctx: Context) -> Iterator[Diagnostic]:
     declared = ctx.symbols.case_fields
     if ctx.symbols.case_block is None or ctx.symbols.kind_of(CASE) is not None:
         return
-    for _, exprs in ctx.site_exprs:
+    for _site, exprs in ctx.site_exprs:
         for e in exprs:
             if _is_case_read(e) and e.name not in declared:
-                yield error("E103", f"the case has no field `{e.name}`", e.name_span,
-                            _case_field_hint(ctx, e.name, declared))
+                yield error(
+                    "E103",
+                    _("the case has no field `{name}`").format(name=e.name),
+                    e.name_span,
+                    _case_field_hint(ctx, e.name, declared),
+                )
 
 
 def _is_case_read(e: n.Expr) -> TypeGuard[n.Attribute]:
@@ -193,7 +234,7 @@ def _case_field_hint(ctx: Context, field: str, declared: dict[str, n.CaseField])
     close = ctx.did_you_mean(field, declared)
     if close:
         return close
-    return f"declare it in the `case` block, e.g. `{field}: text`"
+    return _("declare it in the `case` block, e.g. `{field}: text`").format(field=field)
 
 
 def unknown_case_types(ctx: Context) -> Iterator[Diagnostic]:
@@ -202,14 +243,18 @@ def unknown_case_types(ctx: Context) -> Iterator[Diagnostic]:
         for f in block.fields:
             if f.type not in CASE_FIELD_TYPES:
                 hint = did_you_mean(f.type, CASE_FIELD_TYPES)
-                known = f"the types are {listing(CASE_FIELD_TYPES)}"
-                yield error("E111", f"unknown field type `{f.type}`", f.type_span,
-                            f"{hint} {known}" if hint else known)
+                known = _("the types are {names}").format(names=listing(CASE_FIELD_TYPES))
+                yield error(
+                    "E111",
+                    _("unknown field type `{type}`").format(type=f.type),
+                    f.type_span,
+                    f"{hint} {known}" if hint else known,
+                )
 
 
 def unknown_functions(ctx: Context) -> Iterator[Diagnostic]:
     """E110: a call to something that is not an aggregate."""
-    for _, exprs in ctx.site_exprs:
+    for _site, exprs in ctx.site_exprs:
         for e in exprs:
             if isinstance(e, n.Call) and e.func not in AGGREGATES:
                 yield _unknown_function(ctx, e)
@@ -217,15 +262,27 @@ def unknown_functions(ctx: Context) -> Iterator[Diagnostic]:
 
 def _unknown_function(ctx: Context, call: n.Call) -> Diagnostic:
     if call.func == "turn":
-        return error("E110", "`turn(N)` is a scope, not a function", call.func_span,
-                     "use it as a check argument: `scope: turn(3)`")
+        return error(
+            "E110",
+            _("`turn(N)` is a scope, not a function"),
+            call.func_span,
+            _("use it as a check argument: `scope: turn(3)`"),
+        )
     if call.func in ctx.registry:
-        return error("E110", f"`{call.func}` is a primitive and can only be called by a check",
-                     call.func_span, f"define `check name = {call.func}(...)` and use `name`")
+        return error(
+            "E110",
+            _("`{func}` is a primitive and can only be called by a check").format(func=call.func),
+            call.func_span,
+            _("define `check name = {func}(...)` and use `name`").format(func=call.func),
+        )
     hint = did_you_mean(call.func, AGGREGATES)
-    known = f"the functions are {listing(AGGREGATES)}"
-    return error("E110", f"unknown function `{call.func}`", call.func_span,
-                 f"{hint} {known}" if hint else known)
+    known = _("the functions are {names}").format(names=listing(AGGREGATES))
+    return error(
+        "E110",
+        _("unknown function `{func}`").format(func=call.func),
+        call.func_span,
+        f"{hint} {known}" if hint else known,
+    )
 
 
 def duplicate_definitions(ctx: Context) -> Iterator[Diagnostic]:
@@ -240,8 +297,14 @@ def duplicate_definitions(ctx: Context) -> Iterator[Diagnostic]:
                 seen[s.name] = s
             continue
         if s.name in RESERVED:
-            yield error("E112", f"`{s.name}` is reserved and cannot name a {_kind(s)}",
-                        s.name_span, f"`{s.name}.x` reads case fields; choose another name")
+            yield error(
+                "E112",
+                _("`{name}` is reserved and cannot name a {kind}").format(
+                    name=s.name, kind=_kind(s)
+                ),
+                s.name_span,
+                _("`{name}.x` reads case fields; choose another name").format(name=s.name),
+            )
         elif s.name in seen:
             yield _twice(s.name, s.name_span, seen[s.name])
         else:
@@ -249,32 +312,53 @@ def duplicate_definitions(ctx: Context) -> Iterator[Diagnostic]:
 
 
 def _twice(name: str, span: Span, first: n.Statement) -> Diagnostic:
-    return error("E107", f"the name `{name}` is defined twice", span,
-                 f"the first is the {_kind(first)} on line {first.span.line}; rename one of them")
+    return error(
+        "E107",
+        _("the name `{name}` is defined twice").format(name=name),
+        span,
+        _("the first is the {kind} on line {line}; rename one of them").format(
+            kind=_kind(first), line=first.span.line
+        ),
+    )
 
 
 def _kind(s: object) -> str:
-    return {n.Check: "check", n.Let: "let", n.Table: "table", n.Metric: "metric",
-            n.Outcome: "outcome block"}.get(type(s), "definition")
+    words = {n.Check: N_("check"), n.Let: N_("let"), n.Table: N_("table"),
+             n.Metric: N_("metric"), n.Outcome: N_("outcome block")}
+    return _(words.get(type(s), N_("definition")))
 
 
 def duplicate_singletons(ctx: Context) -> Iterator[Diagnostic]:
     """E107: a second `spec`, `case` or `review` block, or a case field declared twice."""
     firsts: dict[type, n.Statement] = {}
-    words = {n.SpecHeader: "`spec` title", n.CaseBlock: "`case` block", n.Review: "`review` block"}
+    words = {
+        n.SpecHeader: _("`spec` title"),
+        n.CaseBlock: _("`case` block"),
+        n.Review: _("`review` block"),
+    }
     for s in ctx.module.statements:
         kind = type(s)
         if kind in words and kind in firsts:
             first = firsts[kind]
-            yield error("E107", f"a second {words[kind]}", s.span,
-                        f"the first is on line {first.span.line}; merge them into one")
+            yield error(
+                "E107",
+                _("a second {words}").format(words=words[kind]),
+                s.span,
+                _("the first is on line {line}; merge them into one").format(line=first.span.line),
+            )
         firsts.setdefault(kind, s)
     fields: dict[str, n.CaseField] = {}
     for block in ctx.module.of_type(n.CaseBlock):
         for f in block.fields:
             if f.name in fields:
-                yield error("E107", f"the case field `{f.name}` is declared twice", f.name_span,
-                            f"the first is on line {fields[f.name].span.line}; keep one")
+                yield error(
+                    "E107",
+                    _("the case field `{name}` is declared twice").format(name=f.name),
+                    f.name_span,
+                    _("the first is on line {line}; keep one").format(
+                        line=fields[f.name].span.line
+                    ),
+                )
             fields.setdefault(f.name, f)
 
 
@@ -290,21 +374,38 @@ def label_clashes(ctx: Context) -> Iterator[Diagnostic]:
 def _label_clash(symbols: SymbolTable, branch: n.Branch) -> Diagnostic | None:
     label = branch.label
     if label in RESERVED_LABELS:
-        reason = ("the runtime gives `error` to cases whose verdict could not be computed"
-                  if label == "error" else "`case` reads case fields")
-        return error("E108", f"`{label}` cannot be an outcome label", branch.label_span,
-                     f"{reason}; choose another label")
+        reason = (
+            _("the runtime gives `error` to cases whose verdict could not be computed")
+            if label == "error"
+            else _("`case` reads case fields")
+        )
+        return error(
+            "E108",
+            _("`{label}` cannot be an outcome label").format(label=label),
+            branch.label_span,
+            _("{reason}; choose another label").format(reason=reason),
+        )
     other = _clashing_kind(symbols, label)
     if other is None:
         return None
-    return error("E108", f"the label `{label}` clashes with the {other} `{label}`",
-                 branch.label_span,
-                 f"rename the label or the {other}; `{label}` in an expression could mean either")
+    return error(
+        "E108",
+        _("the label `{label}` clashes with the {other} `{label}`").format(
+            label=label, other=other
+        ),
+        branch.label_span,
+        _("rename the label or the {other}; `{label}` in an expression could mean either").format(
+            other=other, label=label
+        ),
+    )
 
 
 def _clashing_kind(symbols: SymbolTable, label: str) -> str | None:
     spaces: tuple[tuple[str, Container[object]], ...] = (
-        ("check", symbols.checks), ("let", symbols.lets), ("table", symbols.tables),
-        ("metric", symbols.metrics), ("outcome block", symbols.outcomes),
+        (N_("check"), symbols.checks),
+        (N_("let"), symbols.lets),
+        (N_("table"), symbols.tables),
+        (N_("metric"), symbols.metrics),
+        (N_("outcome block"), symbols.outcomes),
     )
-    return next((kind for kind, space in spaces if label in space), None)
+    return next((_(kind) for kind, space in spaces if label in space), None)

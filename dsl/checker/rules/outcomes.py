@@ -15,6 +15,7 @@ from evaldsl.checker.facts.consts import number_of
 from evaldsl.checker.facts.context import Context
 from evaldsl.checker.facts.ranges import UNIT, Range, value_range
 from evaldsl.diagnostics import Diagnostic, error, warning
+from evaldsl.i18n import _
 from evaldsl.syntax import nodes as n
 
 
@@ -23,12 +24,22 @@ def missing_otherwise(ctx: Context) -> Iterator[Diagnostic]:
     for outcome in ctx.module.of_type(n.Outcome):
         if outcome.branches and all(b.condition is not None for b in outcome.branches):
             last = outcome.branches[-1]
-            yield error("E401", f"{_block(outcome)} has no `otherwise` branch", outcome.span,
-                        f"add a last branch such as `failure otherwise` after `{last.label}`; "
-                        "every case needs a label")
+            yield error(
+                "E401",
+                _("{block} has no `otherwise` branch").format(block=_block(outcome)),
+                outcome.span,
+                _(
+                    "add a last branch such as `failure otherwise` after "
+                    "`{label}`; every case needs a label"
+                ).format(label=last.label),
+            )
         elif not outcome.branches:
-            yield error("E401", f"{_block(outcome)} has no branches", outcome.span,
-                        "add branches like `success if ...` and end with `failure otherwise`")
+            yield error(
+                "E401",
+                _("{block} has no branches").format(block=_block(outcome)),
+                outcome.span,
+                _("add branches like `success if ...` and end with `failure otherwise`"),
+            )
 
 
 def branches_after_otherwise(ctx: Context) -> Iterator[Diagnostic]:
@@ -37,9 +48,14 @@ def branches_after_otherwise(ctx: Context) -> Iterator[Diagnostic]:
         seen: n.Branch | None = None
         for branch in outcome.branches:
             if seen is not None:
-                yield error("E402", f"the branch `{branch.label}` comes after `otherwise`",
-                            branch.span, f"`{seen.label} otherwise` already takes every "
-                            "remaining case; move it to the end")
+                yield error(
+                    "E402",
+                    _("the branch `{label}` comes after `otherwise`").format(label=branch.label),
+                    branch.span,
+                    _(
+                        "`{label} otherwise` already takes every remaining case; move it to the end"
+                    ).format(label=seen.label),
+                )
                 break
             if branch.condition is None:
                 seen = branch
@@ -51,10 +67,16 @@ def repeated_labels(ctx: Context) -> Iterator[Diagnostic]:
         first: dict[str, n.Branch] = {}
         for branch in outcome.branches:
             if branch.label in first:
-                yield error("E403", f"the label `{branch.label}` is used twice in "
-                            f"{_block(outcome)}", branch.label_span,
-                            f"the first is on line {first[branch.label].span.line}; join the "
-                            "conditions with `or` in one branch")
+                yield error(
+                    "E403",
+                    _("the label `{label}` is used twice in {block}").format(
+                        label=branch.label, block=_block(outcome)
+                    ),
+                    branch.label_span,
+                    _(
+                        "the first is on line {line}; join the conditions with `or` in one branch"
+                    ).format(line=first[branch.label].span.line),
+                )
             first.setdefault(branch.label, branch)
 
 
@@ -65,13 +87,22 @@ def duplicate_blocks(ctx: Context) -> Iterator[Diagnostic]:
         if outcome.name in seen:
             where = seen[outcome.name].span.line
             if outcome.name is None:
-                yield error("E404", "a second unnamed outcome block", outcome.span,
-                            f"the verdict block is on line {where}; name this one, e.g. "
-                            "`outcome level { ... }`")
+                yield error(
+                    "E404",
+                    _("a second unnamed outcome block"),
+                    outcome.span,
+                    _(
+                        "the verdict block is on line {where}; name this "
+                        "one, e.g. `outcome level {{ ... }}`"
+                    ).format(where=where),
+                )
             else:
-                yield error("E404", f"a second outcome block named `{outcome.name}`",
-                            outcome.name_span or outcome.span,
-                            f"the first is on line {where}; rename one")
+                yield error(
+                    "E404",
+                    _("a second outcome block named `{name}`").format(name=outcome.name),
+                    outcome.name_span or outcome.span,
+                    _("the first is on line {where}; rename one").format(where=where),
+                )
         seen.setdefault(outcome.name, outcome)
 
 
@@ -98,21 +129,36 @@ def dead_branches(ctx: Context) -> Iterator[Diagnostic]:
 def _dead(branch: n.Branch, mine: list[Conjunction],
           earlier: list[tuple[n.Branch, list[Conjunction]]]) -> Diagnostic | None:
     if not mine:
-        return error("E405", f"the branch `{branch.label}` can never fire", branch.label_span,
-                     "its condition can never hold")
+        return error(
+            "E405",
+            _("the branch `{label}` can never fire").format(label=branch.label),
+            branch.label_span,
+            _("its condition can never hold"),
+        )
     for before, theirs in earlier[-MAX_COMPARED:]:
         if covered_by(mine, theirs):
-            return error("E405", f"the branch `{branch.label}` can never fire",
-                         branch.label_span,
-                         f"every case it takes is already taken by `{before.label}` on line "
-                         f"{before.span.line}; put the stricter branch first")
+            return error(
+                "E405",
+                _("the branch `{label}` can never fire").format(label=branch.label),
+                branch.label_span,
+                _(
+                    "every case it takes is already taken by `{label}` on "
+                    "line {line}; put the stricter branch first"
+                ).format(label=before.label, line=before.span.line),
+            )
     if not 1 < len(earlier) <= MAX_COMPARED:
         return None
     every = [c for _, conj in earlier for c in conj]
     if covered_by(mine, every) or _exhaustive(every):
         labels = ", ".join(f"`{b.label}`" for b, _ in earlier)
-        return error("E405", f"the branch `{branch.label}` can never fire", branch.label_span,
-                     f"the earlier branches {labels} already take every case it would")
+        return error(
+            "E405",
+            _("the branch `{label}` can never fire").format(label=branch.label),
+            branch.label_span,
+            _("the earlier branches {labels} already take every case it would").format(
+                labels=labels
+            ),
+        )
     return None
 
 
@@ -124,9 +170,15 @@ def unreachable_otherwise(ctx: Context) -> Iterator[Diagnostic]:
             continue
         earlier = [dnf(b.condition, ctx) for b in outcome.branches[:-1] if b.condition]
         if _exhaustive([c for found in earlier if found is not None for c in found]):
-            yield warning("W105", f"the label `{last.label}` can never be given",
-                          last.label_span, "the branches before `otherwise` already take every "
-                          "case; turn the last of them into `otherwise`")
+            yield warning(
+                "W105",
+                _("the label `{label}` can never be given").format(label=last.label),
+                last.label_span,
+                _(
+                    "the branches before `otherwise` already take every case; "
+                    "turn the last of them into `otherwise`"
+                ),
+            )
 
 
 def _exhaustive(conjunctions: list[Conjunction]) -> bool:
@@ -161,7 +213,7 @@ def _covers_all(intervals: list[Interval]) -> bool:
 
 def thresholds_out_of_range(ctx: Context) -> Iterator[Diagnostic]:
     """E406: a comparison that can never (or always) hold given the value's range."""
-    for _, exprs in ctx.site_exprs:
+    for _site, exprs in ctx.site_exprs:
         for e in exprs:
             if isinstance(e, n.Binary) and e.op in ("<", "<=", ">", ">="):
                 problem = _threshold_problem(ctx, e)
@@ -185,8 +237,14 @@ def _threshold_problem(ctx: Context, e: n.Binary) -> Diagnostic | None:
         return None
     lo, hi = bounds
     what = _subject_text(subject)
-    return error("E406", f"{what} lies between {lo:g} and {hi:g}, so `{op} {c:g}` {verdict}",
-                 e.span, _range_hint(bounds, c))
+    return error(
+        "E406",
+        _("{what} lies between {lo:g} and {hi:g}, so `{op} {c:g}` {verdict}").format(
+            what=what, lo=lo, hi=hi, op=op, c=c, verdict=verdict
+        ),
+        e.span,
+        _range_hint(bounds, c),
+    )
 
 
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
@@ -196,21 +254,25 @@ def _verdict(op: str, c: float, bounds: Range) -> str | None:
     lo, hi = bounds
     if op in (">", ">="):
         if c > hi or (op == ">" and c == hi):
-            return "never holds"
+            return _("never holds")
         if c < lo:
-            return "always holds"
+            return _("always holds")
     else:
         if c < lo or (op == "<" and c == lo):
-            return "never holds"
+            return _("never holds")
         if c > hi:
-            return "always holds"
+            return _("always holds")
     return None
 
 
 def _range_hint(bounds: Range, c: float) -> str:
     if bounds == UNIT and 5 <= c <= 100:
-        return f"scores and rates run from 0 to 1; write `{c:g}%` or `{c / 100:g}`"
-    return f"choose a threshold between {bounds[0]:g} and {bounds[1]:g}"
+        return _("scores and rates run from 0 to 1; write `{c:g}%` or `{value:g}`").format(
+            c=c, value=c / 100
+        )
+    return _("choose a threshold between {bounds:g} and {bounds2:g}").format(
+        bounds=bounds[0], bounds2=bounds[1]
+    )
 
 
 def _subject_text(e: n.Expr) -> str:
@@ -219,8 +281,8 @@ def _subject_text(e: n.Expr) -> str:
     if isinstance(e, n.Attribute) and isinstance(e.obj, n.Name):
         return f"`{e.obj.name}.{e.name}`"
     if isinstance(e, n.Call):
-        return f"the result of `{e.func}`"
-    return "the value"
+        return _("the result of `{func}`").format(func=e.func)
+    return _("the value")
 
 
 def percentages_out_of_range(ctx: Context) -> Iterator[Diagnostic]:
@@ -230,9 +292,17 @@ def percentages_out_of_range(ctx: Context) -> Iterator[Diagnostic]:
             continue
         for e in exprs:
             if isinstance(e, n.Percent) and e.value > 1:
-                yield error("E407", f"`{e.text}` is more than 100%", e.span,
-                            "a percentage is a share of cases or of a score: 0% to 100%")
+                yield error(
+                    "E407",
+                    _("`{text}` is more than 100%").format(text=e.text),
+                    e.span,
+                    _("a percentage is a share of cases or of a score: 0% to 100%"),
+                )
 
 
 def _block(outcome: n.Outcome) -> str:
-    return f"the outcome `{outcome.name}`" if outcome.name else "the verdict outcome"
+    return (
+        _("the outcome `{name}`").format(name=outcome.name)
+        if outcome.name
+        else _("the verdict outcome")
+    )

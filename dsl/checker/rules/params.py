@@ -18,6 +18,7 @@ from evaldsl.checker.facts.context import SCOPE_ARG, Context, unwrap
 from evaldsl.checker.facts.typer import infer_type, type_env
 from evaldsl.checker.rules.patterns import bad_fields
 from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing, similar
+from evaldsl.i18n import _, ngettext
 from evaldsl.primitives.fielddocs import field_description
 from evaldsl.primitives.registry import Primitive
 from evaldsl.primitives.valuetypes import ValueType
@@ -37,26 +38,38 @@ def unknown_primitives(ctx: Context) -> Iterator[Diagnostic]:
     for check in ctx.checks:
         if check.primitive not in ctx.registry:
             hint = did_you_mean(check.primitive, ctx.registry.names())
-            known = f"the primitives are {listing(ctx.registry.names(), limit=30)}"
-            yield error("E106", f"unknown primitive `{check.primitive}`", check.primitive_span,
-                        f"{hint} {known}" if hint else known)
+            known = _("the primitives are {names}").format(
+                names=listing(ctx.registry.names(), limit=30)
+            )
+            yield error(
+                "E106",
+                _("unknown primitive `{primitive}`").format(primitive=check.primitive),
+                check.primitive_span,
+                f"{hint} {known}" if hint else known,
+            )
 
 
 def positional_arguments(ctx: Context) -> Iterator[Diagnostic]:
     """E014: every primitive argument is written `name: value`."""
     for check in ctx.checks:
         if check.positional:
-            yield error("E014", f"the arguments of `{check.primitive}` need names",
-                        check.positional[0].span, _positional_hint(ctx.primitive_of(check)))
+            yield error(
+                "E014",
+                _("the arguments of `{primitive}` need names").format(primitive=check.primitive),
+                check.positional[0].span,
+                _positional_hint(ctx.primitive_of(check)),
+            )
 
 
 def _positional_hint(primitive: Primitive | None) -> str:
     if primitive is None:
-        return "write each argument as `name: value`"
+        return _("write each argument as `name: value`")
     names = _ordered_names(primitive)
     if not names:
-        return f"`{primitive.name}` takes no arguments besides `scope`"
-    return f"write it as `{names[0]}: ...`; `{primitive.name}` takes {listing(names)}"
+        return _("`{name}` takes no arguments besides `scope`").format(name=primitive.name)
+    return _("write it as `{names}: ...`; `{name}` takes {names2}").format(
+        names=names[0], name=primitive.name, names2=listing(names)
+    )
 
 
 def repeated_arguments(ctx: Context) -> Iterator[Diagnostic]:
@@ -66,8 +79,14 @@ def repeated_arguments(ctx: Context) -> Iterator[Diagnostic]:
         for arg in check.args:
             if arg.name in seen:
                 first = seen[arg.name].span
-                yield error("E211", f"the argument `{arg.name}` is given twice", arg.name_span,
-                            f"the first is at {first.line}:{first.col}; keep one")
+                yield error(
+                    "E211",
+                    _("the argument `{name}` is given twice").format(name=arg.name),
+                    arg.name_span,
+                    _("the first is at {line}:{col}; keep one").format(
+                        line=first.line, col=first.col
+                    ),
+                )
             seen.setdefault(arg.name, arg)
 
 
@@ -80,8 +99,14 @@ def unknown_parameters(ctx: Context) -> Iterator[Diagnostic]:
         fields = param_fields(primitive)
         for arg in check.args:
             if arg.name != SCOPE_ARG and arg.name not in fields:
-                yield error("E201", f"`{primitive.name}` has no parameter `{arg.name}`",
-                            arg.name_span, _parameter_hint(primitive, arg.name))
+                yield error(
+                    "E201",
+                    _("`{name}` has no parameter `{name2}`").format(
+                        name=primitive.name, name2=arg.name
+                    ),
+                    arg.name_span,
+                    _parameter_hint(primitive, arg.name),
+                )
 
 
 def _ordered_names(primitive: Primitive) -> list[str]:
@@ -95,7 +120,11 @@ def _parameter_hint(primitive: Primitive, name: str) -> str:
     if primitive.scopes:
         names.append(SCOPE_ARG)
     close = did_you_mean(name, names)
-    known = f"its parameters are {listing(names, limit=12)}" if names else "it takes none"
+    known = (
+        _("its parameters are {names}").format(names=listing(names, limit=12))
+        if names
+        else _("it takes none")
+    )
     return f"{close} {known}" if close else known
 
 
@@ -119,11 +148,19 @@ def _not_constant(args: Arguments, check: n.Check) -> Iterator[Diagnostic]:
     primitive = args.primitive
     for name in sorted(args.dynamic - primitive.dynamic, key=lambda k: args.given[k].span.col):
         allowed = sorted(primitive.dynamic)
-        may = (f"only {listing(allowed)} of `{primitive.name}` may depend on the case"
-               if allowed else f"`{primitive.name}` takes only constant arguments")
-        yield error("E203", f"`{name}` must be a constant, but it depends on the case",
-                    args.given[name].value.span,
-                    f"{may}; use a literal or a `let` made of literals")
+        may = (
+            _("only {names} of `{name}` may depend on the case").format(
+                names=listing(allowed), name=primitive.name
+            )
+            if allowed
+            else _("`{name}` takes only constant arguments").format(name=primitive.name)
+        )
+        yield error(
+            "E203",
+            _("`{name}` must be a constant, but it depends on the case").format(name=name),
+            args.given[name].value.span,
+            _("{may}; use a literal or a `let` made of literals").format(may=may),
+        )
 
 
 def _dynamic_types(args: Arguments, env: Any) -> Iterator[Diagnostic]:
@@ -132,8 +169,14 @@ def _dynamic_types(args: Arguments, env: Any) -> Iterator[Diagnostic]:
         wanted = accepted_types(fields[name].annotation)
         found = infer_type(args.given[name].value, env)
         if wanted is not None and not accepts(wanted, found):
-            yield error("E203", f"`{name}` needs {describe(wanted)}, found {found}",
-                        args.given[name].value.span, _field_hint(args.primitive, name))
+            yield error(
+                "E203",
+                _("`{name}` needs {describe}, found {found}").format(
+                    name=name, describe=describe(wanted), found=found
+                ),
+                args.given[name].value.span,
+                _field_hint(args.primitive, name),
+            )
 
 
 def _from_pydantic(args: Arguments, check: n.Check, err: dict[str, Any],
@@ -146,16 +189,25 @@ def _from_pydantic(args: Arguments, check: n.Check, err: dict[str, Any],
     if name is None:
         if args.dynamic or args.unresolved:
             return None
-        return error("E204", f"invalid arguments for `{args.primitive.name}`: "
-                     f"{_reason(str(err.get('msg', '')))}", check.primitive_span)
+        return error(
+            "E204",
+            _("invalid arguments for `{name}`: {reason}").format(
+                name=args.primitive.name, reason=_reason(str(err.get("msg", "")))
+            ),
+            check.primitive_span,
+        )
     if kind == "missing":
         if check.positional or name not in param_fields(args.primitive):
             return None
         if any(similar(given, [name]) for given in args.given if given not in
                param_fields(args.primitive)):
             return None
-        return error("E202", f"`{args.primitive.name}` needs the argument `{name}`",
-                     check.primitive_span, f"add `{name}: ...`" + _described(args.primitive, name))
+        return error(
+            "E202",
+            _("`{name}` needs the argument `{name2}`").format(name=args.primitive.name, name2=name),
+            check.primitive_span,
+            _("add `{name}: ...`").format(name=name) + _described(args.primitive, name),
+        )
     if kind == "extra_forbidden" or name not in args.given:
         return None
     span = _locate(args.given[name].value, loc[1:])
@@ -165,10 +217,26 @@ def _from_pydantic(args: Arguments, check: n.Check, err: dict[str, Any],
         return error("E204", f"`{_path(loc)}` {_size_reason(kind, err)}", span,
                      _field_hint(args.primitive, name))
     if kind in _RANGE_ERRORS:
-        return error("E204", f"`{_path(loc)}` {_reason(str(err.get('msg', '')))}, found "
-                     f"{_shown(err.get('input'))}", span, _field_hint(args.primitive, name))
-    return error("E203", f"`{_path(loc)}` {_type_reason(args.primitive, name, kind, loc)}, "
-                 f"found {_shown(err.get('input'))}", span, _field_hint(args.primitive, name))
+        return error(
+            "E204",
+            _("`{path}` {reason}, found {shown}").format(
+                path=_path(loc),
+                reason=_reason(str(err.get("msg", ""))),
+                shown=_shown(err.get("input")),
+            ),
+            span,
+            _field_hint(args.primitive, name),
+        )
+    return error(
+        "E203",
+        _("`{path}` {type_reason}, found {shown}").format(
+            path=_path(loc),
+            type_reason=_type_reason(args.primitive, name, kind, loc),
+            shown=_shown(err.get("input")),
+        ),
+        span,
+        _field_hint(args.primitive, name),
+    )
 
 
 def _choice(primitive: Primitive, name: str, loc: tuple[Any, ...], err: dict[str, Any],
@@ -177,21 +245,46 @@ def _choice(primitive: Primitive, name: str, loc: tuple[Any, ...], err: dict[str
     choices = [c.strip(" '\"") for c in expected.replace(" or ", ", ").split(",") if c.strip()]
     given = err.get("input")
     close = did_you_mean(str(given), choices) if isinstance(given, str) else ""
-    known = f"the choices are {listing(choices)}" if choices else _field_hint(primitive, name)
-    return error("E204", f"`{_path(loc)}` cannot be {_shown(given)}", span,
-                 f"{close} {known}" if close else known)
+    known = (
+        _("the choices are {names}").format(names=listing(choices))
+        if choices
+        else _field_hint(primitive, name)
+    )
+    return error(
+        "E204",
+        _("`{path}` cannot be {shown}").format(path=_path(loc), shown=_shown(given)),
+        span,
+        f"{close} {known}" if close else known,
+    )
 
 
 def _size_reason(kind: str, err: dict[str, Any]) -> str:
     ctx = err.get("ctx") or {}
     text = kind.startswith("string")
-    unit = "character" if text else "item"
     if kind.endswith("too_short"):
         least = int(ctx.get("min_length", 1))
-        return f"needs at least {least} {unit}{'s' if least != 1 else ''}, found " + (
-            "an empty text" if text else f"{ctx.get('actual_length', 0)}")
+        found = _("an empty text") if text else str(ctx.get("actual_length", 0))
+        words = (
+            ngettext(
+                "needs at least {count} character, found {found}",
+                "needs at least {count} characters, found {found}",
+                least,
+            )
+            if text
+            else ngettext(
+                "needs at least {count} item, found {found}",
+                "needs at least {count} items, found {found}",
+                least,
+            )
+        )
+        return words.format(count=least, found=found)
     most = int(ctx.get("max_length", 0))
-    return f"takes at most {most} {unit}{'s' if most != 1 else ''}"
+    words = (
+        ngettext("takes at most {count} character", "takes at most {count} characters", most)
+        if text
+        else ngettext("takes at most {count} item", "takes at most {count} items", most)
+    )
+    return words.format(count=most)
 
 
 def _reason(msg: str) -> str:
@@ -207,11 +300,21 @@ def _type_reason(primitive: Primitive, name: str, kind: str, loc: tuple[Any, ...
         wanted = accepted_types(param_fields(primitive)[name].annotation)
         if wanted is not None and wanted != {ValueType.ANY}:
             whole = kind.startswith("int")
-            return "must be a whole number" if whole else f"must be {describe(wanted)}"
-    words = {"int": "a whole number", "float": "a number", "string": "a text",
-             "bool": "true or false", "list": "a list", "dict": "a map"}
-    word = next((w for k, w in words.items() if kind.startswith(k)), "of another type")
-    return f"must be {word}"
+            return (
+                _("must be a whole number")
+                if whole
+                else _("must be {describe}").format(describe=describe(wanted))
+            )
+    words = {
+        "int": _("a whole number"),
+        "float": _("a number"),
+        "string": _("a text"),
+        "bool": _("true or false"),
+        "list": _("a list"),
+        "dict": _("a map"),
+    }
+    word = next((w for k, w in words.items() if kind.startswith(k)), _("of another type"))
+    return _("must be {word}").format(word=word)
 
 
 def _path(loc: tuple[Any, ...]) -> str:
@@ -225,12 +328,12 @@ def _shown(value: Any) -> str:
         return f"`{value:g}`" if isinstance(value, float) else f"`{value}`"
     if isinstance(value, str):
         text = value if len(value) <= 40 else value[:37] + "…"
-        return f'the text `"{text}"`'
+        return _('the text `"{text}"`').format(text=text)
     if isinstance(value, list):
-        return "a list"
+        return _("a list")
     if isinstance(value, dict):
-        return "a map"
-    return "a table" if value is not None and hasattr(value, "normalize") else "nothing"
+        return _("a map")
+    return _("a table") if value is not None and hasattr(value, "normalize") else "nothing"
 
 
 def _field_hint(primitive: Primitive, name: str) -> str:

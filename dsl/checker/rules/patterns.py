@@ -20,6 +20,7 @@ from evaldsl.checker.facts.annotations import param_fields_of
 from evaldsl.checker.facts.arguments import arguments
 from evaldsl.checker.facts.context import Context, sub_exprs, unwrap
 from evaldsl.diagnostics import Diagnostic, error
+from evaldsl.i18n import _
 from evaldsl.primitives.registry import Primitive
 from evaldsl.syntax import nodes as n
 from evaldsl.syntax.source import Span
@@ -52,9 +53,15 @@ def invalid_schemas(ctx: Context) -> Iterator[Diagnostic]:
             if problem is not None:
                 message, path = problem
                 where = _locate(args.given[name].value, path, ctx)
-                at = f" (at `{'.'.join(path)}`)" if path else ""
-                yield error("E209", f"`{name}` is not a valid JSON schema: {message}{at}", where,
-                            "see https://json-schema.org/understanding-json-schema/")
+                at = _(" (at `{join}`)").format(join=".".join(path)) if path else ""
+                yield error(
+                    "E209",
+                    _("`{name}` is not a valid JSON schema: {message}{at}").format(
+                        name=name, message=message, at=at
+                    ),
+                    where,
+                    _("see https://json-schema.org/understanding-json-schema/"),
+                )
 
 
 def bad_fields(ctx: Context, check: n.Check) -> set[str]:
@@ -102,7 +109,7 @@ def regex_error(pattern: str) -> tuple[str, int] | None:
 def schema_error(schema: Any) -> tuple[str, list[str]] | None:
     """(message, path) when `schema` is not a valid JSON Schema, else None."""
     if not isinstance(schema, (dict, bool)):
-        return "a schema must be a map such as `{type: \"object\"}`", []
+        return _('a schema must be a map such as `{type: "object"}`'), []
     return _schema_error(json.dumps(schema, sort_keys=True))
 
 
@@ -140,8 +147,12 @@ def _regex_diagnostic(ctx: Context, expr: n.Expr, pattern: str, message: str,
         if span.line == span.end_line and written == len(pattern):
             col = span.col + 1 + min(offset, len(pattern))
             span = Span(span.file, span.line, col, span.line, col + 1)
-    return error("E206", f"invalid regular expression: {message}", span,
-                 "escape characters that have a meaning in patterns, e.g. `\\\\(` for `(`")
+    return error(
+        "E206",
+        _("invalid regular expression: {message}").format(message=message),
+        span,
+        _("escape characters that have a meaning in patterns, e.g. `\\\\(` for `(`"),
+    )
 
 
 def _find_string(ctx: Context, expr: n.Expr, value: str, seen: set[str]) -> n.String | None:

@@ -13,6 +13,7 @@ from evaldsl.cases.scopes import SCOPE_KINDS
 from evaldsl.checker.facts.context import SCOPE_ARG, Context, unwrap
 from evaldsl.checker.facts.scopes import NAMED_SCOPES, scope_of, turn_index
 from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing
+from evaldsl.i18n import _
 from evaldsl.syntax import nodes as n
 
 
@@ -30,25 +31,41 @@ def scope_arguments(ctx: Context) -> Iterator[Diagnostic]:
 
 
 def _malformed(value: n.Expr) -> Diagnostic | None:
-    known = f"the scopes are {listing([*NAMED_SCOPES, 'turn(N)'], limit=12)}"
+    known = _("the scopes are {names}").format(names=listing([*NAMED_SCOPES, "turn(N)"], limit=12))
     if isinstance(value, n.Name):
         if value.name in NAMED_SCOPES:
             return None
         if value.name == "turn":
-            return error("E210", "`turn` needs the number of a message", value.span,
-                         "write `turn(3)` for the third message of the dialog")
+            return error(
+                "E210",
+                _("`turn` needs the number of a message"),
+                value.span,
+                _("write `turn(3)` for the third message of the dialog"),
+            )
         close = did_you_mean(value.name, NAMED_SCOPES)
-        return error("E210", f"unknown scope `{value.name}`", value.span,
-                     f"{close} {known}" if close else known)
+        return error(
+            "E210",
+            _("unknown scope `{name}`").format(name=value.name),
+            value.span,
+            f"{close} {known}" if close else known,
+        )
     if isinstance(value, n.Call) and value.func == "turn":
         if turn_index(value) is None:
-            return error("E210", "`turn(N)` needs one whole number from 1", value.span,
-                         "write e.g. `turn(3)` for the third message of the dialog")
+            return error(
+                "E210",
+                _("`turn(N)` needs one whole number from 1"),
+                value.span,
+                _("write e.g. `turn(3)` for the third message of the dialog"),
+            )
         return None
     if isinstance(value, n.String) and value.value in SCOPE_KINDS:
-        return error("E210", "a scope is written as a name, not as a text", value.span,
-                     f"write `scope: {value.value}` without quotes")
-    return error("E210", "a scope must be a scope name", value.span, known)
+        return error(
+            "E210",
+            _("a scope is written as a name, not as a text"),
+            value.span,
+            _("write `scope: {value}` without quotes").format(value=value.value),
+        )
+    return error("E210", _("a scope must be a scope name"), value.span, known)
 
 
 def _not_accepted(ctx: Context, check: n.Check, arg: n.KeywordArg) -> Diagnostic | None:
@@ -57,9 +74,17 @@ def _not_accepted(ctx: Context, check: n.Check, arg: n.KeywordArg) -> Diagnostic
     if primitive is None or scope is None or scope.kind in primitive.scopes:
         return None
     if not primitive.scopes:
-        return error("E205", f"`{primitive.name}` reads the whole case and takes no `scope`",
-                     arg.span, "remove the `scope:` argument")
+        return error(
+            "E205",
+            _("`{name}` reads the whole case and takes no `scope`").format(name=primitive.name),
+            arg.span,
+            _("remove the `scope:` argument"),
+        )
     accepted = sorted(primitive.scopes)
     shown = [f"{k}(N)" if k == "turn" else k for k in accepted]
-    return error("E205", f"`{primitive.name}` does not accept the scope `{scope}`",
-                 arg.value.span, f"it accepts {listing(shown, limit=12)}")
+    return error(
+        "E205",
+        _("`{name}` does not accept the scope `{scope}`").format(name=primitive.name, scope=scope),
+        arg.value.span,
+        _("it accepts {names}").format(names=listing(shown, limit=12)),
+    )

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from evaldsl.checker.facts.consts import fold
 from evaldsl.checker.facts.context import Context
 from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing
+from evaldsl.i18n import _
 from evaldsl.primitives.tables import FLAG_OPTIONS, VALUE_OPTIONS, NormalizationTable
 from evaldsl.syntax import nodes as n
 
@@ -26,23 +27,38 @@ def table_options(ctx: Context) -> Iterator[Diagnostic]:
 
 
 def _option_problem(ctx: Context, option: n.Option) -> Diagnostic | None:
-    known = f"the options are {listing(FLAG_OPTIONS + VALUE_OPTIONS)}"
+    known = _("the options are {names}").format(names=listing(FLAG_OPTIONS + VALUE_OPTIONS))
     if option.name == "":
-        return error("E208", "a table option must be a name such as `casefold`", option.span,
-                     known)
+        return error(
+            "E208", _("a table option must be a name such as `casefold`"), option.span, known
+        )
     if option.name in FLAG_OPTIONS and option.value is not None:
-        return error("E208", f"the option `{option.name}` takes no value", option.span,
-                     f"write just `{option.name}`")
+        return error(
+            "E208",
+            _("the option `{name}` takes no value").format(name=option.name),
+            option.span,
+            _("write just `{name}`").format(name=option.name),
+        )
     if option.name in VALUE_OPTIONS:
         value = fold(option.value, ctx) if option.value is not None else None
         if not isinstance(value, str):
-            return error("E208", f"the option `{option.name}` needs a text", option.span,
-                         f'write e.g. `{option.name}: ",./-_"` to remove those characters')
+            return error(
+                "E208",
+                _("the option `{name}` needs a text").format(name=option.name),
+                option.span,
+                _('write e.g. `{name}: ",./-_"` to remove those characters').format(
+                    name=option.name
+                ),
+            )
         return None
     if option.name not in FLAG_OPTIONS:
         close = did_you_mean(option.name, FLAG_OPTIONS + VALUE_OPTIONS)
-        return error("E208", f"unknown table option `{option.name}`", option.span,
-                     f"{close} {known}" if close else known)
+        return error(
+            "E208",
+            _("unknown table option `{name}`").format(name=option.name),
+            option.span,
+            f"{close} {known}" if close else known,
+        )
     return None
 
 
@@ -71,12 +87,20 @@ def _cleaner(ctx: Context, table: n.Table) -> NormalizationTable:
 
 def _conflict(table: n.Table, src: n.String, target: n.String,
               first: tuple[n.String, n.String]) -> Diagnostic:
-    same = "" if first[0].value == src.value else f" (the same as `{first[0].value}` after " \
-        "the table's options)"
+    same = (
+        ""
+        if first[0].value == src.value
+        else _(" (the same as `{value}` after the table's options)").format(value=first[0].value)
+    )
     return error(
         "E207",
-        f"the table `{table.name}` maps `{src.value}`{same} to two targets: "
-        f"`{first[1].value}` and `{target.value}`",
+        _(
+            "the table `{name}` maps `{value}`{same} to two targets: `{value2}` and `{value3}`"
+        ).format(
+            name=table.name, value=src.value, same=same, value2=first[1].value, value3=target.value
+        ),
         src.span,
-        f"line {first[0].span.line} already maps it to `{first[1].value}`; keep one mapping",
+        _("line {line} already maps it to `{value}`; keep one mapping").format(
+            line=first[0].span.line, value=first[1].value
+        ),
     )

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from evaldsl.checker.facts.context import Context, Site
 from evaldsl.checker.facts.typer import Typer, condition_hint, is_condition, is_number, type_env
 from evaldsl.diagnostics import Diagnostic, error
+from evaldsl.i18n import _
 from evaldsl.primitives.valuetypes import ValueType as T
 
 
@@ -30,17 +31,35 @@ def check_types(ctx: Context) -> Iterator[Diagnostic]:
 def _role_problem(site: Site, found: T) -> Diagnostic | None:
     span = site.expr.span
     if site.role == "condition" and not is_condition(found):
-        return error("E306", f"an outcome condition must be true or false, found {found}", span,
-                     condition_hint(found))
+        return error(
+            "E306",
+            _("an outcome condition must be true or false, found {found}").format(found=found),
+            span,
+            condition_hint(found),
+        )
     if site.role in ("where", "expect") and not is_condition(found):
         word = "`where`" if site.role == "where" else "`expect`"
-        return error("E306", f"{word} needs a condition (true/false), found {found}", span,
-                     condition_hint(found))
+        return error(
+            "E306",
+            _("{word} needs a condition (true/false), found {found}").format(
+                word=word, found=found
+            ),
+            span,
+            condition_hint(found),
+        )
     if site.role in ("metric", "priority") and not is_number(found):
-        what = "a metric" if site.role == "metric" else "a review priority"
-        hint = ("count the cases where it holds with `rate(...)`"
-                if found is T.BOOL and site.role == "metric"
-                else "give a number, e.g. `100 - overall`" if site.role == "priority"
-                else "give a number")
-        return error("E309", f"{what} must be a number, found {found}", span, hint)
+        what = _("a metric") if site.role == "metric" else _("a review priority")
+        hint = (
+            _("count the cases where it holds with `rate(...)`")
+            if found is T.BOOL and site.role == "metric"
+            else _("give a number, e.g. `100 - overall`")
+            if site.role == "priority"
+            else _("give a number")
+        )
+        return error(
+            "E309",
+            _("{what} must be a number, found {found}").format(what=what, found=found),
+            span,
+            hint,
+        )
     return None

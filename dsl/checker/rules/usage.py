@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 from evaldsl.checker.facts.conditions import never_holds
 from evaldsl.checker.facts.context import SCOPE_ARG, Context, names_in
 from evaldsl.diagnostics import Diagnostic, warning
+from evaldsl.i18n import _
 from evaldsl.syntax import nodes as n
 from evaldsl.syntax.source import Span
 
@@ -57,21 +58,34 @@ def reachable(ctx: Context) -> set[str]:
 def unused_checks(ctx: Context) -> Iterator[Diagnostic]:
     """W101: a check no outcome, metric, review rule or expectation reads."""
     for name, span in _unused(ctx, ctx.symbols.checks):
-        yield warning("W101", f"the check `{name}` is never used", span,
-                      "use it in an outcome or a metric, or remove it to save its cost")
+        yield warning(
+            "W101",
+            _("the check `{name}` is never used").format(name=name),
+            span,
+            _("use it in an outcome or a metric, or remove it to save its cost"),
+        )
 
 
 def unused_lets(ctx: Context) -> Iterator[Diagnostic]:
     """W102: a let nothing reported reads."""
     for name, span in _unused(ctx, ctx.symbols.lets):
-        yield warning("W102", f"the let `{name}` is never used", span, "use it, or remove it")
+        yield warning(
+            "W102",
+            _("the let `{name}` is never used").format(name=name),
+            span,
+            _("use it, or remove it"),
+        )
 
 
 def unused_tables(ctx: Context) -> Iterator[Diagnostic]:
     """W103: a normalization table no check reads."""
     for name, span in _unused(ctx, ctx.symbols.tables):
-        yield warning("W103", f"the table `{name}` is never used", span,
-                      "pass it to a check, e.g. `table: " + name + "`, or remove it")
+        yield warning(
+            "W103",
+            _("the table `{name}` is never used").format(name=name),
+            span,
+            _("pass it to a check, e.g. `table: {name}`, or remove it").format(name=name),
+        )
 
 
 def _unused(ctx: Context, defined: Mapping[str, n.Check | n.Let | n.Table]
@@ -85,7 +99,13 @@ def impossible_wheres(ctx: Context) -> Iterator[Diagnostic]:
     """W104: a metric or review `where` that no case can satisfy."""
     for site in ctx.sites:
         if site.role == "where" and never_holds(site.expr, ctx):
-            what = "metric" if isinstance(site.owner, n.Metric) else "review rule"
-            yield warning("W104", "this `where` can never hold", site.expr.span,
-                          f"the {what} would always have an empty denominator; its conditions "
-                          "contradict each other")
+            what = "metric" if isinstance(site.owner, n.Metric) else _("review rule")
+            yield warning(
+                "W104",
+                _("this `where` can never hold"),
+                site.expr.span,
+                _(
+                    "the {what} would always have an empty denominator; "
+                    "its conditions contradict each other"
+                ).format(what=what),
+            )

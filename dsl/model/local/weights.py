@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from evaldsl.errors import ConfigError
+from evaldsl.i18n import _
 
 WEIGHTS_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
 """sha256 of the assembled GGUF file."""
@@ -68,8 +69,10 @@ def part_paths() -> list[Path]:
             module = import_module(name)
         except ModuleNotFoundError:
             raise ConfigError(
-                f"the local judge's weights are not installed (missing `{name}`); "
-                f"install them with: {LOCAL_EXTRA_HINT}"
+                _(
+                    "the local judge's weights are not installed (missing "
+                    "`{name}`); install them with: {LOCAL_EXTRA_HINT}"
+                ).format(name=name, LOCAL_EXTRA_HINT=LOCAL_EXTRA_HINT)
             ) from None
         paths.append(Path(module.get_part_path()))
     return paths
@@ -118,8 +121,10 @@ def _copy_hashing(source: Path, out: BinaryIO, update: Callable[[bytes], object]
 def _require_digest(actual: str, what: str) -> None:
     if actual != WEIGHTS_SHA256:
         raise ConfigError(
-            f"{what} have sha256 `{actual}`, expected `{WEIGHTS_SHA256}`; refusing to use them "
-            f"(reinstall with: pip install --force-reinstall 'evaldsl[local]')"
+            _(
+                "{what} have sha256 `{actual}`, expected `{WEIGHTS_SHA256}`; refusing to use them "
+                "(reinstall with: pip install --force-reinstall 'evaldsl[local]')"
+            ).format(what=what, actual=actual, WEIGHTS_SHA256=WEIGHTS_SHA256)
         )
 
 
