@@ -37,7 +37,7 @@ def check(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess
 class TestChoosingChinese:
     def test_lang_option_after_the_verb(self, tmp_path: Path) -> None:
         done = check(tmp_path, "--lang", "zh")
-        assert done.returncode == 1
+        assert done.returncode == 2
         assert CHINESE in done.stdout and "提示：" in done.stdout
         assert "1 个文件中有 1 个错误和 1 个警告" in done.stdout
 
