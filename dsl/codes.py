@@ -73,4 +73,5 @@ CODES: dict[str, str] = {
     "W103": "a table that nothing uses",
     "W104": "a `where` that can never hold",
     "W105": "an outcome label that nothing can reach",
+    "W106": "a percentage compared with a value that is not a share",
 }

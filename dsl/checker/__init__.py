@@ -27,6 +27,7 @@ from evaldsl.checker.rules import (
     patterns,
     scope_args,
     table_decls,
+    thresholds,
     types,
     usage,
 )
@@ -70,7 +71,8 @@ RULES: tuple[Rule, ...] = (
     outcomes.duplicate_blocks,
     outcomes.dead_branches,
     outcomes.unreachable_otherwise,
-    outcomes.thresholds_out_of_range,
+    thresholds.thresholds_out_of_range,
+    thresholds.percentages_for_points,
     example_blocks.unknown_roles,
     example_blocks.unknown_pins,
     example_blocks.examples_without_expect,
