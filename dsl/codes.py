@@ -67,6 +67,7 @@ CODES: dict[str, str] = {
     "E503": "an example without `expect`",
     "E504": "a review rule outside 0..100%",
     "E505": "unknown review option",
+    "E506": "an example pins a value its check could never give",
     # warnings
     "W101": "a check that nothing uses",
     "W102": "a let that nothing uses",

@@ -47,7 +47,7 @@ class ClassifyParams(ModelParams):
         wanted = [expect] if isinstance(expect, str) else list(expect or [])
         for label in wanted:
             if names and label not in names:
-                raise ValueError(unknown_label(label, names))
+                raise ValueError(f"expected label {unknown_label(label, names)}")
         return expect
 
     @property
@@ -62,11 +62,10 @@ class ClassifyParams(ModelParams):
 
 
 def unknown_label(label: str, names: list[str]) -> str:
-    """Why `label` cannot be expected: the labels there are, and the closest one."""
+    """Why `label` can be neither chosen nor expected: the labels there are, the closest one."""
     close = did_you_mean(label, names)
     more = f"; {close}" if close else ""
-    return (f"expected label \"{label}\" is not a label of the taxonomy "
-            f"(labels: {', '.join(names)}{more})")
+    return f"\"{label}\" is not a label of the taxonomy (labels: {', '.join(names)}{more})"
 
 
 def classify_result(params: ClassifyParams, label: str, reason: str = "") -> CheckResult:
@@ -106,7 +105,10 @@ class ClassifyCheck(ChatCheck):
 
 
 def _pin_classify(params: ClassifyParams, fields: dict[str, Any]) -> CheckResult:
+    """The result for a pinned label; a label the judge could never choose is refused."""
     label = fields.get("label", fields.get("value", fields.get("passed")))
+    if isinstance(label, str) and label not in params.names:
+        raise ValueError(unknown_label(label, params.names))
     if isinstance(label, bool):
         chosen = params.expected[0] if label and params.expected else ""
         return overlay(CheckResult.of(label, value=chosen, label=chosen), fields)

@@ -75,6 +75,7 @@ RULES: tuple[Rule, ...] = (
     thresholds.percentages_for_points,
     example_blocks.unknown_roles,
     example_blocks.unknown_pins,
+    example_blocks.pinned_values,
     example_blocks.examples_without_expect,
     example_blocks.sample_rates,
     example_blocks.review_options,

@@ -333,6 +333,18 @@ metric accuracy = rate(intent)
             "E204", '`expect`: expected label "退款申请" is not a label of the taxonomy '
             "(labels: appointment_booking, refund_request, other)")]
 
+    def test_a_pinned_label_outside_the_taxonomy_is_a_check_time_error(self) -> None:
+        """`given intent.label = "refund"` could never come from the judge: E506 at the value."""
+        from evaldsl.checker import check_source
+
+        text = self.SPEC + ('example "e" {\n  user "hi"\n  given intent.label = "refund"\n'
+                            "  expect intent\n}\n")
+        _, found = check_source(text, "t.eval")
+        assert [(d.code, d.span.line, d.message) for d in found] == [(
+            "E506", 8, '`given intent.label`: "refund" is not a label of the taxonomy '
+            "(labels: appointment_booking, refund_request, other; did you mean "
+            "`refund_request`?)")]
+
     def test_validation_rejects_a_label_outside_the_taxonomy(self) -> None:
         """The params model refuses it, so pins and per-case values share one rule."""
         with pytest.raises(ValidationError, match="is not a label of the taxonomy"):
