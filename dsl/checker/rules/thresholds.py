@@ -10,6 +10,7 @@ that range, so it decides something, but almost never what was meant.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from evaldsl.checker.facts.consts import number_of
 from evaldsl.checker.facts.context import Context
@@ -21,13 +22,13 @@ _COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 
 
-class _Comparison:
+class _Comparison(NamedTuple):
     """A comparison read as `subject op constant`, whichever side the constant was on."""
 
-    __slots__ = ("constant", "literal", "op", "subject")
-
-    def __init__(self, op: str, subject: n.Expr, literal: n.Expr, constant: float) -> None:
-        self.op, self.subject, self.literal, self.constant = op, subject, literal, constant
+    op: str
+    subject: n.Expr
+    literal: n.Expr
+    constant: float
 
 
 def _comparisons(ctx: Context) -> Iterator[tuple[n.Binary, _Comparison]]:
