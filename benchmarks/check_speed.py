@@ -59,7 +59,7 @@ def spec_text(rng: random.Random, index: int) -> str:
               f'example "happy path {index}" {{', '  case {intent: "booking", lang: "zh"}',
               '  user "你好，我想预约明天上午的空调维修"',
               '  assistant "好的，请问您的姓名和电话？" {latency_ms: 800}',
-              f"  given {a} = true", f"  given {b} = 0.9", "  expect success", "}"]
+              f"  given {a} = true", f"  given {b}.score = 0.9", "  expect success", "}"]
     return "\n".join(lines) + "\n"
 
 

@@ -70,12 +70,14 @@ CODES: dict[str, str] = {
     "E503": N_("an example without `expect`"),
     "E504": N_("a review rule outside 0..100%"),
     "E505": N_("unknown review option"),
+    "E506": N_("an example pins a value its check could never give"),
     # warnings
     "W101": N_("a check that nothing uses"),
     "W102": N_("a let that nothing uses"),
     "W103": N_("a table that nothing uses"),
     "W104": N_("a `where` that can never hold"),
     "W105": N_("an outcome label that nothing can reach"),
+    "W106": N_("a percentage compared with a value that is not a share"),
 }
 """Code -> its one-line title in English (the msgid); `title` gives it in the current language."""
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from evaldsl.cases.scopes import ALL_SCOPES, Unit
+from evaldsl.diagnostics import did_you_mean
 from evaldsl.model.checks import AnswerError, ChatCheck, ChatTask, ModelParams, Plan, overlay
 from evaldsl.primitives.registry import Cost, primitive
 from evaldsl.primitives.valuetypes import ValueType
@@ -23,7 +24,7 @@ class ClassifyParams(ModelParams):
     labels: dict[str, str] | list[str] = Field(min_length=1)
     """The taxonomy: label names, or a map from label to its description."""
     expect: str | list[str] | None = None
-    """The right label (or any of several); without it any label passes."""
+    """The right label (or any of several), one of `labels`; without it any label passes."""
     accept_partial: bool = False
     """Pass at half score when the label shares the expected one's top-level family."""
 
@@ -37,6 +38,18 @@ class ClassifyParams(ModelParams):
             raise ValueError("a label is listed twice")
         return labels
 
+    @field_validator("expect")
+    @classmethod
+    def _expected_is_a_label(cls, expect: str | list[str] | None,
+                             info: ValidationInfo) -> str | list[str] | None:
+        """A gold label outside the taxonomy can never be chosen: an error, not a miss."""
+        names = list(info.data.get("labels") or [])
+        wanted = [expect] if isinstance(expect, str) else list(expect or [])
+        for label in wanted:
+            if names and label not in names:
+                raise ValueError(f"expected label {unknown_label(label, names)}")
+        return expect
+
     @property
     def names(self) -> list[str]:
         return list(self.labels)
@@ -46,6 +59,13 @@ class ClassifyParams(ModelParams):
         if self.expect is None:
             return []
         return [self.expect] if isinstance(self.expect, str) else list(self.expect)
+
+
+def unknown_label(label: str, names: list[str]) -> str:
+    """Why `label` can be neither chosen nor expected: the labels there are, the closest one."""
+    close = did_you_mean(label, names)
+    more = f"; {close}" if close else ""
+    return f"\"{label}\" is not a label of the taxonomy (labels: {', '.join(names)}{more})"
 
 
 def classify_result(params: ClassifyParams, label: str, reason: str = "") -> CheckResult:
@@ -85,7 +105,10 @@ class ClassifyCheck(ChatCheck):
 
 
 def _pin_classify(params: ClassifyParams, fields: dict[str, Any]) -> CheckResult:
+    """The result for a pinned label; a label the judge could never choose is refused."""
     label = fields.get("label", fields.get("value", fields.get("passed")))
+    if isinstance(label, str) and label not in params.names:
+        raise ValueError(unknown_label(label, params.names))
     if isinstance(label, bool):
         chosen = params.expected[0] if label and params.expected else ""
         return overlay(CheckResult.of(label, value=chosen, label=chosen), fields)
@@ -98,7 +121,9 @@ def _pin_classify(params: ClassifyParams, fields: dict[str, Any]) -> CheckResult
 def classify(params: ClassifyParams) -> ClassifyCheck:
     """A chat model picks one label; `.label` (and `.value`) is the label it chose.
 
-    With `expect` the check passes when the label is the expected one.
+    With `expect` the check passes when the label is the expected one. An
+    expected label that is not one of `labels` is an error (E204 when it is a
+    constant, an error value for a case whose gold label it is), never a miss.
 
         check intent = classify(scope: first_user, labels: intents, expect: case.intent)
     """

@@ -1,7 +1,10 @@
 """`json_schema`: the reply is JSON and validates against a JSON Schema.
 
 The schema is checked once, when the spec is checked (an invalid schema is a
-lint error); the validator is built once per spec. A reply that is not JSON
+lint error); the validator is built once per spec, with the draft's format
+checker: a `format: date` that only annotated would let `"2024-13-45"` pass
+unseen. `date-time`, `time` and `uri` need the small `rfc3339-validator` and
+`rfc3986-validator` packages, which are dependencies for that reason. A reply that is not JSON
 fails with the parse error as its reason: the agent produced it, so it is a
 verdict, not a missing value.
 """
@@ -60,13 +63,16 @@ def json_schema(params: JsonSchemaParams) -> Any:
     """The reply parses as JSON and validates against `schema`.
 
     `.value` is the parsed JSON (none when it did not parse); `.errors` lists
-    the validation errors as `path: message`.
+    the validation errors as `path: message`. `format` is checked for `date`,
+    `date-time`, `time`, `email`, `uri`, `uri-reference`, `ipv4`, `ipv6`,
+    `uuid`, `regex` and the `idn-` forms; other formats are annotations.
 
         check 结构化 = json_schema(schema: {type: "object", required: ["订单号", "状态"]})
     """
     from jsonschema.validators import validator_for
 
-    validator = validator_for(params.schema)(params.schema)
+    kind = validator_for(params.schema)
+    validator = kind(params.schema, format_checker=kind.FORMAT_CHECKER)
 
     def judge(unit: Unit) -> CheckResult:
         text = unfence(unit.text) if params.fenced else unit.text.strip()

@@ -9,10 +9,10 @@ backtracks catastrophically on some reply gives an error value for that case
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Annotated, Any
 
 import regex
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from evaldsl.cases.case import Case
 from evaldsl.cases.scopes import TEXT_SCOPES, Scope, Unit
@@ -24,12 +24,23 @@ from evaldsl.stdlib._pins import measured, scored
 from evaldsl.values import CheckResult
 
 
+def _a_word(word: str) -> str:
+    """An empty word is found in every text, so it would pass or fail every case unseen."""
+    if not word.strip():
+        raise ValueError("a keyword is empty or only spaces")
+    return word
+
+
+Word = Annotated[str, AfterValidator(_a_word)]
+"""A keyword: a text with something besides spaces."""
+
+
 class KeywordParams(Params):
-    all: list[str] = Field(default_factory=list)
+    all: list[Word] = Field(default_factory=list)
     """Words that must all appear; each counts once toward the score."""
-    any: list[str] = Field(default_factory=list)
+    any: list[Word] = Field(default_factory=list)
     """Words of which one is enough; together they count once."""
-    none: list[str] = Field(default_factory=list)
+    none: list[Word] = Field(default_factory=list)
     """Words that must not appear; one of them fails the check."""
     min_ratio: float = Field(default=1.0, ge=0.0, le=1.0)
     """Share of required words that must be present to pass."""

@@ -86,7 +86,7 @@ def _check(spec: _Spec) -> str:
 def _check_args(spec: _Spec, kind: str) -> list[str]:
     draw = spec.draw
     if kind == "keyword":
-        words = [_text(draw) for _ in range(draw(st.integers(1, 3)))]
+        words = [_text(draw, empty=False) for _ in range(draw(st.integers(1, 3)))]
         return [f"any: {_items(draw, words, '[', ']')}"]
     if kind == "length":
         return [f"max_chars: {draw(st.integers(1, 500))}"]

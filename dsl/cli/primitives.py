@@ -8,8 +8,11 @@ the scopes, the result fields and the cost class.
 from __future__ import annotations
 
 import argparse
+import functools
 import inspect
-from typing import Any
+import operator
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic.fields import FieldInfo
 
@@ -100,9 +103,26 @@ def _default(info: FieldInfo) -> str:
 
 
 def _type(info: FieldInfo) -> str:
-    text = str(info.annotation).replace("typing.", "").replace("<class '", "")
+    text = str(_unannotated(info.annotation)).replace("typing.", "").replace("<class '", "")
     text = text.replace("'>", "").replace("evaldsl.primitives.tables.NormalizationTable", "table")
     return text.replace("evaldsl.model.checks.", "").replace(" | ", " or ")
+
+
+def _unannotated(annotation: Any) -> Any:
+    """`annotation` without `Annotated` metadata: validators are no part of a type's name.
+
+    >>> _unannotated(list[Annotated[str, "a validator"]])
+    list[str]
+    """
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Annotated:
+        return _unannotated(args[0])
+    plain = tuple(_unannotated(a) for a in args)
+    if plain == args:
+        return annotation
+    if origin in (Union, UnionType):
+        return functools.reduce(operator.or_, plain)
+    return origin[plain[0] if len(plain) == 1 else plain]
 
 
 def _scopes(p: Primitive) -> str:

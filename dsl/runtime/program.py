@@ -143,7 +143,8 @@ def _arg(node: CheckNode, name: str) -> n.KeywordArg:
 def _first_problem(exc: ValidationError) -> str:
     err = exc.errors()[0]
     where = ".".join(str(x) for x in err.get("loc", ())) or "arguments"
-    return f"`{where}`: {err.get('msg', 'invalid')}"
+    msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+    return f"`{where}`: {msg}"
 
 
 def _check_forcer(plan: CheckPlan, runtime: RuntimeGetter) -> Fn:

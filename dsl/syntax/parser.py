@@ -23,6 +23,7 @@ from evaldsl.i18n import _
 from evaldsl.syntax import nodes as n
 from evaldsl.syntax.builder import Builder, comment
 from evaldsl.syntax.fastparse import Fallback, Tables, load_tables, parse_fast
+from evaldsl.syntax.lookalikes import lookalikes
 from evaldsl.syntax.source import Source, Span
 
 MAX_SPEC_BYTES = 1_000_000
@@ -47,6 +48,9 @@ def parse(text: str | bytes, name: str = "<spec>") -> ParseResult:
     fast = _fast_module(decoded, source)
     if fast is not None:
         return ParseResult(fast, [], source)
+    found = lookalikes(source)
+    if found:
+        return ParseResult(None, found, source)
     return _lark_module(decoded, source)
 
 

@@ -83,10 +83,18 @@ def _fits(declared: str, value: Any) -> bool:
     return type(value) in _TYPES[declared]
 
 
+_NO_ANSWER: Any = object()
+"""What `_same_as_answer` finds when every answer is `""`: distinct from a gold `None`."""
+
+
 def _same_as_answer(value: Any, answers: list[Any]) -> bool:
-    """BFCL's "variable" rule: the gold itself holds a value of this type."""
-    first = next((a for a in answers if a != ""), None)
-    return first is not None and type(value) is type(first)
+    """BFCL's "variable" rule: the first non-empty gold answer has this value's type.
+
+    A gold `None` is such an answer (its type is `NoneType`, as in BFCL), so the
+    search needs a sentinel of its own rather than `None` for "nothing found".
+    """
+    first = next((a for a in answers if a != ""), _NO_ANSWER)
+    return first is not _NO_ANSWER and type(value) is type(first)
 
 
 def _items_fit(item_type: str, value: list[Any], answers: list[Any]) -> bool:

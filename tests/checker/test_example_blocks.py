@@ -51,6 +51,40 @@ class TestUnknownPins:
                               "expect success")) == []
 
 
+class TestPinnedValues:
+    def test_text_for_a_number(self) -> None:
+        """A judge's value is points; a text can never be one."""
+        assert rendered(_example('given polite = "good"', "expect success"), "E506") == (
+            "t.eval:11:18: error[E506]: `given polite` pins a text, but the `value` of a "
+            "`judge` result is a number\n"
+            '11 |   given polite = "good"\n'
+            "   |                  ^^^^^^\n"
+            "hint: pin a number, e.g. `given polite = 8`"
+        )
+
+    def test_field_of_another_type(self) -> None:
+        """A field is checked against the primitive's declared type, `true` for a label too."""
+        assert messages(_example("given intent.label = true", "given completion.score = \"x\"",
+                                 "expect success"), "E506") == [
+            "`given intent.label` pins a condition (true/false), but the `label` of a "
+            "`classify` result is a text",
+            "`given completion.score` pins a text, but the `score` of a `slots` result is "
+            "a number"]
+
+    def test_outside_the_range(self) -> None:
+        """12 points on a 10-point scale, or a score of 1.5, is a result no check gives."""
+        assert messages(_example("given polite = 12", "given completion.score = 1.5",
+                                 "expect success"), "E506") == [
+            "`given polite` pins 12, but the `value` of a `judge` result lies between 0 and 10",
+            "`given completion.score` pins 1.5, but the `score` of a `slots` result lies "
+            "between 0 and 1"]
+
+    def test_fitting_values(self) -> None:
+        """Booleans pin `passed`; edges of the range are fine."""
+        assert codes(_example("given polite = 10", "given completion = true",
+                              "given completion.score = 0", "expect success")) == []
+
+
 class TestExamplesWithoutExpect:
     def test_no_expect(self) -> None:
         """An example must assert something."""

@@ -161,6 +161,41 @@ class TestThresholdsOutOfRange:
         assert codes(_outcome("a if c >= 0 and c <= 1 and c.value >= 10", "z otherwise")) == []
 
 
+    def test_equality_outside_the_range(self) -> None:
+        """`== 2` on a 0..1 score never holds and `!= 2` always does."""
+        assert messages(_outcome("a if c == 2", "b if y != 1.5", "z otherwise"), "E406") == [
+            "`c` lies between 0 and 1, so `== 2` never holds",
+            "`y` lies between 0 and 1, so `!= 1.5` always holds"]
+
+    def test_above_the_maximum_of_a_scale(self) -> None:
+        """`> 10` on a 10-point scale can never hold; `>= 10` can."""
+        assert messages(_outcome("a if c.value > 10", "b if c.value >= 10", "z otherwise"),
+                        "E406") == ["`c.value` lies between 0 and 10, so `> 10` never holds"]
+
+
+class TestPercentagesForPoints:
+    def test_percentage_against_a_hundred_points(self) -> None:
+        """`80%` is 0.8, which a 0..100 score is almost never meant to be compared with."""
+        text = _outcome("a if overall >= 80%", "z otherwise") + \
+            "let overall = 40 * c + 60 * y.score\n"
+        assert rendered(text, "W106") == (
+            "t.eval:4:19: warning[W106]: `80%` is 0.8, but `overall` lies between 0 and 100\n"
+            "4 |   a if overall >= 80%\n"
+            "  |                   ^^^\n"
+            "hint: did you mean `80`? a percentage is a share, and `overall` is not one"
+        )
+
+    def test_share_of_a_scale(self) -> None:
+        """On a 0..10 scale the share of the scale is suggested, the percentage on the left too."""
+        found = of(_outcome("a if 80% <= c.value", "z otherwise"), "W106")
+        assert [(d.message, d.hint.split("?")[0]) for d in found] == [
+            ("`80%` is 0.8, but `c.value` lies between 0 and 10", "did you mean `8`")]
+
+    def test_shares_are_fine(self) -> None:
+        """Percentages against scores, rates and 0..1 values raise nothing."""
+        assert codes(_outcome("a if c >= 80% and y.score < 50%", "z otherwise")) == []
+
+
 class TestPercentagesOutOfRange:
     def test_more_than_all(self) -> None:
         """A percentage is at most 100%."""

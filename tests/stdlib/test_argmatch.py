@@ -214,6 +214,28 @@ class TestPrimitive:
                 alternatives=True, functions=[doc])
         assert r.fields["mismatches"] == ["user_id: expected integer, got string '7890'"]
 
+    def test_null_among_the_gold_values_matches_null(self, run: Run, dialog: Dialog,
+                                                     call: MakeCall) -> None:
+        """BFCL reads a None among the possible values as a type the model may use.
+
+        `[None, ""]` for a string parameter: the agent's `null` is of the gold's own
+        type (BFCL's "variable" rule) and equal to an acceptable value; leaving the
+        argument out is allowed by the `""`; `"x"` is a wrong value.
+        """
+        doc = {"name": "find", "parameters": {"type": "dict", "required": ["q"], "properties": {
+            "q": {"type": "string"}, "near": {"type": "string"}}}}
+        gold = {"name": "find", "args": {"q": ["咖啡"], "near": [None, ""]}}
+
+        def verdict(args: dict[str, Any]) -> CheckResult:
+            case = dialog(("user", "找咖啡"),
+                          ("assistant", "", {"tool_calls": [call("find", args)]}))
+            return run("args_match", case, expected=gold, alternatives=True, functions=[doc])
+
+        assert verdict({"q": "咖啡", "near": None}).passed is True
+        assert verdict({"q": "咖啡"}).passed is True
+        assert verdict({"q": "咖啡", "near": "x"}).fields["mismatches"] == [
+            "near: 'x' ≠ null | (left out)"]
+
     def test_actual_given_explicitly(self, run: Run, dialog: Dialog) -> None:
         case = dialog(("user", "x"), ("assistant", "y"))
         r = run("args_match", case, expected={"a": 1},

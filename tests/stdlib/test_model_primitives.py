@@ -295,3 +295,57 @@ class TestModeration:
         assert schema is not None
         assert "self_harm" in str(schema)
         assert result.passed is True
+
+
+class TestClassifyExpectedLabel:
+    """An expected label outside the taxonomy is an error, never a wrong intent."""
+
+    SPEC = """
+case { intent: text }
+let intents = {appointment_booking: "预约服务", refund_request: "退款", other: "其他"}
+check intent = classify(labels: intents, expect: case.intent)
+metric accuracy = rate(intent)
+"""
+
+    def test_unknown_gold_label_is_an_error_value_naming_it(self) -> None:
+        """A case whose gold intent is no label gives an error result, before any judge."""
+        import evaldsl
+
+        judge = FakeJudge({"intent": {"reason": "", "label": "refund_request"}})
+        spec = evaldsl.load(self.SPEC, judge=judge)
+        row = {"id": "c1", "intent": "refund_requests",
+               "messages": [{"role": "user", "content": "我要退款"}]}
+        result = spec.evaluate(row).checks["intent"]
+        assert result.is_error
+        assert result.reason == (
+            'parameter `expect`: expected label "refund_requests" is not a label of the '
+            "taxonomy (labels: appointment_booking, refund_request, other; "
+            "did you mean `refund_request`?)")
+        assert judge.requests == []
+
+    def test_a_constant_unknown_label_is_a_check_time_error(self) -> None:
+        """`expect: "退款申请"` against English labels is E204 at the text, no suggestion."""
+        from evaldsl.checker import check_source
+
+        text = self.SPEC.replace("case.intent", '"退款申请"')
+        _, found = check_source(text, "t.eval")
+        assert [(d.code, d.message) for d in found] == [(
+            "E204", '`expect`: expected label "退款申请" is not a label of the taxonomy '
+            "(labels: appointment_booking, refund_request, other)")]
+
+    def test_a_pinned_label_outside_the_taxonomy_is_a_check_time_error(self) -> None:
+        """`given intent.label = "refund"` could never come from the judge: E506 at the value."""
+        from evaldsl.checker import check_source
+
+        text = self.SPEC + ('example "e" {\n  user "hi"\n  given intent.label = "refund"\n'
+                            "  expect intent\n}\n")
+        _, found = check_source(text, "t.eval")
+        assert [(d.code, d.span.line, d.message) for d in found] == [(
+            "E506", 8, '`given intent.label`: "refund" is not a label of the taxonomy '
+            "(labels: appointment_booking, refund_request, other; did you mean "
+            "`refund_request`?)")]
+
+    def test_validation_rejects_a_label_outside_the_taxonomy(self) -> None:
+        """The params model refuses it, so pins and per-case values share one rule."""
+        with pytest.raises(ValidationError, match="is not a label of the taxonomy"):
+            pin("classify", {"label": "a"}, labels=["a", "b"], expect=["a", "c"])

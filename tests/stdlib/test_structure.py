@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -66,3 +67,38 @@ class TestJsonSchema:
         from evaldsl.stdlib.structure import JsonSchemaParams
 
         assert "schema" in JsonSchemaParams.model_fields
+
+
+class TestFormats:
+    """`format` keywords are checked, not only read as annotations."""
+
+    CASES = [
+        ("date", "2024-03-15", "2024-13-45"),
+        ("date-time", "2024-03-15T09:30:00+08:00", "2024-03-15 9点半"),
+        ("time", "09:30:00+08:00", "9点半"),
+        ("email", "kefu@example.com", "kefu.example.com"),
+        ("uri", "https://example.com/a?b=1", "example dot com"),
+        ("ipv4", "192.168.1.10", "192.168.1.300"),
+        ("ipv6", "::1", "::g"),
+        ("uuid", "2f1e6b9c-5d7a-4c3e-9b8a-0d1c2e3f4a5b", "2f1e6b9c"),
+    ]
+
+    @pytest.mark.parametrize(("fmt", "good", "bad"), CASES)
+    def test_format_is_checked(self, run: Run, dialog: Dialog, fmt: str, good: str,
+                               bad: str) -> None:
+        """A value of the format passes; one that is not fails naming the format."""
+        schema = {"type": "object", "properties": {"v": {"type": "string", "format": fmt}}}
+
+        def reply(value: str) -> Case:
+            return dialog(("user", "x"), ("assistant", json.dumps({"v": value})))
+
+        assert run("json_schema", reply(good), schema=schema).passed is True
+        failed = run("json_schema", reply(bad), schema=schema)
+        assert failed.passed is False
+        assert failed.fields["errors"] == [f"v: '{bad}' is not a '{fmt}'"]
+
+    def test_unknown_format_is_an_annotation(self, run: Run, dialog: Dialog) -> None:
+        """A format no checker knows (`phone`) constrains nothing, as JSON Schema says."""
+        schema = {"properties": {"v": {"type": "string", "format": "phone"}}}
+        case = dialog(("user", "x"), ("assistant", '{"v": "anything"}'))
+        assert run("json_schema", case, schema=schema).passed is True

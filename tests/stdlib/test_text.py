@@ -8,6 +8,8 @@ import pytest
 from pydantic import ValidationError
 
 from evaldsl.cases.case import Case
+from evaldsl.checker import check_source
+from evaldsl.diagnostics import render
 from evaldsl.primitives.tables import NormalizationTable
 from evaldsl.values import CheckResult
 
@@ -21,7 +23,36 @@ def reply_fixture(dialog: Dialog) -> Case:
                   ("assistant", "好的，已为您预约明天上午九点的上门维修，工单号 WX202401。"))
 
 
+def _checked(text: str) -> tuple[str, list[str]]:
+    """`text` checked against the standard library: the first error rendered, every message."""
+    result, found = check_source(f"{text}\nmetric m = rate(k)\n", "t.eval")
+    errors = [d for d in found if d.severity == "error"]
+    return render(errors[0], result.source) if errors else "", [d.message for d in errors]
+
+
+class TestEmptyKeywords:
+    def test_empty_word_is_an_error_at_the_word(self) -> None:
+        """`""` matches every reply: an error at the word itself, not a silent pass."""
+        assert _checked('check k = keyword(all: ["预约", ""])')[0] == (
+            "t.eval:1:31: error[E204]: `all.1`: a keyword is empty or only spaces\n"
+            '1 | check k = keyword(all: ["预约", ""])\n'
+            "  |                                 ^^\n"
+            "hint: `all`: words that must all appear; each counts once toward the score"
+        )
+
+    def test_whitespace_word_in_any_and_none(self) -> None:
+        """A word of spaces is just as empty, in every list."""
+        assert _checked('check k = keyword(any: ["  "], none: ["\\t"])')[1] == [
+            "`any.0`: a keyword is empty or only spaces",
+            "`none.0`: a keyword is empty or only spaces"]
+
+
 class TestKeyword:
+    def test_an_empty_word_is_rejected(self, run: Run, reply: Case) -> None:
+        """`""` is in every text: a per-case list holding it is refused, not a silent pass."""
+        with pytest.raises(ValidationError, match="a keyword is empty or only spaces"):
+            run("keyword", reply, all=["预约"], none=[" "])
+
     def test_all_present_passes_with_full_score(self, run: Run, reply: Case) -> None:
         """Every `all` word found: passed, score 1."""
         r = run("keyword", reply, all=["预约", "工单号"])

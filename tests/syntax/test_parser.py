@@ -199,6 +199,49 @@ class TestSyntaxErrors:
             "this is a full-width colon; use `:`")
 
 
+CURLY = 'this is a curly quote; use a straight `"`'
+
+
+class TestLookalikes:
+    """What a Chinese input method types where the language wants ASCII, all in one pass."""
+
+    def test_every_full_width_character_is_reported(self) -> None:
+        """Four kinds on two lines: each at its column, each naming the ASCII character."""
+        text = ('check 礼貌 = judge（criteria：“语气是否礼貌”，scale: 5)\n'
+                'check 快 = latency(max_ms：3000)\n')
+        found = parse(text, "t.eval").diagnostics
+        assert [(d.code, d.span.line, d.span.col, d.message, d.hint) for d in found] == [
+            ("E010", 1, 17, "unexpected character `（`",
+             "this is a full-width parenthesis; use `(`"),
+            ("E010", 1, 26, "unexpected character `：`", "this is a full-width colon; use `:`"),
+            ("E010", 1, 27, "unexpected character `“`", CURLY),
+            ("E010", 1, 34, "unexpected character `”`", CURLY),
+            ("E010", 1, 35, "unexpected character `，`", "this is a full-width comma; use `,`"),
+            ("E010", 2, 25, "unexpected character `：`", "this is a full-width colon; use `:`"),
+        ]
+
+    def test_inside_texts_and_comments_they_are_fine(self) -> None:
+        """`，` in a text or a comment is content, not punctuation."""
+        result = parse('let x = "好的，谢谢"  # 注释：可以\n')
+        assert result.module is not None and result.diagnostics == []
+
+    def test_chinese_words_for_operators(self) -> None:
+        """`且`, `或`, `非` between conditions get the English keyword as the hint."""
+        text = ("check a = latency(max_ms: 10)\ncheck b = latency(max_ms: 20)\n"
+                "metric m = rate(a) where a 且 b\nmetric n = rate(a) where a 或 非 b\n")
+        found = parse(text, "t.eval").diagnostics
+        assert [(d.code, d.span.line, d.span.col, d.message, d.hint) for d in found] == [
+            ("E011", 3, 28, "`且` is not an operator", "write `and`"),
+            ("E011", 4, 28, "`或` is not an operator", "write `or`"),
+            ("E011", 4, 30, "`非` is not an operator", "write `not`"),
+        ]
+
+    def test_the_words_inside_names_are_names(self) -> None:
+        """`非法` and `或许` are names; nothing is reported for them."""
+        result = parse("check 非法 = latency(max_ms: 10)\nmetric 或许 = rate(非法)\n")
+        assert result.module is not None and result.diagnostics == []
+
+
 class TestInputGuards:
     def test_invalid_utf8(self) -> None:
         """Bytes that are not UTF-8 are E001 at their position."""

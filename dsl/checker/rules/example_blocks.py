@@ -1,4 +1,4 @@
-"""Examples and review: E501 roles, E502 pins, E503 no `expect`, E504 sample rates, E505 options.
+"""Examples and review: E501 roles, E502 and E506 pins, E503 no `expect`, E504/E505 review.
 
 Examples are a spec's own tests; a mistake in one should be caught before
 `evaldsl test` runs it, in the same words as the rest of the spec.
@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from evaldsl.checker.facts.consts import fold
+from evaldsl.checker.facts.arguments import arguments
+from evaldsl.checker.facts.consts import NOT_CONSTANT, fold
 from evaldsl.checker.facts.context import Context, unwrap
 from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing
 from evaldsl.i18n import _
+from evaldsl.primitives.registry import Primitive
+from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.syntax import nodes as n
+from evaldsl.syntax.source import Span
 
 ROLES = ("system", "user", "assistant", "tool")
 REVIEW_OPTIONS = ("seed",)
@@ -69,6 +73,89 @@ def _pin_problem(ctx: Context, given: n.ExampleGiven) -> Diagnostic | None:
         given.span,
         f"{close} {known}" if close else known,
     )
+
+
+def pinned_values(ctx: Context) -> Iterator[Diagnostic]:
+    """E506: a `given` value its check could never give: wrong type, off the range, refused."""
+    for example in ctx.symbols.examples:
+        for item in example.items:
+            if isinstance(item, n.ExampleGiven):
+                problem = _pinned_value_problem(ctx, item)
+                if problem is not None:
+                    yield problem
+
+
+def _pinned_value_problem(ctx: Context, given: n.ExampleGiven) -> Diagnostic | None:
+    check = ctx.symbols.checks.get(given.check)
+    primitive = ctx.primitive_named(given.check)
+    value = fold(given.value, ctx)
+    if check is None or primitive is None or value is NOT_CONSTANT:
+        return None
+    key = given.field or ("passed" if isinstance(value, bool) else "value")
+    wanted = primitive.result_fields().get(key)
+    if wanted is None:
+        return None  # E502 names the field
+    pinned = f"`given {given.check}{'.' + given.field if given.field else ''}`"
+    found = _type_of(value)
+    span = given.value.span
+    if wanted is not ValueType.ANY and found is not None and found is not wanted:
+        return error("E506", f"{pinned} pins {found}, but the `{key}` of a `{primitive.name}` "
+                     f"result is {wanted}", span, _example_hint(given, wanted))
+    return _range_problem(ctx, check, primitive, key, value, pinned, span) or \
+        _refused(ctx, check, primitive, key, value, pinned, span)
+
+
+def _range_problem(ctx: Context, check: n.Check, primitive: Primitive, key: str, value: object,
+                   pinned: str, span: Span) -> Diagnostic | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    bounds = (0.0, 1.0) if key == "score" else _value_range(ctx, check, primitive, key)
+    if bounds is None or bounds[0] <= value <= bounds[1]:
+        return None
+    return error("E506", f"{pinned} pins {value:g}, but the `{key}` of a `{primitive.name}` "
+                 f"result lies between {bounds[0]:g} and {bounds[1]:g}", span,
+                 f"pin a value between {bounds[0]:g} and {bounds[1]:g}")
+
+
+def _value_range(ctx: Context, check: n.Check, primitive: Primitive,
+                 key: str) -> tuple[float, float] | None:
+    args = arguments(ctx, check)
+    if key != "value" or args is None or args.params is None:
+        return None
+    try:
+        found = primitive.value_range(args.params)
+    except Exception:  # noqa: BLE001 - a primitive's range function is best effort here
+        return None
+    return (float(found[0]), float(found[1])) if found is not None else None
+
+
+def _refused(ctx: Context, check: n.Check, primitive: Primitive, key: str, value: object,
+             pinned: str, span: Span) -> Diagnostic | None:
+    """The primitive's own `pin` is the authority on what it could give: ask it now."""
+    args = arguments(ctx, check)
+    if primitive.pin is None or args is None or args.params is None:
+        return None
+    try:
+        primitive.pin(args.params, {key: value})
+    except (TypeError, ValueError, KeyError) as exc:
+        return error("E506", f"{pinned}: {exc}", span)
+    return None
+
+
+def _type_of(value: object) -> ValueType | None:
+    kinds = {bool: ValueType.BOOL, int: ValueType.NUMBER, float: ValueType.NUMBER,
+             str: ValueType.TEXT, list: ValueType.LIST, dict: ValueType.MAP}
+    return kinds.get(type(value))
+
+
+def _example_hint(given: n.ExampleGiven, wanted: ValueType) -> str:
+    samples = {ValueType.NUMBER: "8", ValueType.BOOL: "true", ValueType.TEXT: '"..."',
+               ValueType.LIST: "[...]", ValueType.MAP: "{...}"}
+    sample = samples.get(wanted)
+    if sample is None:
+        return ""
+    target = given.check + (f".{given.field}" if given.field else "")
+    return f"pin {wanted}, e.g. `given {target} = {sample}`"
 
 
 def examples_without_expect(ctx: Context) -> Iterator[Diagnostic]:

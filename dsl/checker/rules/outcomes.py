@@ -1,4 +1,4 @@
-"""Outcome blocks and thresholds: E401-E405 on branches, E406 ranges, E407 percentages.
+"""Outcome blocks: E401-E405 on branches, E407 percentages (thresholds are in `thresholds`).
 
 Branches are tried in order and the first true one wins, so a branch that an
 earlier one already covers is dead (E405): the classic mistake is putting
@@ -11,9 +11,7 @@ import math
 from collections.abc import Iterator
 
 from evaldsl.checker.facts.conditions import Conjunction, Interval, covered_by, dnf
-from evaldsl.checker.facts.consts import number_of
 from evaldsl.checker.facts.context import Context
-from evaldsl.checker.facts.ranges import UNIT, Range, value_range
 from evaldsl.diagnostics import Diagnostic, error, warning
 from evaldsl.i18n import _
 from evaldsl.syntax import nodes as n
@@ -209,80 +207,6 @@ def _covers_all(intervals: list[Interval]) -> bool:
         if i.hi > reach or (i.hi == reach and not i.hi_open):
             reach, reach_open = i.hi, i.hi_open
     return reach == math.inf
-
-
-def thresholds_out_of_range(ctx: Context) -> Iterator[Diagnostic]:
-    """E406: a comparison that can never (or always) hold given the value's range."""
-    for _site, exprs in ctx.site_exprs:
-        for e in exprs:
-            if isinstance(e, n.Binary) and e.op in ("<", "<=", ">", ">="):
-                problem = _threshold_problem(ctx, e)
-                if problem is not None:
-                    yield problem
-
-
-def _threshold_problem(ctx: Context, e: n.Binary) -> Diagnostic | None:
-    op, subject, c = e.op, e.left, number_of(e.right, ctx)
-    if c is None:
-        op, subject, c = _FLIP[e.op], e.right, number_of(e.left, ctx)
-    if c is None or number_of(subject, ctx) is not None:
-        return None
-    if any(isinstance(side, n.Percent) and side.value > 1 for side in (e.left, e.right)):
-        return None
-    bounds = value_range(subject, ctx)
-    if bounds is None:
-        return None
-    verdict = _verdict(op, c, bounds)
-    if verdict is None:
-        return None
-    lo, hi = bounds
-    what = _subject_text(subject)
-    return error(
-        "E406",
-        _("{what} lies between {lo:g} and {hi:g}, so `{op} {c:g}` {verdict}").format(
-            what=what, lo=lo, hi=hi, op=op, c=c, verdict=verdict
-        ),
-        e.span,
-        _range_hint(bounds, c),
-    )
-
-
-_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
-
-
-def _verdict(op: str, c: float, bounds: Range) -> str | None:
-    lo, hi = bounds
-    if op in (">", ">="):
-        if c > hi or (op == ">" and c == hi):
-            return _("never holds")
-        if c < lo:
-            return _("always holds")
-    else:
-        if c < lo or (op == "<" and c == lo):
-            return _("never holds")
-        if c > hi:
-            return _("always holds")
-    return None
-
-
-def _range_hint(bounds: Range, c: float) -> str:
-    if bounds == UNIT and 5 <= c <= 100:
-        return _("scores and rates run from 0 to 1; write `{c:g}%` or `{value:g}`").format(
-            c=c, value=c / 100
-        )
-    return _("choose a threshold between {bounds:g} and {bounds2:g}").format(
-        bounds=bounds[0], bounds2=bounds[1]
-    )
-
-
-def _subject_text(e: n.Expr) -> str:
-    if isinstance(e, n.Name):
-        return f"`{e.name}`"
-    if isinstance(e, n.Attribute) and isinstance(e.obj, n.Name):
-        return f"`{e.obj.name}.{e.name}`"
-    if isinstance(e, n.Call):
-        return _("the result of `{func}`").format(func=e.func)
-    return _("the value")
 
 
 def percentages_out_of_range(ctx: Context) -> Iterator[Diagnostic]:

@@ -216,6 +216,9 @@ def _from_pydantic(args: Arguments, check: n.Check, err: dict[str, Any],
     if kind in ("too_short", "string_too_short", "too_long", "string_too_long"):
         return error("E204", f"`{_path(loc)}` {_size_reason(kind, err)}", span,
                      _field_hint(args.primitive, name))
+    if kind == "value_error":
+        return error("E204", f"`{_path(loc)}`: {_reason(str(err.get('msg', '')))}", span,
+                     _field_hint(args.primitive, name))
     if kind in _RANGE_ERRORS:
         return error(
             "E204",
