@@ -197,11 +197,28 @@ def _settings(args: argparse.Namespace) -> Any:
     if args.cache_dir is not None:
         overrides["cache_dir"] = str(args.cache_dir)
     settings = Settings.load(args.config, **overrides)
+    if args.judge not in (None, "local"):
+        settings = _keyless(settings)
     if settings.judge.provider == "local":
         from evaldsl.model.local.judge import require_local_extra
 
         require_local_extra()
     return settings
+
+
+PLACEHOLDER_KEY = "not-needed"
+"""The key sent to a judge named by URL when none is set: a local OpenAI-compatible server
+wants none, but the `openai` client refuses to start without one."""
+
+
+def _keyless(settings: Any) -> Any:
+    """`settings` with a placeholder judge key when no key is set (a server that does want
+    one answers 401, which stops the run with the reason)."""
+    from dataclasses import replace
+
+    if settings.judge.api_key or os.environ.get("OPENAI_API_KEY"):
+        return settings
+    return replace(settings, judge=replace(settings.judge, api_key=PLACEHOLDER_KEY))
 
 
 def _count_rows(args: argparse.Namespace) -> int | None:
