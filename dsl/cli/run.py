@@ -9,9 +9,11 @@ where it stopped and ends with the same report. A progress bar with rate and
 ETA shows on stderr when it is a terminal. `--workers N` evaluates the cases
 in N processes, each with its own judge client; the reports are the same.
 
-Exit codes: 0 ok; 1 a `--fail-under` threshold was missed; 2 usage or spec
-errors (including resuming a journal of another spec); 3 data errors (a bad
-row with `--on-bad-row fail`, an unreadable case file, a damaged journal).
+Exit codes: 0 ok; 1 a `--fail-under` threshold was missed; 2 usage, spec or
+settings errors (including resuming a journal of another spec, and a judge or
+embedder with no key, a refused key, an unknown model or no server at the first
+request); 3 data errors (a bad row with `--on-bad-row fail`, an unreadable case
+file, a damaged journal); 4 every case errored (the reports are written).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evaldsl.cli.exits import EXIT_FAILED, EXIT_OK, UsageError
+from evaldsl.cli.exits import EXIT_FAILED, EXIT_NO_RESULTS, EXIT_OK, UsageError
 
 BAD_ROWS_SHOWN = 10
 """Skipped rows listed on stderr; the report lists up to 100 and counts all."""
@@ -148,7 +150,20 @@ def run(args: argparse.Namespace) -> int:
         from evaldsl.report.terminal import render_terminal
 
         print(render_terminal(result.report))
+    if _all_errored(result.report):
+        return EXIT_NO_RESULTS
     return _thresholds(args.fail_under, result.report)
+
+
+def _all_errored(report: dict[str, Any]) -> bool:
+    """Whether every evaluated case errored; if so, says so on stderr with the main reason."""
+    cases = report["cases"]
+    if not cases["evaluated"] or cases["errored"] < cases["evaluated"]:
+        return False
+    reasons = report.get("errors") or [{"reason": "no reason given"}]
+    print(f"evaldsl run: error: every case errored ({cases['evaluated']} of "
+          f"{cases['evaluated']}), most often: {reasons[0]['reason']}", file=sys.stderr)
+    return True
 
 
 def _evaluate(args: argparse.Namespace, spec: Any, layout: Any, options: Any, runtime: Any,
