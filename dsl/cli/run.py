@@ -150,13 +150,14 @@ def run(args: argparse.Namespace) -> int:
         from evaldsl.report.terminal import render_terminal
 
         print(render_terminal(result.report))
-    if _all_errored(result.report):
+    if _no_results(result.report):
         return EXIT_NO_RESULTS
     return _thresholds(args.fail_under, result.report)
 
 
-def _all_errored(report: dict[str, Any]) -> bool:
-    """Whether every evaluated case errored; if so, says so on stderr with the main reason."""
+def _no_results(report: dict[str, Any]) -> bool:
+    """Whether every evaluated case errored, said on stderr with the main reason: a run that
+    produced no result must not look like one that passed."""
     cases = report["cases"]
     if not cases["evaluated"] or cases["errored"] < cases["evaluated"]:
         return False
