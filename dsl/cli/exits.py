@@ -7,6 +7,10 @@
     2   usage or spec errors, from every verb (`check` finding errors included):
         `UsageError`, `SpecError`, `ConfigError`, any other `EvaldslError`
     3   data errors: `CaseDataError`, and an `OSError` reading or writing a file
+    4   no results: `run` evaluated cases and every one errored (the reports are
+        written; the summary lists the reasons). Not 1, which says a verdict was
+        reached and was bad, nor 2, kept for settings caught as wrong (a judge
+        that refuses the key or cannot be reached stops the run with 2 first)
     70  an internal error (a bug): one line on stderr, the traceback saved to a file
     130 interrupted (Ctrl-C)
     141 the reader of stdout went away (`evaldsl ... | head`): nothing on stderr,
@@ -34,6 +38,8 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_DATA = 3
+EXIT_NO_RESULTS = 4
+"""Every case errored: the run produced reports but no result."""
 EXIT_INTERNAL = 70
 """`EX_SOFTWARE` of sysexits.h: distinct from every code a user's input can cause."""
 EXIT_INTERRUPTED = 130

@@ -9,20 +9,23 @@ where it stopped and ends with the same report. A progress bar with rate and
 ETA shows on stderr when it is a terminal. `--workers N` evaluates the cases
 in N processes, each with its own judge client; the reports are the same.
 
-Exit codes: 0 ok; 1 a `--fail-under` threshold was missed; 2 usage or spec
-errors (including resuming a journal of another spec); 3 data errors (a bad
-row with `--on-bad-row fail`, an unreadable case file, a damaged journal).
+Exit codes: 0 ok; 1 a `--fail-under` threshold was missed; 2 usage, spec or
+settings errors (including resuming a journal of another spec, and a judge or
+embedder with no key, a refused key, an unknown model or no server at the first
+request); 3 data errors (a bad row with `--on-bad-row fail`, an unreadable case
+file, a damaged journal); 4 every case errored (the reports are written).
 """
 
 from __future__ import annotations
 
 import argparse
 import errno
+import os
 import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from evaldsl.cli.exits import EXIT_FAILED, EXIT_OK, Interrupted, UsageError
+from evaldsl.cli.exits import EXIT_FAILED, EXIT_NO_RESULTS, EXIT_OK, Interrupted, UsageError
 from evaldsl.i18n import _
 
 BAD_ROWS_SHOWN = 10
@@ -198,6 +201,8 @@ def run(args: argparse.Namespace) -> int:
         from evaldsl.report.terminal import render_terminal
 
         print(render_terminal(result.report))
+    if _no_results(result.report):
+        return EXIT_NO_RESULTS
     return report_thresholds(args.fail_under, result.report)
 
 
@@ -218,6 +223,18 @@ def _interrupted(args: argparse.Namespace) -> Interrupted:
     if args.results is None:
         return Interrupted()
     return Interrupted(f"the results so far are in {args.results}; add --resume to continue")
+
+
+def _no_results(report: dict[str, Any]) -> bool:
+    """Whether every evaluated case errored, said on stderr with the main reason: a run that
+    produced no result must not look like one that passed."""
+    cases = report["cases"]
+    if not cases["evaluated"] or cases["errored"] < cases["evaluated"]:
+        return False
+    reasons = report.get("errors") or [{"reason": "no reason given"}]
+    print(f"evaldsl run: error: every case errored ({cases['evaluated']} of "
+          f"{cases['evaluated']}), most often: {reasons[0]['reason']}", file=sys.stderr)
+    return True
 
 
 def _evaluate(args: argparse.Namespace, spec: Any, layout: Any, options: Any, runtime: Any,
@@ -266,11 +283,28 @@ def _settings(args: argparse.Namespace) -> Any:
     if args.cache_dir is not None:
         overrides["cache_dir"] = str(args.cache_dir)
     settings = Settings.load(args.config, **overrides)
+    if args.judge not in (None, "local"):
+        settings = _keyless(settings)
     if settings.judge.provider == "local":
         from evaldsl.model.local.judge import require_local_extra
 
         require_local_extra()
     return settings
+
+
+PLACEHOLDER_KEY = "not-needed"
+"""The key sent to a judge named by URL when none is set: a local OpenAI-compatible server
+wants none, but the `openai` client refuses to start without one."""
+
+
+def _keyless(settings: Any) -> Any:
+    """`settings` with a placeholder judge key when no key is set (a server that does want
+    one answers 401, which stops the run with the reason)."""
+    from dataclasses import replace
+
+    if settings.judge.api_key or os.environ.get("OPENAI_API_KEY"):
+        return settings
+    return replace(settings, judge=replace(settings.judge, api_key=PLACEHOLDER_KEY))
 
 
 def _count_rows(args: argparse.Namespace) -> int | None:

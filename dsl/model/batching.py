@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from evaldsl.model.cache import AnswerCache, cache_key
+from evaldsl.model.contact import Contact
 from evaldsl.model.errors import MalformedAnswer
 from evaldsl.model.limits import Limiter, RetryPolicy, with_retries
 from evaldsl.model.loops import PerLoop
@@ -52,6 +53,8 @@ class EmbedBatcher:
         self.wait = wait
         self._memory: OrderedDict[str, np.ndarray] = OrderedDict()
         self._pending: PerLoop[_Pending] = PerLoop(_Pending)
+        self.contact = Contact()
+        """Whether the embedder has answered yet (a refused first connection stops the run)."""
 
     async def vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
         """One unit-length vector per text (raises the batch's error)."""
@@ -121,8 +124,8 @@ class EmbedBatcher:
 
     async def _request(self, texts: list[str]) -> list[list[float]]:
         async with self.limiter.slot():
-            self.tally.add(calls=1, kind="embed")
-            return await self.embedder.embed(texts)
+            return await self.contact.send(lambda: self.embedder.embed(texts),
+                                           lambda: self.tally.add(calls=1, kind="embed"))
 
     def _remember(self, text: str, vector: np.ndarray) -> None:
         self._memory[text] = vector

@@ -7,7 +7,9 @@ retries, validates each answer against its schema (one repair request when
 it does not fit) and reads each check's part back. Similarity checks go
 through the embedding batcher. Any failure after the last retry becomes the
 check's error result with the reason (and a malformed answer's raw text) in
-it: never a pass or a fail.
+it: never a pass or a fail. A `ConfigError` (no key, a refused key, an unknown
+model, no server at the first request) is not one case's failure: it is
+raised, and stops the run.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ from typing import Any
 
 from evaldsl.cases.case import Case
 from evaldsl.cases.scopes import Unit, combine, select
-from evaldsl.errors import EvaldslError
+from evaldsl.errors import ConfigError, EvaldslError
 from evaldsl.model.batching import EmbedBatcher, cosine
 from evaldsl.model.cache import AnswerCache, cache_key
 from evaldsl.model.checks import AnswerError, ChatCheck, EmbedCheck
+from evaldsl.model.contact import Contact
 from evaldsl.model.errors import MalformedAnswer, ModelError, excerpt
 from evaldsl.model.fusion import Group, Question, group
 from evaldsl.model.limits import Limiter, RetryPolicy, with_retries
@@ -50,6 +53,8 @@ class DefaultRuntime:
         self.identity: str | None = getattr(judge, "cache_identity", None)
         """Answers are cached only for judges that say who they are."""
         self._closers = list(closers)
+        self.contact = Contact()
+        """Whether the judge has answered yet (a refused first connection stops the run)."""
 
     def stats(self) -> ModelStats:
         return self.tally.snapshot()
@@ -106,6 +111,8 @@ class DefaultRuntime:
                                 {"checks": names, "fused": len(names) > 1})
         try:
             answer = await self._answer(request, fused.model)
+        except ConfigError:
+            raise
         except (ModelError, EvaldslError) as exc:
             self.tally.add(errors=1)
             for qs in fused.questions.values():
@@ -169,8 +176,8 @@ class DefaultRuntime:
             if ready is not None:  # before a slot: limits count requests the server sees
                 await ready()
             async with self.limiter.slot():
-                self.tally.add(calls=1, kind=kind)
-                return await judge.complete(request)
+                return await self.contact.send(lambda: judge.complete(request),
+                                               lambda: self.tally.add(calls=1, kind=kind))
 
         answer = await with_retries(attempt, self.policy, lambda e: self.tally.add(retries=1))
         self.tally.add(prompt_tokens=answer.prompt_tokens,
@@ -184,6 +191,8 @@ class DefaultRuntime:
             a, b = check.texts(request.params, unit)
             va, vb = await self.batcher.vectors([a, b])
             out[i][j] = check.read(request.params, cosine(va, vb))
+        except ConfigError:
+            raise
         except Exception as exc:  # an embedder may raise anything; it is this check's error
             self.tally.add(errors=1)
             out[i][j] = _failure(exc, request.check)

@@ -1,12 +1,16 @@
 """Why a model call failed, as exceptions inside the model layer.
 
-They never reach the interpreter: the runtime turns the last one into the
-check's error value. The split that matters is whether trying again can help.
+The runtime turns the last one into the check's error value, except a
+`Misconfigured`: no case can get past a refused key, an unknown model or a
+server nobody runs, so it is a `ConfigError` and stops the run (exit 2). The
+other split that matters is whether trying again can help.
 
     ModelError                 (evaldsl.errors.EvaldslError)
      +-- TransientError        worth a retry: 429, 5xx, timeouts, lost connections
      |    +-- RateLimited      429; `retry_after` when the server said
-     +-- PermanentError        a retry would fail the same way (401, 404, bad request)
+     |    +-- Unreachable      no connection: the request was never sent
+     +-- PermanentError        a retry would fail the same way (bad request)
+     |    +-- Misconfigured    401, 403, 404, or no server at the first request (a ConfigError)
      +-- MalformedAnswer       the answer does not parse or fit the schema; keeps `raw`
 
 Messages never contain a key or an endpoint URL: they end up in traces.
@@ -14,7 +18,7 @@ Messages never contain a key or an endpoint URL: they end up in traces.
 
 from __future__ import annotations
 
-from evaldsl.errors import EvaldslError
+from evaldsl.errors import ConfigError, EvaldslError
 
 
 class ModelError(EvaldslError):
@@ -36,8 +40,17 @@ class RateLimited(TransientError):
         self.retry_after = retry_after
 
 
+class Unreachable(TransientError):
+    """No connection was made, so no request was sent (and none is counted)."""
+
+
 class PermanentError(ModelError):
-    """A failure that a retry would repeat (authentication, unknown model, bad request)."""
+    """A failure that a retry would repeat (a bad request)."""
+
+
+class Misconfigured(PermanentError, ConfigError):
+    """A failure of the settings rather than of one case: a refused key (401, 403), an
+    unknown model or path (404), or no server where the first request went."""
 
 
 class MalformedAnswer(ModelError):

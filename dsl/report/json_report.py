@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from evaldsl.cases.case import Case
+from evaldsl.report.failures import ErrorTally
 from evaldsl.report.layout import VERDICT, SpecLayout
 from evaldsl.report.stats import HISTOGRAM_BINS, wilson
 
@@ -131,10 +132,12 @@ class ReportBuilder:
         self._worst_records: dict[str, Mapping[str, Any]] = {}
         self._dialogs: dict[str, list[dict[str, Any]]] = {}
         self._origins: dict[str, str] = {}
+        self._failures = ErrorTally()
 
     def add(self, record: Mapping[str, Any], case: Case | None = None) -> None:
         """Count one case record; with its `case`, keep the dialog if it is among the worst."""
         self.evaluated += 1
+        self._failures.add(record)
         for key, label in record.get("labels", {}).items():
             counts = self._counts.setdefault(key, {})
             counts[label] = counts.get(label, 0) + 1
@@ -166,6 +169,7 @@ class ReportBuilder:
         out = ReportBuilder(self.layout, self._worst_size)
         out.evaluated = self.evaluated + other.evaluated
         out.review_selected = self.review_selected + other.review_selected
+        out._failures = self._failures.merge(other._failures)
         out._tallies = dict(self._tallies)
         for name, tally in other._tallies.items():
             mine = out._tallies.get(name)
@@ -248,8 +252,10 @@ class ReportBuilder:
             "format": FORMAT, "version": VERSION, "generated_by": generated_by,
             "spec": {"name": layout.name, "title": layout.title, "path": layout.path,
                      "hash": f"sha256:{layout.hash}"},
-            "cases": {"evaluated": self.evaluated, "bad_rows_skipped": bad_row_count,
+            "cases": {"evaluated": self.evaluated, "errored": self._failures.errored,
+                      "bad_rows_skipped": bad_row_count,
                       "bad_rows": [b.to_dict() for b in bad_rows]},
+            "errors": self._failures.top(),
             "outcomes": self._outcomes(),
             "metrics": [dict(m) for m in metrics],
             "checks": [t.to_dict(name) for name, t in self._tallies.items()],

@@ -3,9 +3,10 @@
     success_rate     62.5%  (25/40; 2 errors left out)    95% 47.0%–75.8%
     fast_rate        90.0%  (27/30, where intent.passed)
 
-then the outcome counts, the checks and the cost: the order in which people
-read a result (did it work? how did cases end? which check is weak? what did
-it cost?). Column widths count East Asian characters as two cells.
+then the outcome counts, the checks, the most frequent reasons cases errored
+and the cost: the order in which people read a result (did it work? how did
+cases end? which check is weak? what went wrong? what did it cost?). Column
+widths count East Asian characters as two cells.
 """
 
 from __future__ import annotations
@@ -75,6 +76,8 @@ def render_terminal(report: Mapping[str, Any]) -> str:
         parts = [f"{c['name']} {percent(c['pass_rate'])} ({c['passed']}/"
                  f"{c['passed'] + c['failed']}{_err(c['errors'])})" for c in checks]
         lines.append(_("checks: {checks}").format(checks=" · ".join(parts)))
+    if report.get("errors"):
+        lines.append(error_line(report["errors"]))
     cost = report["cost"]
     lines.append(
         _("cost: {cost} model calls · {cost2} from cache · {value} tokens").format(
@@ -84,6 +87,11 @@ def render_terminal(report: Mapping[str, Any]) -> str:
         )
     )
     return "\n".join(lines)
+
+
+def error_line(reasons: list[Mapping[str, Any]]) -> str:
+    """`errors: 12 × the judge's answer is not JSON; 3 × timeout`: cases per reason."""
+    return "errors: " + "; ".join(f"{r['count']} × {r['reason']}" for r in reasons)
 
 
 def _err(count: int) -> str:

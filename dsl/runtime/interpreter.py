@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evaldsl.cases.case import Case
-from evaldsl.errors import EvaldslError
+from evaldsl.errors import ConfigError, EvaldslError
 from evaldsl.results import ERROR_LABEL, CaseResult
 from evaldsl.runtime.frame import MISSING, Frame
 from evaldsl.runtime.graph import Graph
@@ -151,11 +151,14 @@ class Interpreter:
 
 
 async def _ask(runtime: Any, case: Case, requests: list[Any]) -> list[CheckResult]:
-    """The runtime's answers; any failure of the runtime itself is an error result per check."""
+    """The runtime's answers; any failure of the runtime itself is an error result per check,
+    except a `ConfigError`: settings no case can get past stop the run instead."""
     if runtime is None:
         return [CheckResult.error("no model runtime is available", r.check) for r in requests]
     try:
         results = list(await runtime.resolve(case, requests))
+    except ConfigError:
+        raise
     except Exception as exc:
         reason = f"the model runtime failed: {type(exc).__name__}: {exc}"
         return [CheckResult.error(reason, r.check) for r in requests]

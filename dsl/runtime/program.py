@@ -73,7 +73,8 @@ class Program:
     metric_slots: tuple[int, ...]
     review_slot: int | None
     targets: tuple[int, ...]
-    """Slots every case must fill: blocks, metric inputs, the review decision."""
+    """Slots every case must fill: blocks and metric inputs (or every check of a spec with
+    neither), the review decision."""
     report_plan: ReportPlan
 
 
@@ -95,12 +96,21 @@ def build_program(graph: Graph, runtime: RuntimeGetter) -> Program:
     review = compile_review(compiler, graph.review) if graph.review is not None else None
     if review is not None and review_slot is not None:
         forcers[review_slot] = review.decide
-    targets = (*(b.slot for b in blocks), *metric_slots,
+    targets = (*_result_slots(blocks, metric_slots, checks),
                *(() if review_slot is None else (review_slot,)))
     report_plan = ReportPlan(tuple((b.key, b.labels) for b in blocks),
                              tuple(m.plan for m in metrics), tuple(c.name for c in checks))
     return Program(graph, slots, [MISSING] * slots.size, forcers, checks, blocks, metrics,
                    review, metric_slots, review_slot, targets, report_plan)
+
+
+def _result_slots(blocks: tuple[BlockPlan, ...], metric_slots: tuple[int, ...],
+                  checks: tuple[CheckPlan, ...]) -> tuple[int, ...]:
+    """The slots that are a spec's results: its blocks and metric inputs, or, in a spec that
+    declares only checks, every check (each one is then a result to compute and report)."""
+    if blocks or metric_slots:
+        return (*(b.slot for b in blocks), *metric_slots)
+    return tuple(c.slot for c in checks)
 
 
 def _layout(graph: Graph) -> tuple[Slots, tuple[int, ...], int | None]:

