@@ -31,13 +31,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from evaldsl.diagnostics import did_you_mean, listing
 from evaldsl.errors import EvaldslError, UnknownNameError
+from evaldsl.i18n import _
 from evaldsl.runtime.aggregation import MetricPlan, MetricState, MetricValue
 from evaldsl.values import CheckResult, ErrorValue, _plain
 
@@ -319,13 +320,19 @@ class Report:
         score distributions, slots, the worst cases; None when the caller folds it itself."""
         self._published: dict[str, Any] | None = None
         """The report.json this report was read from (`from_json`): its figures, fixed."""
+        self.case_records: list[dict[str, Any]] | None = [] if details is not None else None
+        """Each case's result without its trace, for `write_junit` (one test per case); None
+        in a run's shards, which stream JUnit as they go and must not hold every case."""
 
     def add(self, result: CaseResult, case: Any = None) -> None:
         """Fold one case's result into the report; with its `case`, the report can show the
         dialog should the case be among the worst."""
         self._refuse_if_published()
         if self.details is not None:
-            self.details.add(result.to_dict(trace=False), case)
+            record = result.to_dict(trace=False)
+            self.details.add(record, case)
+            if self.case_records is not None:
+                self.case_records.append(record)
         self.cases += 1
         for key, label in result.labels.items():
             counts = self.counts[key]
@@ -367,6 +374,10 @@ class Report:
         out.checks = {k: v.merge(other.checks[k]) for k, v in self.checks.items()}
         out.sampled = self.sampled + other.sampled
         out.review_errors = self.review_errors + other.review_errors
+        if self.case_records is not None and other.case_records is not None:
+            out.case_records = self.case_records + other.case_records
+        else:
+            out.case_records = None
         return out
 
     def metric(self, name: str) -> MetricValue:
@@ -400,7 +411,7 @@ class Report:
 
     def write(self, path: str | os.PathLike[str], format: str = "json") -> Path:
         """Write report.json (`json`), `html` or `markdown` with the writers `evaldsl run`
-        uses; the path written. JUnit needs every case's result: `evaldsl run --junit`."""
+        uses; the path written. JUnit is one test per case: `write_junit`."""
         from evaldsl.report.writers import write_report
 
         return write_report(Path(path), self.to_report_json(), format)
@@ -413,6 +424,22 @@ class Report:
 
     def write_markdown(self, path: str | os.PathLike[str]) -> Path:
         return self.write(path, "markdown")
+
+    def write_junit(self, path: str | os.PathLike[str],
+                    passing: Iterable[str] | None = None) -> Path:
+        """JUnit XML as `evaldsl run --junit` writes it: one test per case, passing when the
+        verdict is one of `passing` (by default the first branch's label, as `--junit-pass`)."""
+        if self.case_records is None:
+            raise EvaldslError(_("this report does not hold its cases, so it cannot write "
+                                 "JUnit (one test per case): use `evaldsl run --junit`"))
+        from evaldsl.report.junit import verdict_passing, write_junit
+
+        labels = frozenset(passing) if passing is not None else verdict_passing(
+            self.details.layout)
+        out = Path(path)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        write_junit(out, self.title, self.case_records, labels)
+        return out
 
     @classmethod
     def from_json(cls, path: str | os.PathLike[str]) -> Report:

@@ -138,6 +138,31 @@ class TestReportFiles:
         assert markdown == render_markdown(published)
         assert report.write(tmp_path / "r2.md", format="markdown").read_text("utf-8") == markdown
 
+    def test_write_junit_is_the_junit_of_run(self, report: evaldsl.Report,
+                                             tmp_path: Path) -> None:
+        """One test per case, as `run --junit` writes it: ok passes, bad fails, error errs."""
+        from evaldsl.report.junit import write_junit
+
+        records = [report_case.to_dict(trace=False) for report_case in self._results()]
+        write_junit(tmp_path / "cli.xml", report.title, records, frozenset({"ok"}))
+        written = report.write_junit(tmp_path / "api.xml").read_text("utf-8")
+        assert written == (tmp_path / "cli.xml").read_text("utf-8")
+        assert 'tests="4" failures="1" errors="1"' in written
+        wider = report.write_junit(tmp_path / "wide.xml", passing=["ok", "bad"])
+        assert 'failures="0" errors="1"' in wider.read_text("utf-8")
+
+    def test_a_report_without_its_cases_writes_no_junit(self, report: evaldsl.Report,
+                                                        tmp_path: Path) -> None:
+        back = evaldsl.Report.from_json(report.write_json(tmp_path / "report.json"))
+        with pytest.raises(evaldsl.EvaldslError, match="evaldsl run --junit"):
+            back.write_junit(tmp_path / "r.xml")
+
+    @staticmethod
+    def _results() -> list[evaldsl.CaseResult]:
+        spec = evaldsl.load(TEXT, registry=kit.make_kit().registry)
+        return [spec.evaluate(c) for c in (kit.case("x", a=1.0), kit.case("y", a=0.0),
+                                           kit.case("z"), kit.case("w", a=1.0))]
+
     def test_an_unknown_format_names_the_known_ones(self, report: evaldsl.Report,
                                                     tmp_path: Path) -> None:
         with pytest.raises(evaldsl.EvaldslError, match="unknown report format `pdf`"):

@@ -325,13 +325,12 @@ def junit_sink(args: argparse.Namespace, layout: Any) -> Any:
     """A streaming JUnit writer, or None without --junit."""
     if args.junit is None:
         return None
-    from evaldsl.report.junit import JUnitWriter
+    from evaldsl.report.junit import JUnitWriter, verdict_passing
 
     if args.junit_pass:
         passing = frozenset(s.strip() for s in args.junit_pass.split(",") if s.strip())
     else:
-        verdict = next((b for b in layout.blocks if b.key == "outcome"), None)
-        passing = frozenset(verdict.labels[:1]) if verdict else frozenset()
+        passing = verdict_passing(layout)
     _parent(args.junit)
     return JUnitWriter(args.junit, layout.name, passing)
 

@@ -162,6 +162,12 @@ class JUnitWriter:
         self._part.unlink(missing_ok=True)
 
 
+def verdict_passing(layout: Any) -> frozenset[str]:
+    """The labels a case passes with by default: the verdict's first branch (the goal)."""
+    verdict = next((b for b in layout.blocks if b.key == VERDICT), None)
+    return frozenset(verdict.labels[:1]) if verdict else frozenset()
+
+
 def write_junit(path: Path, suite: str, records: Iterable[Mapping[str, Any]],
                 passing: frozenset[str], seconds: float = 0.0) -> None:
     """The whole suite from an iterable of case records."""
