@@ -363,8 +363,8 @@ class Report:
         self._refuse_if_published()
         other._refuse_if_published()
         if other.spec_hash != self.spec_hash:
-            raise EvaldslError("cannot merge reports of different specs "
-                               f"({self.spec_hash[:12]} and {other.spec_hash[:12]})")
+            raise EvaldslError(_("cannot merge reports of different specs ({one} and {other})")
+                               .format(one=self.spec_hash[:12], other=other.spec_hash[:12]))
         both = self.details is not None and other.details is not None
         out = Report(self.title, self.spec_hash, self.plan,
                      self.details.merge(other.details) if both else None)
@@ -385,7 +385,8 @@ class Report:
         metrics = self.metrics
         found = metrics.get(name)
         if found is None:
-            raise UnknownNameError(f"unknown metric `{name}` (metrics: {listing(metrics)})",
+            raise UnknownNameError(_("unknown metric `{name}` (metrics: {known})").format(
+                                       name=name, known=listing(metrics)),
                                    did_you_mean(name, metrics))
         return found
 
@@ -403,8 +404,8 @@ class Report:
         if self._published is not None:
             return self._published
         if self.details is None:
-            raise EvaldslError("this report was made with `new_report(details=False)`: "
-                               "it lacks what report.json shows beside the metrics")
+            raise EvaldslError(_("this report was made with `new_report(details=False)`: it "
+                                 "lacks what report.json shows beside the metrics"))
         from evaldsl.report.json_report import publish
 
         return publish(self, self.details, generated_by=generated_by)
@@ -462,8 +463,8 @@ class Report:
 
     def _refuse_if_published(self) -> None:
         if self._published is not None:
-            raise EvaldslError("a report read from report.json takes no more cases and merges "
-                               "with nothing; merge the runs' journals (`evaldsl merge`)")
+            raise EvaldslError(_("a report read from report.json takes no more cases and merges "
+                                 "with nothing; merge the runs' journals (`evaldsl merge`)"))
 
     def review_sample(self) -> list[dict[str, Any]]:
         """Cases drawn for review, highest priority first (ties by case id)."""

@@ -13,6 +13,7 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from evaldsl.cases.scopes import ALL_SCOPES, Unit
 from evaldsl.diagnostics import did_you_mean
+from evaldsl.i18n import _
 from evaldsl.model.checks import AnswerError, ChatCheck, ChatTask, ModelParams, Plan, overlay
 from evaldsl.primitives.registry import Cost, primitive
 from evaldsl.primitives.valuetypes import ValueType
@@ -47,7 +48,8 @@ class ClassifyParams(ModelParams):
         wanted = [expect] if isinstance(expect, str) else list(expect or [])
         for label in wanted:
             if names and label not in names:
-                raise ValueError(f"expected label {unknown_label(label, names)}")
+                raise ValueError(_("expected label {problem}").format(
+                    problem=unknown_label(label, names)))
         return expect
 
     @property
@@ -64,8 +66,9 @@ class ClassifyParams(ModelParams):
 def unknown_label(label: str, names: list[str]) -> str:
     """Why `label` can be neither chosen nor expected: the labels there are, the closest one."""
     close = did_you_mean(label, names)
-    more = f"; {close}" if close else ""
-    return f"\"{label}\" is not a label of the taxonomy (labels: {', '.join(names)}{more})"
+    more = _("; ") + close if close else ""
+    return _("\"{label}\" is not a label of the taxonomy (labels: {names}{more})").format(
+        label=label, names=", ".join(names), more=more)
 
 
 def classify_result(params: ClassifyParams, label: str, reason: str = "") -> CheckResult:

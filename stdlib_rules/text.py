@@ -16,6 +16,7 @@ from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from evaldsl.cases.case import Case
 from evaldsl.cases.scopes import TEXT_SCOPES, Scope, Unit
+from evaldsl.i18n import _
 from evaldsl.primitives.registry import Cost, primitive
 from evaldsl.primitives.tables import IDENTITY, NormalizationTable
 from evaldsl.primitives.valuetypes import ValueType
@@ -27,7 +28,7 @@ from evaldsl.values import CheckResult
 def _a_word(word: str) -> str:
     """An empty word is found in every text, so it would pass or fail every case unseen."""
     if not word.strip():
-        raise ValueError("a keyword is empty or only spaces")
+        raise ValueError(_("a keyword is empty or only spaces"))
     return word
 
 

@@ -18,7 +18,8 @@ def _scope(check: CheckNode) -> str:
     """The scope, and in words what it shows the check when the spec left it to the default."""
     if check.node.arg("scope") is not None:
         return str(check.scope)
-    return f"{check.scope} (the default: {scope_words(check.scope)})"
+    return _("{scope} (the default: {words})").format(scope=check.scope,
+                                                     words=scope_words(check.scope))
 
 
 def render_text(graph: Graph, needs: Needs) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from evaldsl.cases.case import Case, Message
+from evaldsl.i18n import N_, _
 from evaldsl.values import CheckResult
 
 Combine = Literal["single", "each", "any"]
@@ -38,24 +39,25 @@ SCOPE_KINDS = ("last_reply", "replies", "each_reply", "any_reply", "dialog", "fi
 """Every scope the language knows; `turn` takes an argument: `turn(3)`."""
 
 SCOPE_WORDS = {
-    "last_reply": "the last assistant reply",
-    "replies": "every assistant reply, joined into one text",
-    "each_reply": "each assistant reply on its own (all must pass)",
-    "any_reply": "each assistant reply on its own (one passing is enough)",
-    "dialog": "the whole dialog, every message",
-    "first_user": "the first user message",
-    "user_turns": "every user message, joined into one text",
-    "last_user": "the last user message",
-    "turn": "the message at position N",
+    "last_reply": N_("the last assistant reply"),
+    "replies": N_("every assistant reply, joined into one text"),
+    "each_reply": N_("each assistant reply on its own (all must pass)"),
+    "any_reply": N_("each assistant reply on its own (one passing is enough)"),
+    "dialog": N_("the whole dialog, every message"),
+    "first_user": N_("the first user message"),
+    "user_turns": N_("every user message, joined into one text"),
+    "last_user": N_("the last user message"),
+    "turn": N_("the message at position N"),
 }
-"""What each scope shows a check, in words, for `explain` and the primitive reference."""
+"""What each scope shows a check, in words, for `explain` and the primitive reference;
+marked with `N_` and translated where shown."""
 
 
 def scope_words(scope: Scope) -> str:
     """`the last assistant reply`: which part of the dialog `scope` selects."""
     if scope.kind == "turn" and scope.index is not None:
-        return f"message {scope.index} of the dialog"
-    return SCOPE_WORDS[scope.kind]
+        return _("message {index} of the dialog").format(index=scope.index)
+    return _(SCOPE_WORDS[scope.kind])
 
 
 REPLY_SCOPES = frozenset({"last_reply", "replies", "each_reply", "any_reply", "turn"})

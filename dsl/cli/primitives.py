@@ -55,7 +55,8 @@ def describe_text(p: Primitive) -> str:
     ]
     lines.extend(f"  {line}" for line in _summary(p).splitlines())
     if p.default_scope:
-        lines.append(f"  with no scope: {p.default_scope}, {_default_words(p.default_scope)}")
+        lines.append(_("  with no scope: {scope}, {words}").format(
+            scope=p.default_scope, words=_default_words(p.default_scope)))
     lines.append("  parameters:")
     lines.extend(f"    {_param_line(name, info, p)}" for name, info in _params(p))
     fields = ", ".join(f".{k} ({v.value})" for k, v in p.result_fields().items())
@@ -137,14 +138,15 @@ def _scopes(p: Primitive) -> str:
 
 
 def _default_words(kind: str) -> str:
-    return SCOPE_WORDS.get(kind, kind)
+    return _(SCOPE_WORDS[kind]) if kind in SCOPE_WORDS else kind
 
 
 def _default_sentence(p: Primitive) -> str:
     """` With no scope it judges `last_reply`: the last assistant reply.`"""
     if not p.default_scope:
         return ""
-    return f" With no scope it judges `{p.default_scope}`: {_default_words(p.default_scope)}."
+    return _(" With no scope it judges `{scope}`: {words}.").format(
+        scope=p.default_scope, words=_default_words(p.default_scope))
 
 
 def _summary(p: Primitive) -> str:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from evaldsl.cli.exits import EXIT_FAILED, EXIT_NO_RESULTS, EXIT_OK, Interrupted, UsageError
-from evaldsl.i18n import _
+from evaldsl.i18n import _, ngettext
 
 BAD_ROWS_SHOWN = 10
 """Skipped rows listed on stderr; the report lists up to 100 and counts all."""
@@ -215,14 +215,16 @@ def _warn_if_no_rows(args: argparse.Namespace, result: Any) -> None:
     cases = result.report["cases"]
     if cases["evaluated"] == 0 and cases["bad_rows_skipped"] == 0:
         files = ", ".join(f"`{c}`" for c in args.cases)
-        _warn(f"warning: {files} {'holds' if len(args.cases) == 1 else 'hold'} no cases")
+        _warn(ngettext("warning: {files} holds no cases", "warning: {files} hold no cases",
+                       len(args.cases)).format(files=files))
 
 
 def _interrupted(args: argparse.Namespace) -> Interrupted:
     """Ctrl-C: with a journal, the cases done so far are kept; say how to go on from them."""
     if args.results is None:
         return Interrupted()
-    return Interrupted(f"the results so far are in {args.results}; add --resume to continue")
+    return Interrupted(_("the results so far are in {results}; add --resume to continue").format(
+        results=args.results))
 
 
 def _no_results(report: dict[str, Any]) -> bool:
@@ -231,9 +233,10 @@ def _no_results(report: dict[str, Any]) -> bool:
     cases = report["cases"]
     if not cases["evaluated"] or cases["errored"] < cases["evaluated"]:
         return False
-    reasons = report.get("errors") or [{"reason": "no reason given"}]
-    print(f"evaldsl run: error: every case errored ({cases['evaluated']} of "
-          f"{cases['evaluated']}), most often: {reasons[0]['reason']}", file=sys.stderr)
+    reasons = report.get("errors") or [{"reason": _("no reason given")}]
+    message = _("evaldsl run: error: every case errored ({count} of {count}), most often: "
+                "{reason}").format(count=cases["evaluated"], reason=reasons[0]["reason"])
+    print(message, file=sys.stderr)
     return True
 
 

@@ -91,7 +91,8 @@ def render_terminal(report: Mapping[str, Any]) -> str:
 
 def error_line(reasons: list[Mapping[str, Any]]) -> str:
     """`errors: 12 × the judge's answer is not JSON; 3 × timeout`: cases per reason."""
-    return "errors: " + "; ".join(f"{r['count']} × {r['reason']}" for r in reasons)
+    each = [_("{count} × {reason}").format(count=r["count"], reason=r["reason"]) for r in reasons]
+    return _("errors: {reasons}").format(reasons=_("; ").join(each))
 
 
 def _err(count: int) -> str:

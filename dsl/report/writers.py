@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from evaldsl.errors import EvaldslError
+from evaldsl.i18n import _
 
 
 def render_json(report: Mapping[str, Any]) -> str:
@@ -43,8 +44,9 @@ def write_report(path: Path, report: Mapping[str, Any], format: str = "json") ->
     """Render `report` in `format` and write it atomically to `path`; the path back."""
     render = FORMATS.get(format)
     if render is None:
-        known = ", ".join(f"`{f}`" for f in FORMATS)
-        raise EvaldslError(f"unknown report format `{format}` (formats: {known})")
+        known = _(", ").join(f"`{f}`" for f in FORMATS)
+        raise EvaldslError(_("unknown report format `{format}` (formats: {known})").format(
+            format=format, known=known))
     write_atomic(path, render(report))
     return path
 

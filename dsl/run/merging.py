@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from evaldsl.api import Spec
 from evaldsl.errors import CaseDataError, EvaldslError
+from evaldsl.i18n import _
 from evaldsl.report.journal import read_records, recover
 from evaldsl.report.layout import SpecLayout
 from evaldsl.results import CaseResult
@@ -57,9 +58,10 @@ def merge_journals(spec: Spec, layout: SpecLayout, paths: Sequence[Path],
 def _same_spec(path: Path, spec: Spec) -> None:
     header = recover(path).header
     if header is None or header.spec_hash != spec.hash:
-        found = f"hash {header.spec_hash[:12]}" if header else "no header"
-        raise OtherSpecError(f"`{path}` holds results of another spec ({found}, this spec "
-                             f"{spec.hash[:12]})")
+        found = (_("hash {hash}").format(hash=header.spec_hash[:12]) if header
+                 else _("no header"))
+        raise OtherSpecError(_("`{path}` holds results of another spec ({found}, this spec "
+                               "{hash})").format(path=path, found=found, hash=spec.hash[:12]))
 
 
 def _disjoint(case_id: str, path: Path, line: int, owner: dict[str, Path]) -> None:
@@ -67,5 +69,7 @@ def _disjoint(case_id: str, path: Path, line: int, owner: dict[str, Path]) -> No
     would count the case twice."""
     earlier = owner.get(case_id)
     if earlier is not None:
-        raise CaseDataError(str(path), line, f"case `{case_id}` is also in `{earlier}`",
-                            hint="merge the journals of disjoint shards (each case in one)")
+        raise CaseDataError(str(path), line,
+                            _("case `{id}` is also in `{earlier}`").format(id=case_id,
+                                                                         earlier=earlier),
+                            hint=_("merge the journals of disjoint shards (each case in one)"))

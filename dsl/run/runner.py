@@ -33,6 +33,7 @@ from evaldsl.api import Spec
 from evaldsl.cases.case import Case
 from evaldsl.cases.loading import BadRow, Item
 from evaldsl.errors import CaseDataError, EvaldslError
+from evaldsl.i18n import _, ngettext
 from evaldsl.report.journal import Header, ResultsWriter, read_records, recover
 from evaldsl.report.layout import SpecLayout
 from evaldsl.report.progress import Progress
@@ -50,7 +51,9 @@ class ResumeError(EvaldslError):
 class JournalExistsError(EvaldslError):
     """A run without `resume` or `overwrite` would truncate the results of an earlier one."""
 
-    hint = "add --resume to continue it, or --overwrite to start over"
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.hint = _("add --resume to continue it, or --overwrite to start over")
 
 
 @dataclass(frozen=True)
@@ -164,28 +167,30 @@ class Run:
             self._announce_resumed(path)
             return
         if not self.options.overwrite and _holds_results(path):
-            raise JournalExistsError(f"`{path}` already holds the results of a run")
+            raise JournalExistsError(
+                _("`{path}` already holds the results of a run").format(path=path))
         self.writer = ResultsWriter(path, header)
 
     def _announce_resumed(self, path: Path) -> None:
         """`resumed: 812 cases from results.jsonl, 188 to run` (the rest when it is known)."""
         if self.options.announce is None:
             return
-        line = f"resumed: {self.resumed} cases from {path}"
+        line = ngettext("resumed: {count} case from {path}", "resumed: {count} cases from {path}",
+                        self.resumed).format(count=self.resumed, path=path)
         total = self.progress.total
         if total is not None:
-            line += f", {max(total - self.resumed, 0)} to run"
+            line += _(", {count} to run").format(count=max(total - self.resumed, 0))
         self.options.announce(line)
 
     def _replay(self, path: Path, header: Header) -> int:
         """Fold the journal's complete lines into the report; the good length to keep."""
         recovered = recover(path)
         if recovered.header is not None and recovered.header.spec_hash != header.spec_hash:
-            raise ResumeError(f"cannot resume: `{path}` holds results of another spec "
-                              f"(hash {recovered.header.spec_hash[:12]}, this spec "
-                              f"{header.spec_hash[:12]}); run with --overwrite instead of "
-                              "--resume to start over")
-        for _, record in read_records(path):
+            raise ResumeError(_("cannot resume: `{path}` holds results of another spec (hash "
+                                "{found}, this spec {hash}); run with --overwrite instead of "
+                                "--resume to start over").format(
+                path=path, found=recovered.header.spec_hash[:12], hash=header.spec_hash[:12]))
+        for _line, record in read_records(path):
             self.state.add(CaseResult.from_dict(record), record)
             for sink in self.sinks:
                 sink.add(record)

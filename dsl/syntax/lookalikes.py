@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 
 from evaldsl.diagnostics import Diagnostic, error
+from evaldsl.i18n import _
 from evaldsl.syntax.messages import FULLWIDTH_HINTS
 from evaldsl.syntax.source import Source
 
@@ -43,8 +44,8 @@ def _characters(source: Source, start: int, end: int) -> Iterator[Diagnostic]:
     for offset in range(start, end):
         hint = CHARACTER_HINTS.get(text[offset])
         if hint:
-            yield error("E010", f"unexpected character `{text[offset]}`",
-                        source.span(offset, offset + 1), hint)
+            yield error("E010", _("unexpected character `{ch}`").format(ch=text[offset]),
+                        source.span(offset, offset + 1), _(hint))
 
 
 def _words(source: Source, start: int, end: int) -> Iterator[Diagnostic]:
@@ -56,8 +57,9 @@ def _words(source: Source, start: int, end: int) -> Iterator[Diagnostic]:
         if _DECLARES.search(before) or before.rstrip().endswith(".") or after[:1] in ("=", ":"):
             continue
         word = match.group()
-        yield error("E011", f"`{word}` is not an operator", source.span(*match.span()),
-                    f"write `{WORD_OPERATORS[word]}`")
+        yield error("E011", _("`{word}` is not an operator").format(word=word),
+                    source.span(*match.span()),
+                    _("write `{operator}`").format(operator=WORD_OPERATORS[word]))
 
 
 def _code_regions(text: str) -> Iterator[tuple[int, int]]:

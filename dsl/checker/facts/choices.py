@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from evaldsl.checker.facts.annotations import param_fields
 from evaldsl.checker.facts.symbols import SymbolTable
+from evaldsl.i18n import _
 from evaldsl.primitives.registry import Registry
 from evaldsl.syntax import nodes as n
 
@@ -45,8 +46,9 @@ def choices(annotation: Any) -> tuple[str, ...]:
 def choice_hint(parameter: str, words: tuple[str, ...]) -> str:
     """`mode takes "strict", "unordered" or "subset"`: what a choice parameter accepts."""
     quoted = [f'"{w}"' for w in words]
-    listed = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
-    return f"{parameter} takes {listed}"
+    listed = quoted[0] if len(quoted) == 1 else _("{items} or {last}").format(
+        items=_(", ").join(quoted[:-1]), last=quoted[-1])
+    return _("{parameter} takes {listed}").format(parameter=parameter, listed=listed)
 
 
 def read_choice_words(module: n.Module, symbols: SymbolTable, registry: Registry) -> n.Module:

@@ -99,8 +99,10 @@ def _pinned_value_problem(ctx: Context, given: n.ExampleGiven) -> Diagnostic | N
     found = _type_of(value)
     span = given.value.span
     if wanted is not ValueType.ANY and found is not None and found is not wanted:
-        return error("E506", f"{pinned} pins {found}, but the `{key}` of a `{primitive.name}` "
-                     f"result is {wanted}", span, _example_hint(given, wanted))
+        message = _("{pinned} pins {found}, but the `{key}` of a `{name}` result is {wanted}")
+        return error("E506", message.format(pinned=pinned, found=found, key=key,
+                                            name=primitive.name, wanted=wanted),
+                     span, _example_hint(given, wanted))
     return _range_problem(ctx, check, primitive, key, value, pinned, span) or \
         _refused(ctx, check, primitive, key, value, pinned, span)
 
@@ -112,9 +114,12 @@ def _range_problem(ctx: Context, check: n.Check, primitive: Primitive, key: str,
     bounds = (0.0, 1.0) if key == "score" else _value_range(ctx, check, primitive, key)
     if bounds is None or bounds[0] <= value <= bounds[1]:
         return None
-    return error("E506", f"{pinned} pins {value:g}, but the `{key}` of a `{primitive.name}` "
-                 f"result lies between {bounds[0]:g} and {bounds[1]:g}", span,
-                 f"pin a value between {bounds[0]:g} and {bounds[1]:g}")
+    lo, hi = bounds
+    message = _("{pinned} pins {value:g}, but the `{key}` of a `{name}` result lies between "
+                "{lo:g} and {hi:g}").format(pinned=pinned, value=value, key=key,
+                                           name=primitive.name, lo=lo, hi=hi)
+    return error("E506", message, span,
+                 _("pin a value between {lo:g} and {hi:g}").format(lo=lo, hi=hi))
 
 
 def _value_range(ctx: Context, check: n.Check, primitive: Primitive,
@@ -155,7 +160,8 @@ def _example_hint(given: n.ExampleGiven, wanted: ValueType) -> str:
     if sample is None:
         return ""
     target = given.check + (f".{given.field}" if given.field else "")
-    return f"pin {wanted}, e.g. `given {target} = {sample}`"
+    return _("pin {wanted}, e.g. `given {target} = {sample}`").format(
+        wanted=wanted, target=target, sample=sample)
 
 
 def examples_without_expect(ctx: Context) -> Iterator[Diagnostic]:

@@ -157,8 +157,8 @@ def _constant_hint(ctx: Context, word: str) -> str:
     """Only a let can stand for a constant, so only lets are suggested."""
     close = ctx.similar(word, ctx.symbols.lets)
     if close is not None:
-        return f"a let with a similar name exists: `{close}`"
-    return f"define it first, e.g. `let {word} = ...`"
+        return _("a let with a similar name exists: `{close}`").format(close=close)
+    return _("define it first, e.g. `let {word} = ...`").format(word=word)
 
 
 def _labels(ctx: Context) -> str:

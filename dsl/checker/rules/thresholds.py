@@ -16,6 +16,7 @@ from evaldsl.checker.facts.consts import number_of
 from evaldsl.checker.facts.context import Context
 from evaldsl.checker.facts.ranges import UNIT, Range, value_range
 from evaldsl.diagnostics import Diagnostic, error, warning
+from evaldsl.i18n import _
 from evaldsl.syntax import nodes as n
 
 _COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
@@ -33,7 +34,7 @@ class _Comparison(NamedTuple):
 
 def _comparisons(ctx: Context) -> Iterator[tuple[n.Binary, _Comparison]]:
     """Every comparison of a non-constant with a constant number, in every site."""
-    for _, exprs in ctx.site_exprs:
+    for _site, exprs in ctx.site_exprs:
         for e in exprs:
             if isinstance(e, n.Binary) and e.op in _COMPARISONS:
                 found = _read(ctx, e)
@@ -63,14 +64,15 @@ def thresholds_out_of_range(ctx: Context) -> Iterator[Diagnostic]:
         if bounds is None or verdict is None:
             continue
         lo, hi = bounds
-        yield error("E406", f"{_subject_text(cmp.subject)} lies between {lo:g} and {hi:g}, "
-                    f"so `{cmp.op} {cmp.constant:g}` {verdict}", e.span,
-                    _range_hint(bounds, cmp.constant))
+        message = _("{what} lies between {lo:g} and {hi:g}, so `{op} {c:g}` {verdict}").format(
+            what=_subject_text(cmp.subject), lo=lo, hi=hi, op=cmp.op, c=cmp.constant,
+            verdict=verdict)
+        yield error("E406", message, e.span, _range_hint(bounds, cmp.constant))
 
 
 def percentages_for_points(ctx: Context) -> Iterator[Diagnostic]:
     """W106: a percentage compared with a value whose range is wider than a share."""
-    for _, cmp in _comparisons(ctx):
+    for _binary, cmp in _comparisons(ctx):
         literal = cmp.literal
         if not isinstance(literal, n.Percent) or literal.value > 1:
             continue
@@ -80,31 +82,34 @@ def percentages_for_points(ctx: Context) -> Iterator[Diagnostic]:
         lo, hi = bounds
         what = _subject_text(cmp.subject)
         meant = lo + literal.value * (hi - lo)
-        yield warning("W106", f"`{literal.text}` is {literal.value:g}, but {what} lies "
-                      f"between {lo:g} and {hi:g}", literal.span,
-                      f"did you mean `{meant:g}`? a percentage is a share, and {what} is not one")
+        message = _("`{text}` is {value:g}, but {what} lies between {lo:g} and {hi:g}").format(
+            text=literal.text, value=literal.value, what=what, lo=lo, hi=hi)
+        hint = _("did you mean `{meant:g}`? a percentage is a share, and {what} is not one")
+        yield warning("W106", message, literal.span, hint.format(meant=meant, what=what))
 
 
 def _verdict(op: str, c: float, bounds: Range) -> str | None:
     lo, hi = bounds
     outside = c < lo or c > hi
     if op == "==":
-        return "never holds" if outside else None
+        return _("never holds") if outside else None
     if op == "!=":
-        return "always holds" if outside else None
+        return _("always holds") if outside else None
     if op in (">", ">="):
         if c > hi or (op == ">" and c == hi):
-            return "never holds"
-        return "always holds" if c < lo else None
+            return _("never holds")
+        return _("always holds") if c < lo else None
     if c < lo or (op == "<" and c == lo):
-        return "never holds"
-    return "always holds" if c > hi else None
+        return _("never holds")
+    return _("always holds") if c > hi else None
 
 
 def _range_hint(bounds: Range, c: float) -> str:
     if bounds == UNIT and 5 <= c <= 100:
-        return f"scores and rates run from 0 to 1; write `{c:g}%` or `{c / 100:g}`"
-    return f"choose a threshold between {bounds[0]:g} and {bounds[1]:g}"
+        return _("scores and rates run from 0 to 1; write `{c:g}%` or `{value:g}`").format(
+            c=c, value=c / 100)
+    return _("choose a threshold between {bounds:g} and {bounds2:g}").format(
+        bounds=bounds[0], bounds2=bounds[1])
 
 
 def _subject_text(e: n.Expr) -> str:
@@ -113,5 +118,5 @@ def _subject_text(e: n.Expr) -> str:
     if isinstance(e, n.Attribute) and isinstance(e.obj, n.Name):
         return f"`{e.obj.name}.{e.name}`"
     if isinstance(e, n.Call):
-        return f"the result of `{e.func}`"
-    return "the value"
+        return _("the result of `{func}`").format(func=e.func)
+    return _("the value")

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 import openai
 
 from evaldsl.errors import ConfigError
+from evaldsl.i18n import N_
 from evaldsl.model.errors import MalformedAnswer
 from evaldsl.model.loops import PerLoop
 from evaldsl.model.openai.judge import async_http_client, encode, translate
@@ -55,7 +56,7 @@ class OpenAIEmbedder:
         try:
             reply = await client.post("/embeddings", content=encode(body), cast_to=str)
         except openai.OpenAIError as exc:
-            raise translate(exc, "embedding", self.endpoint.timeout,
+            raise translate(exc, N_("embedding"), self.endpoint.timeout,
                             self.endpoint.api_key) from exc
         return vectors_of(reply, len(texts))
 

@@ -29,6 +29,7 @@ from typing import Any
 import openai
 
 from evaldsl.errors import ConfigError
+from evaldsl.i18n import N_, _
 from evaldsl.model.errors import (
     MalformedAnswer,
     Misconfigured,
@@ -167,7 +168,7 @@ class OpenAIJudge:
         """The form to try after `exc`; `exc`, translated, when there is none left."""
         following = self._fallback(status_of(exc), form, request)
         if following is None:
-            raise translate(exc, "judge", self.endpoint.timeout,
+            raise translate(exc, N_("judge"), self.endpoint.timeout,
                             self.endpoint.api_key) from exc
         return following
 
@@ -253,22 +254,33 @@ def status_of(exc: Exception) -> int | None:
 
 def translate(exc: Exception, what: str, timeout: float, key: str | None = None) -> ModelError:
     """An `openai` exception as a model error whose message names no URL or key (`key`, and
-    anything shaped like one, is cut out of what the server said)."""
+    anything shaped like one, is cut out of what the server said). `what` is an `N_` word,
+    translated here."""
+    what = _(what)
     if isinstance(exc, openai.APITimeoutError) and not _never_connected(exc):
-        return TransientError(f"the {what} did not answer within {timeout:g} s")
+        return TransientError(_("the {what} did not answer within {timeout:g} s").format(
+            what=what, timeout=timeout))
     if isinstance(exc, openai.APIConnectionError):
-        return Unreachable(f"cannot connect to the {what} server")
+        return Unreachable(_("cannot connect to the {what} server").format(what=what))
     if isinstance(exc, openai.APIStatusError):
-        status = exc.status_code
-        detail = scrub(_detail(exc), key)
-        if status == 429:
-            return RateLimited(f"the {what} server is rate limiting (HTTP 429){detail}",
-                               _retry_after(exc))
-        if status in (408, 409) or status >= 500:
-            return TransientError(f"the {what} server failed (HTTP {status}){detail}")
-        refused = Misconfigured if status in MISCONFIGURED_STATUSES else PermanentError
-        return refused(f"the {what} server refused the request (HTTP {status}){detail}")
-    return PermanentError(f"the {what} call failed: {type(exc).__name__}")
+        return _status_error(exc, what, key)
+    return PermanentError(_("the {what} call failed: {kind}").format(
+        what=what, kind=type(exc).__name__))
+
+
+def _status_error(exc: openai.APIStatusError, what: str, key: str | None) -> ModelError:
+    """The model error for an HTTP error status, by whether a retry or the settings help."""
+    status = exc.status_code
+    detail = scrub(_detail(exc), key)
+    if status == 429:
+        return RateLimited(_("the {what} server is rate limiting (HTTP 429){detail}").format(
+            what=what, detail=detail), _retry_after(exc))
+    if status in (408, 409) or status >= 500:
+        return TransientError(_("the {what} server failed (HTTP {status}){detail}").format(
+            what=what, status=status, detail=detail))
+    refused = Misconfigured if status in MISCONFIGURED_STATUSES else PermanentError
+    return refused(_("the {what} server refused the request (HTTP {status}){detail}").format(
+        what=what, status=status, detail=detail))
 
 
 def scrub(text: str, key: str | None) -> str:
