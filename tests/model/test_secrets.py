@@ -43,8 +43,9 @@ def test_results_and_cache_hold_no_key_or_url(runtime_for: Any, requests_of: Any
 
 def test_an_unreachable_endpoint_is_not_named(requests_of: Any, make_dialog: Any,
                                               tmp_path: Path) -> None:
-    """Connection failures say what failed, not where."""
-    url = "http://127.0.0.1:9/v1/secret-path"
+    """Connection failures say what failed and the server's host and port, never the path,
+    query or credentials of its URL (a gateway may carry a token there)."""
+    url = "http://127.0.0.1:9/v1/secret-path?token=t0k"
     settings = Settings.load(env={"EVALDSL_JUDGE_BASE_URL": url, "EVALDSL_JUDGE_API_KEY": KEY,
                                   "EVALDSL_JUDGE_MAX_RETRIES": "0",
                                   "EVALDSL_CACHE_DIR": str(tmp_path)})
@@ -53,8 +54,10 @@ def test_an_unreachable_endpoint_is_not_named(requests_of: Any, make_dialog: Any
         asyncio.run(runtime.resolve(make_dialog("q", "a"),
                                     [requests_of("p", "judge", criteria="x")]))
     runtime.close()
-    assert str(caught.value) == "cannot connect to the judge server"
-    assert "secret-path" not in repr(runtime.stats()) and KEY not in repr(settings)
+    assert str(caught.value) == "cannot connect to the judge server at 127.0.0.1:9"
+    for secret in ("secret-path", "t0k"):
+        assert secret not in str(caught.value) and secret not in repr(runtime.stats())
+    assert KEY not in repr(settings)
 
 
 def test_a_key_the_server_echoes_is_cut_out(runtime_for: Any, requests_of: Any,
@@ -66,3 +69,12 @@ def test_a_key_the_server_echoes_is_cut_out(runtime_for: Any, requests_of: Any,
         asyncio.run(runtime.resolve(make_dialog("q", "a"),
                                     [requests_of("p", "judge", criteria="x")]))
     assert "HTTP 401" in str(caught.value) and KEY not in str(caught.value)
+
+
+def test_a_server_is_named_by_host_and_port_only() -> None:
+    """Credentials, path and query of a URL never reach a message; a URL unread is not named."""
+    from evaldsl.model.openai.judge import host_and_port
+
+    assert host_and_port("http://user:pw@10.0.0.5:8080/v1/tok?key=k") == "10.0.0.5:8080"
+    assert host_and_port("https://api.example.com/v1") == "api.example.com"
+    assert host_and_port(None) is None and host_and_port("not a url") is None

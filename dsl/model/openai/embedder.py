@@ -57,7 +57,7 @@ class OpenAIEmbedder:
             reply = await client.post("/embeddings", content=encode(body), cast_to=str)
         except openai.OpenAIError as exc:
             raise translate(exc, N_("embedding"), self.endpoint.timeout,
-                            self.endpoint.api_key) from exc
+                            self.endpoint.api_key, self._base_url()) from exc
         return vectors_of(reply, len(texts))
 
     async def aclose(self) -> None:

@@ -25,6 +25,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
+from urllib.parse import urlsplit
 
 import openai
 
@@ -169,7 +170,7 @@ class OpenAIJudge:
         following = self._fallback(status_of(exc), form, request)
         if following is None:
             raise translate(exc, N_("judge"), self.endpoint.timeout,
-                            self.endpoint.api_key) from exc
+                            self.endpoint.api_key, self._base_url()) from exc
         return following
 
     def _fallback(self, status: int | None, form: int, request: JudgeRequest) -> int | None:
@@ -252,16 +253,21 @@ def status_of(exc: Exception) -> int | None:
     return status if isinstance(status, int) else None
 
 
-def translate(exc: Exception, what: str, timeout: float, key: str | None = None) -> ModelError:
-    """An `openai` exception as a model error whose message names no URL or key (`key`, and
-    anything shaped like one, is cut out of what the server said). `what` is an `N_` word,
-    translated here."""
+def translate(exc: Exception, what: str, timeout: float, key: str | None = None,
+              url: str | None = None) -> ModelError:
+    """An `openai` exception as a model error whose message names no key (`key`, and
+    anything shaped like one, is cut out of what the server said) and of the server's `url`
+    only its host and port. `what` is an `N_` word, translated here."""
     what = _(what)
     if isinstance(exc, openai.APITimeoutError) and not _never_connected(exc):
         return TransientError(_("the {what} did not answer within {timeout:g} s").format(
             what=what, timeout=timeout))
     if isinstance(exc, openai.APIConnectionError):
-        return Unreachable(_("cannot connect to the {what} server").format(what=what))
+        address = host_and_port(url)
+        if address is None:
+            return Unreachable(_("cannot connect to the {what} server").format(what=what))
+        return Unreachable(_("cannot connect to the {what} server at {address}").format(
+            what=what, address=address))
     if isinstance(exc, openai.APIStatusError):
         return _status_error(exc, what, key)
     return PermanentError(_("the {what} call failed: {kind}").format(
@@ -281,6 +287,21 @@ def _status_error(exc: openai.APIStatusError, what: str, key: str | None) -> Mod
     refused = Misconfigured if status in MISCONFIGURED_STATUSES else PermanentError
     return refused(_("the {what} server refused the request (HTTP {status}){detail}").format(
         what=what, status=status, detail=detail))
+
+
+def host_and_port(url: str | None) -> str | None:
+    """`host:port` of a server's URL: where it is, without the path, query or credentials a
+    gateway's URL may carry a token in. None when the URL is not given or not readable."""
+    if not url:
+        return None
+    try:
+        parts = urlsplit(url)
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return None
+    if host is None:
+        return None
+    return f"{host}:{port}" if port is not None else host
 
 
 def scrub(text: str, key: str | None) -> str:
