@@ -34,9 +34,9 @@ class ClassifyParams(ModelParams):
     def _no_empty_label(cls, labels: dict[str, str] | list[str]) -> dict[str, str] | list[str]:
         names = list(labels)
         if any(not n.strip() for n in names):
-            raise ValueError("a label name is empty")
+            raise ValueError(_("a label name is empty"))
         if len(set(names)) != len(names):
-            raise ValueError("a label is listed twice")
+            raise ValueError(_("a label is listed twice"))
         return labels
 
     @field_validator("expect")
@@ -102,7 +102,7 @@ class ClassifyCheck(ChatCheck):
     def read(self, params: ClassifyParams, unit: Unit, plan: Plan, answer: Any) -> CheckResult:
         label = answer.get("label") if isinstance(answer, dict) else answer
         if label not in params.names:
-            raise AnswerError(f"`{label}` is not one of the labels")
+            raise AnswerError(_("`{label}` is not one of the labels").format(label=label))
         reason = answer.get("reason", "") if isinstance(answer, dict) else ""
         return classify_result(params, str(label), reason if isinstance(reason, str) else "")
 

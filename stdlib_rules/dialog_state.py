@@ -15,6 +15,7 @@ import regex
 from pydantic import Field, field_validator, model_validator
 
 from evaldsl.cases.scopes import ALL_SCOPES, Unit
+from evaldsl.i18n import _
 from evaldsl.model.checks import AnswerError, ChatCheck, ChatTask, ModelParams, Plan, flags, overlay
 from evaldsl.primitives.registry import Cost, primitive
 from evaldsl.primitives.valuetypes import ValueType
@@ -44,14 +45,18 @@ class SlotsParams(ModelParams):
             try:
                 regex.compile(pattern)
             except regex.error as exc:
-                raise ValueError(f"the pattern for `{name}` is not a valid regex: {exc}") from exc
+                raise ValueError(
+                    _("the pattern for `{name}` is not a valid regex: {error}").format(
+                        name=name, error=exc
+                    )
+                ) from exc
         return patterns
 
     @model_validator(mode="after")
     def _patterns_name_slots(self) -> SlotsParams:
         unknown = [n for n in self.patterns if n not in self.slots]
         if unknown:
-            raise ValueError(f"`patterns` names an unknown slot `{unknown[0]}`")
+            raise ValueError(_("`patterns` names an unknown slot `{slot}`").format(slot=unknown[0]))
         return self
 
 
@@ -99,7 +104,11 @@ def grounded_flags(answer: Any, names: list[str], text: str) -> dict[str, bool]:
     everything, but they cannot quote words the dialog does not contain.
     """
     if not isinstance(answer, dict):
-        raise AnswerError(f"expected an object with {', '.join(names)}, got {answer!r}")
+        raise AnswerError(
+            _("expected an object with {names}, got {answer!r}").format(
+                names=", ".join(names), answer=answer
+            )
+        )
     haystack = _fold(text)
     out: dict[str, bool] = {}
     for name in names:
@@ -215,7 +224,7 @@ class StepsCheck(ChatCheck):
 def _turn(item: Any) -> int:
     turn = item.get("turn") if isinstance(item, dict) else None
     if isinstance(turn, bool) or not isinstance(turn, int):
-        raise AnswerError(f"expected a message number for `turn`, got {turn!r}")
+        raise AnswerError(_("expected a message number for `turn`, got {turn!r}").format(turn=turn))
     return turn
 
 

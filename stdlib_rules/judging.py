@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import Field, model_validator
 
 from evaldsl.cases.scopes import ALL_SCOPES, Unit
+from evaldsl.i18n import _
 from evaldsl.model.checks import (
     AnswerError,
     ChatCheck,
@@ -39,7 +40,11 @@ class JudgeParams(ModelParams):
     @model_validator(mode="after")
     def _min_within_scale(self) -> JudgeParams:
         if self.min is not None and self.min > self.scale:
-            raise ValueError(f"`min` ({self.min:g}) is above the scale ({self.scale})")
+            raise ValueError(
+                _("`min` ({min:g}) is above the scale ({scale})").format(
+                    min=self.min, scale=self.scale
+                )
+            )
         return self
 
     @property
@@ -71,7 +76,9 @@ class JudgeCheck(ChatCheck):
     def read(self, params: JudgeParams, unit: Unit, plan: Plan, answer: Any) -> CheckResult:
         value = points(answer)
         if not 0 <= value <= params.scale:
-            raise AnswerError(f"score {value:g} is outside 0..{params.scale}")
+            raise AnswerError(
+                _("score {value:g} is outside 0..{scale}").format(value=value, scale=params.scale)
+            )
         return judge_result(params, value, _reason(answer))
 
 
@@ -136,7 +143,9 @@ class RefusalCheck(ChatCheck):
     def read(self, params: RefusalParams, unit: Unit, plan: Plan, answer: Any) -> CheckResult:
         kind = answer.get("kind") if isinstance(answer, dict) else answer
         if kind not in KINDS:
-            raise AnswerError(f"expected one of {', '.join(KINDS)}, got {kind!r}")
+            raise AnswerError(
+                _("expected one of {kinds}, got {kind!r}").format(kinds=", ".join(KINDS), kind=kind)
+            )
         return refusal_result(params, str(kind), _reason(answer))
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import Field
 
 from evaldsl.cases.scopes import ALL_SCOPES, Unit
+from evaldsl.i18n import _
 from evaldsl.model.checks import AnswerError, ChatCheck, ChatTask, ModelParams, Plan, overlay
 from evaldsl.primitives.registry import Cost, primitive
 from evaldsl.primitives.valuetypes import ValueType
@@ -64,7 +65,9 @@ class ModerationCheck(ChatCheck):
     def read(self, params: ModerationParams, unit: Unit, plan: Plan, answer: Any) -> CheckResult:
         flagged = answer.get("flagged") if isinstance(answer, dict) else answer
         if not isinstance(flagged, list) or any(f not in params.categories for f in flagged):
-            raise AnswerError(f"expected a list of categories, got {flagged!r}")
+            raise AnswerError(
+                _("expected a list of categories, got {flagged!r}").format(flagged=flagged)
+            )
         return moderation_result(sorted(set(map(str, flagged))))
 
 

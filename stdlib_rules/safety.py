@@ -20,6 +20,7 @@ from pydantic import Field, field_validator
 
 from evaldsl.cases.case import Case
 from evaldsl.cases.scopes import ALL_SCOPES, Scope, Unit
+from evaldsl.i18n import _
 from evaldsl.primitives.registry import Cost, primitive
 from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.stdlib._common import Params, over, unique
@@ -49,7 +50,11 @@ class SafetyParams(Params):
             try:
                 regex.compile(pattern)
             except regex.error as exc:
-                raise ValueError(f"invalid regular expression for `{name}`: {exc}") from None
+                raise ValueError(
+                    _("invalid regular expression for `{name}`: {error}").format(
+                        name=name, error=exc
+                    )
+                ) from None
         return patterns
 
 

@@ -19,6 +19,7 @@ from pydantic import Field, field_validator
 
 from evaldsl.cases.case import Case
 from evaldsl.cases.scopes import REPLY_SCOPES, Scope, Unit
+from evaldsl.i18n import _
 from evaldsl.primitives.registry import Cost, primitive
 from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.stdlib._common import Params, over
@@ -52,7 +53,9 @@ with warnings.catch_warnings():
             try:
                 validator_for(schema).check_schema(schema)
             except jsonschema.SchemaError as exc:
-                raise ValueError(f"invalid JSON Schema: {exc.message}") from None
+                raise ValueError(
+                    _("invalid JSON Schema: {error}").format(error=exc.message)
+                ) from None
             return schema
 
 

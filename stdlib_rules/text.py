@@ -53,7 +53,7 @@ class KeywordParams(Params):
         # Per-case lists may be empty (nothing forbidden for this case); only a call
         # that names none of the three is a mistake.
         if not self.model_fields_set & {"all", "any", "none"}:
-            raise ValueError("give at least one of `all`, `any` or `none`")
+            raise ValueError(_("give at least one of `all`, `any` or `none`"))
         return self
 
 
@@ -133,7 +133,7 @@ class RegexParams(Params):
         try:
             compiled(pattern, False)
         except regex.error as exc:
-            raise ValueError(f"invalid regular expression: {exc}") from None
+            raise ValueError(_("invalid regular expression: {error}").format(error=exc)) from None
         return pattern
 
 
@@ -162,7 +162,9 @@ def regex_check(params: RegexParams) -> Any:
         try:
             found = pattern.search(unit.text, timeout=timeout)
         except TimeoutError:
-            return CheckResult.error(f"the pattern took longer than {params.timeout_ms} ms")
+            return CheckResult.error(
+                _("the pattern took longer than {ms} ms").format(ms=params.timeout_ms)
+            )
         text = found.group(0) if found else ""
         passed = (found is not None) == params.must_match
         reason = "" if passed else ("no match" if params.must_match else f"matched `{text}`")
@@ -183,10 +185,10 @@ class LengthParams(Params):
     @model_validator(mode="after")
     def _bounds(self) -> LengthParams:
         if self.min_chars is None and self.max_chars is None:
-            raise ValueError("give `min_chars`, `max_chars` or both")
+            raise ValueError(_("give `min_chars`, `max_chars` or both"))
         if self.min_chars is not None and self.max_chars is not None:
             if self.min_chars > self.max_chars:
-                raise ValueError("`min_chars` is larger than `max_chars`")
+                raise ValueError(_("`min_chars` is larger than `max_chars`"))
         return self
 
 

@@ -13,6 +13,7 @@ from pydantic import Field, model_validator
 
 from evaldsl.cases.case import Case
 from evaldsl.cases.scopes import REPLY_SCOPES, Scope, Unit
+from evaldsl.i18n import _
 from evaldsl.primitives.registry import Cost, primitive
 from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.stdlib._common import Params, over
@@ -42,10 +43,10 @@ def latency(params: LatencyParams) -> Any:
     def judge(unit: Unit) -> CheckResult:
         replies = [m for m in unit.messages if m.role == "assistant"]
         if not replies:
-            return CheckResult.error("no assistant reply to time")
+            return CheckResult.error(_("no assistant reply to time"))
         times = [m.latency_ms for m in replies]
         if any(t is None for t in times):
-            return CheckResult.error("an assistant reply has no `latency_ms`")
+            return CheckResult.error(_("an assistant reply has no `latency_ms`"))
         slowest = max(t for t in times if t is not None)
         passed = slowest <= params.max_ms
         reason = "" if passed else f"{slowest:g} ms > {params.max_ms:g} ms"
@@ -74,9 +75,9 @@ class TurnsParams(Params):
     @model_validator(mode="after")
     def _bounds(self) -> TurnsParams:
         if self.max is None and self.min is None:
-            raise ValueError("give `max`, `min` or both")
+            raise ValueError(_("give `max`, `min` or both"))
         if self.max is not None and self.min is not None and self.min > self.max:
-            raise ValueError("`min` is larger than `max`")
+            raise ValueError(_("`min` is larger than `max`"))
         return self
 
 

@@ -45,26 +45,27 @@ LISTED = 25
 
 
 def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser("calibrate", help="compare the spec's verdicts with human labels",
-                              description="Compare automatic verdicts and scores with human ones.")
-    p.add_argument("results", type=Path, metavar="RESULTS", help="results.jsonl of a run")
-    p.add_argument("labels", type=Path, metavar="LABELS", help="filled-in sample (.jsonl/.csv)")
+    p = subparsers.add_parser(
+        "calibrate", help=_("compare the spec's verdicts with human labels"),
+        description=_("Compare automatic verdicts and scores with human ones."))
+    p.add_argument("results", type=Path, metavar="RESULTS", help=_("results.jsonl of a run"))
+    p.add_argument("labels", type=Path, metavar="LABELS", help=_("filled-in sample (.jsonl/.csv)"))
     p.add_argument("--spec", type=Path, default=None,
-                   help="the spec that produced RESULTS: human labels are checked against "
-                        "its outcome block's labels")
-    p.add_argument("--outcome", default=None, help="outcome block to compare labels with")
+                   help=_("the spec that produced RESULTS: human labels are checked against "
+                        "its outcome block's labels"))
+    p.add_argument("--outcome", default=None, help=_("outcome block to compare labels with"))
     p.add_argument("--score", default=None,
-                   help="check or metric giving the automatic score of a case")
+                   help=_("check or metric giving the automatic score of a case"))
     p.add_argument("--auto-scale", type=_scale, default=None, metavar="LOW-HIGH",
-                   help="scale of the automatic score (checks 0-1, metrics 0-100 by default)")
+                   help=_("scale of the automatic score (checks 0-1, metrics 0-100 by default)"))
     p.add_argument("--human-scale", type=_scale, default=(0.0, 100.0), metavar="LOW-HIGH",
-                   help="scale of the human scores (default 0-100)")
+                   help=_("scale of the human scores (default 0-100)"))
     p.add_argument("--threshold", type=float, default=DEFAULT_THRESHOLD,
-                   help="list cases deviating more than this many points (default 20)")
+                   help=_("list cases deviating more than this many points (default 20)"))
     p.add_argument("--label-column", default="label")
     p.add_argument("--score-column", default="score")
     p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("-o", "--output", type=Path, default=None, help="also write the JSON here")
+    p.add_argument("-o", "--output", type=Path, default=None, help=_("also write the JSON here"))
 
 
 def _scale(text: str) -> tuple[float, float]:

@@ -33,13 +33,13 @@ class Checked(NamedTuple):
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
-        "check", help="report errors and warnings in specs",
+        "check", help=_("report errors and warnings in specs"),
         description=__doc__.split("\n\n")[0] if __doc__ else None)
-    p.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders")
+    p.add_argument("paths", nargs="+", metavar="PATH", help=_("spec files or folders"))
     p.add_argument("--format", choices=("human", "json"), default="human",
-                   help="human-readable text (default) or a JSON list")
-    p.add_argument("--strict", action="store_true", help="treat warnings as errors")
-    p.add_argument("--no-color", action="store_true", help="never colour the output")
+                   help=_("human-readable text (default) or a JSON list"))
+    p.add_argument("--strict", action="store_true", help=_("treat warnings as errors"))
+    p.add_argument("--no-color", action="store_true", help=_("never colour the output"))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -17,15 +17,16 @@ from typing import Any
 from evaldsl.analysis.explain import FORMATS
 from evaldsl.api import load
 from evaldsl.cli.exits import EXIT_OK
+from evaldsl.i18n import _
 
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
-        "explain", help="show the evaluation graph of a spec",
+        "explain", help=_("show the evaluation graph of a spec"),
         description=__doc__.split("\n\n")[0] if __doc__ else None)
-    p.add_argument("spec", metavar="SPEC", help="a .eval file")
+    p.add_argument("spec", metavar="SPEC", help=_("a .eval file"))
     p.add_argument("--format", choices=FORMATS, default="text",
-                   help="a text tree (default), Graphviz dot or Mermaid")
+                   help=_("a text tree (default), Graphviz dot or Mermaid"))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -31,11 +31,11 @@ class FormatterBug(AssertionError):
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
-        "fmt", help="rewrite specs in the canonical layout",
+        "fmt", help=_("rewrite specs in the canonical layout"),
         description=__doc__.split("\n\n")[0] if __doc__ else None)
-    p.add_argument("paths", nargs="+", metavar="PATH", help="spec files or folders, or -")
+    p.add_argument("paths", nargs="+", metavar="PATH", help=_("spec files or folders, or -"))
     p.add_argument("--check", action="store_true",
-                   help="write nothing; list files that would change and exit 1 if any")
+                   help=_("write nothing; list files that would change and exit 1 if any"))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -26,25 +26,26 @@ from evaldsl.cli.run import (
     tool_version,
     write_outputs,
 )
+from evaldsl.i18n import _
 
 
 def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser("merge", help="combine the journals of sharded runs into reports",
-                              description="Combine the --results journals of runs of one spec "
-                                          "on disjoint cases into the reports of the whole.")
+    p = subparsers.add_parser("merge", help=_("combine the journals of sharded runs into reports"),
+                              description=_("Combine the --results journals of runs of one spec "
+                                          "on disjoint cases into the reports of the whole."))
     p.add_argument("spec", type=Path, metavar="SPEC")
     p.add_argument("results", type=Path, nargs="+", metavar="RESULTS",
-                   help="results.jsonl journals written by `evaldsl run --results`")
-    out = p.add_argument_group("outputs")
-    out.add_argument("-o", "--output", type=Path, help="report.json")
-    out.add_argument("--html", type=Path, help="a self-contained HTML report")
-    out.add_argument("--md", type=Path, help="a Markdown summary for CI comments")
-    out.add_argument("--junit", type=Path, help="JUnit XML, one test per case")
+                   help=_("results.jsonl journals written by `evaldsl run --results`"))
+    out = p.add_argument_group(_("outputs"))
+    out.add_argument("-o", "--output", type=Path, help=_("the JSON report (report.json)"))
+    out.add_argument("--html", type=Path, help=_("a self-contained HTML report"))
+    out.add_argument("--md", type=Path, help=_("a Markdown summary for CI comments"))
+    out.add_argument("--junit", type=Path, help=_("JUnit XML, one test per case"))
     out.add_argument("--junit-pass", default=None, metavar="LABELS",
-                     help="verdict labels that pass in JUnit (default: the first branch's)")
-    out.add_argument("-q", "--quiet", action="store_true", help="do not print the summary")
+                     help=_("verdict labels that pass in JUnit (default: the first branch's)"))
+    out.add_argument("-q", "--quiet", action="store_true", help=_("do not print the summary"))
     p.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
-                   type=parse_threshold, help="exit 1 when METRIC is below VALUE (e.g. 80%%)")
+                   type=parse_threshold, help=_("exit 1 when METRIC is below VALUE (e.g. 80%%)"))
 
 
 def run(args: argparse.Namespace) -> int:

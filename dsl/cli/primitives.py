@@ -25,10 +25,10 @@ from evaldsl.primitives.registry import Primitive, default_registry
 
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "primitives", help="list the primitives a check may call, with their parameters",
-        description="List the registered primitives (standard library and installed plugins).",
+        "primitives", help=_("list the primitives a check may call, with their parameters"),
+        description=_("List the registered primitives (standard library and installed plugins)."),
     )
-    parser.add_argument("names", nargs="*", metavar="NAME", help="only these primitives")
+    parser.add_argument("names", nargs="*", metavar="NAME", help=_("only these primitives"))
     parser.add_argument("--format", choices=("text", "markdown"), default="text")
 
 
@@ -57,10 +57,10 @@ def describe_text(p: Primitive) -> str:
     if p.default_scope:
         lines.append(_("  with no scope: {scope}, {words}").format(
             scope=p.default_scope, words=_default_words(p.default_scope)))
-    lines.append("  parameters:")
+    lines.append(_("  parameters:"))
     lines.extend(f"    {_param_line(name, info, p)}" for name, info in _params(p))
     fields = ", ".join(f".{k} ({v.value})" for k, v in p.result_fields().items())
-    lines.append(f"  result: {fields}")
+    lines.append(_("  result: {fields}").format(fields=fields))
     return "\n".join(lines)
 
 
@@ -77,7 +77,7 @@ def describe_markdown(p: Primitive) -> str:
         "|---|---|---|---|",
     ]
     for name, info in _params(p):
-        default = "required" if info.is_required() else f"`{_default(info)}`"
+        default = _("required") if info.is_required() else f"`{_default(info)}`"
         per_case = _(" (may be per case)") if name in p.dynamic else ""
         lines.append(f"| `{name}` | {_type(info)} | {default} | "
                      f"{field_description(p.params, name, info).replace('|', '/')}{per_case} |")
@@ -91,7 +91,8 @@ def _params(p: Primitive) -> list[tuple[str, FieldInfo]]:
 
 
 def _param_line(name: str, info: FieldInfo, p: Primitive) -> str:
-    default = "required" if info.is_required() else f"default {_default(info)}"
+    default = _("required") if info.is_required() else _("default {value}").format(
+        value=_default(info))
     per_case = _(", per case") if name in p.dynamic else ""
     description = field_description(p.params, name, info)
     meaning = f": {description}" if description else ""

@@ -28,15 +28,15 @@ from evaldsl.syntax.source import Source
 
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
-        "review", help="write the cases the spec's review block draws, ready to label",
+        "review", help=_("write the cases the spec's review block draws, ready to label"),
         description=__doc__.split("\n\n")[0] if __doc__ else None)
-    p.add_argument("results", type=Path, metavar="RESULTS", help="results.jsonl of a run")
-    p.add_argument("--spec", type=Path, required=True, help="the spec that produced RESULTS")
+    p.add_argument("results", type=Path, metavar="RESULTS", help=_("results.jsonl of a run"))
+    p.add_argument("--spec", type=Path, required=True, help=_("the spec that produced RESULTS"))
     p.add_argument("-o", "--output", type=Path, required=True,
-                   help="the sample file: .jsonl or .csv")
+                   help=_("the sample file: .jsonl or .csv"))
     p.add_argument("--cases", type=Path, nargs="+", default=[],
-                   help="case files to copy each drawn case's dialog from")
-    p.add_argument("--limit", type=int, default=None, help="keep only the first N by priority")
+                   help=_("case files to copy each drawn case's dialog from"))
+    p.add_argument("--limit", type=int, default=None, help=_("keep only the first N by priority"))
 
 
 def run(args: argparse.Namespace) -> int:

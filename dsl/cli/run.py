@@ -37,48 +37,49 @@ DEFAULT_REQUESTS = 8
 
 
 def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser("run", help="judge case files and write reports",
-                              description="Judge case files against a spec and write reports.")
+    p = subparsers.add_parser("run", help=_("judge case files and write reports"),
+                              description=_("Judge case files against a spec and write reports."))
     p.add_argument("spec", type=Path, metavar="SPEC")
     p.add_argument("cases", type=Path, nargs="+", metavar="CASES",
-                   help="case files: .jsonl, .yaml/.yml or .json")
-    out = p.add_argument_group("outputs")
-    out.add_argument("-o", "--output", type=Path, help="report.json")
-    out.add_argument("--html", type=Path, help="a self-contained HTML report")
-    out.add_argument("--md", type=Path, help="a Markdown summary for CI comments")
-    out.add_argument("--junit", type=Path, help="JUnit XML, one test per case")
+                   help=_("case files: .jsonl, .yaml/.yml or .json"))
+    out = p.add_argument_group(_("outputs"))
+    out.add_argument("-o", "--output", type=Path, help=_("the JSON report (report.json)"))
+    out.add_argument("--html", type=Path, help=_("a self-contained HTML report"))
+    out.add_argument("--md", type=Path, help=_("a Markdown summary for CI comments"))
+    out.add_argument("--junit", type=Path, help=_("JUnit XML, one test per case"))
     out.add_argument("--junit-pass", default=None, metavar="LABELS",
-                     help="verdict labels that pass in JUnit (default: the first branch's)")
-    out.add_argument("--results", type=Path, help="results.jsonl, one line per case")
-    out.add_argument("-q", "--quiet", action="store_true", help="do not print the summary")
+                     help=_("verdict labels that pass in JUnit (default: the first branch's)"))
+    out.add_argument("--results", type=Path, help=_("results.jsonl, one line per case"))
+    out.add_argument("-q", "--quiet", action="store_true", help=_("do not print the summary"))
     flow = p.add_argument_group(_("how to run"))
     flow.add_argument("--concurrency", type=_positive, default=None, metavar="N",
-                      help="cases in flight when model checks are involved (default: "
-                           f"{CASES_PER_REQUEST} times the judge's concurrency setting)")
+                      help=_("cases in flight when model checks are involved (default: "
+                             "{times} times the judge's concurrency setting)").format(
+                                 times=CASES_PER_REQUEST))
     flow.add_argument("--workers", type=_positive, default=1, metavar="N",
-                      help="processes that evaluate cases, each with its own judge client "
-                           "(default: 1, this process)")
+                      help=_("processes that evaluate cases, each with its own judge client "
+                           "(default: 1, this process)"))
     flow.add_argument("--limit", type=_positive, default=None, metavar="N",
-                      help="judge only the first N cases")
+                      help=_("judge only the first N cases"))
     journal = flow.add_mutually_exclusive_group()
     journal.add_argument("--resume", action="store_true",
-                         help="continue the run recorded in --results")
+                         help=_("continue the run recorded in --results"))
     journal.add_argument("--overwrite", action="store_true",
-                         help="start --results afresh even when it holds an earlier run's "
-                              "results (without it such a journal is refused)")
+                         help=_("start --results afresh even when it holds an earlier run's "
+                              "results (without it such a journal is refused)"))
     flow.add_argument("--on-bad-row", choices=("skip", "fail"), default="fail",
-                      help="skip malformed rows (counted in the report) or stop (default)")
+                      help=_("skip malformed rows (counted in the report) or stop (default)"))
     flow.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
-                      type=parse_threshold, help="exit 1 when METRIC is below VALUE (e.g. 80%%)")
+                      type=parse_threshold, help=_("exit 1 when METRIC is below VALUE (e.g. 80%%)"))
     flow.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                      help="show a progress bar (default: when stderr is a terminal)")
-    model = p.add_argument_group("models")
+                      help=_("show a progress bar (default: when stderr is a terminal)"))
+    model = p.add_argument_group(_("models"))
     model.add_argument("--judge", default=None, metavar="local|URL",
-                       help="`local` starts the bundled judge; a URL names an OpenAI-compatible "
-                            "server")
-    model.add_argument("--judge-model", default=None, help="the judge's model name")
-    model.add_argument("--config", type=Path, default=None, help="settings (evaldsl.toml)")
-    model.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+                       help=_("`local` starts the bundled judge; a URL names an OpenAI-compatible "
+                            "server"))
+    model.add_argument("--judge-model", default=None, help=_("the judge's model name"))
+    model.add_argument("--config", type=Path, default=None, help=_("settings (evaldsl.toml)"))
+    model.add_argument("--no-cache", action="store_true", help=_("do not read or write the cache"))
     model.add_argument("--cache-dir", type=Path, default=None)
 
 

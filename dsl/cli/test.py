@@ -21,13 +21,14 @@ from evaldsl.i18n import _, ngettext
 
 
 def add_parser(subparsers: Any) -> None:
-    p = subparsers.add_parser("test", help="run the specs' example blocks",
-                              description="Run the `example` blocks of specs.")
+    p = subparsers.add_parser("test", help=_("run the specs' example blocks"),
+                              description=_("Run the `example` blocks of specs."))
     p.add_argument("paths", nargs="+", type=Path, metavar="SPEC",
-                   help="spec files or folders holding them")
+                   help=_("spec files or folders holding them"))
     p.add_argument("-k", dest="keyword", default=None,
-                   help="only examples whose name contains this text")
-    p.add_argument("-q", "--quiet", action="store_true", help="print failures and the total only")
+                   help=_("only examples whose name contains this text"))
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help=_("print failures and the total only"))
 
 
 def spec_files(paths: Iterable[Path]) -> Iterator[Path]:

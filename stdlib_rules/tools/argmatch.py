@@ -32,6 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from evaldsl.i18n import _
 from evaldsl.primitives.tables import NormalizationTable
 from evaldsl.stdlib.tools.argtypes import FunctionDocs
 from evaldsl.values import ErrorValue, is_error
@@ -143,12 +144,13 @@ class Comparer:
             child = f"{path}.{key}" if path else key
             if key not in actual:
                 if not self.may_omit(child, spec, alt_maps):
-                    out.append(f"{child}: missing")
+                    out.append(_("{field}: missing").format(field=child))
                 continue
             out.extend(self.diff_field(child, spec, actual[key], alt_maps))
         if not self.options.allow_extra_args:
             prefix = f"{path}." if path else ""
-            out.extend(f"{prefix}{key}: unexpected" for key in actual if key not in expected)
+            out.extend(_("{field}: unexpected").format(field=f"{prefix}{key}")
+                       for key in actual if key not in expected)
         return out
 
     def may_omit(self, path: str, spec: Any, alt_maps: bool) -> bool:
@@ -163,7 +165,7 @@ class Comparer:
             return self.diff_map(path, spec, actual, False)
         if any(self.equal(path, c, actual, alt_maps) for c in choices):
             return []
-        shown = " | ".join("(left out)" if alt_maps and c == OMITTED else show(c)
+        shown = " | ".join(_("(left out)") if alt_maps and c == OMITTED else show(c)
                            for c in choices)
         return [f"{path}: {show(actual)} ≠ {shown}"]
 

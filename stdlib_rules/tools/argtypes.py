@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from evaldsl.i18n import _
+
 _TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,), "any": (str,), "integer": (int,), "float": (float,),
     "number": (float, int), "boolean": (bool,), "array": (list,), "tuple": (list,),
@@ -48,11 +50,13 @@ class FunctionDocs:
             return []
         params = doc.get("parameters") or {}
         properties: Mapping[str, Any] = params.get("properties") or {}
-        out = [f"{p}: missing (required)" for p in params.get("required") or ()
+        out = [_("{name}: missing (required)").format(name=p) for p in params.get("required") or ()
                if p not in actual]
         for key, value in actual.items():
             if key not in properties:
-                out.append(f"{key}: unexpected (not a parameter of `{name}`)")
+                out.append(
+                    _("{key}: unexpected (not a parameter of `{name}`)").format(key=key, name=name)
+                )
                 continue
             problem = type_problem(properties[key], value, expected.get(key))
             if problem:
@@ -67,13 +71,17 @@ def type_problem(schema: Mapping[str, Any], value: Any, expected: Any) -> str | 
         return None
     answers = expected if isinstance(expected, list) else [expected]
     if not _fits(declared, value) and not _same_as_answer(value, answers):
-        return f"expected {declared}, got {_type_name(value)} {_short(value)}"
+        return _("expected {declared}, got {kind} {value}").format(
+            declared=declared, kind=_type_name(value), value=_short(value)
+        )
     if declared in _NESTED and isinstance(value, list):
         items = schema.get("items")
         item_type = items.get("type") if isinstance(items, Mapping) else None
         if isinstance(item_type, str) and item_type in _TYPES \
                 and not _items_fit(item_type, value, answers):
-            return f"expected {declared} of {item_type}, got {_short(value)}"
+            return _("expected {declared} of {items}, got {value}").format(
+                declared=declared, items=item_type, value=_short(value)
+            )
     return None
 
 

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from evaldsl.cases.case import ToolCall
 from evaldsl.cases.scopes import Unit
+from evaldsl.i18n import _
 from evaldsl.stdlib.tools.argmatch import Call
 from evaldsl.values import CheckResult
 
@@ -54,13 +55,15 @@ def _calls(value: Any) -> list[Call] | CheckResult:
         for item in value:
             call = _call(item)
             if call is None:
-                return CheckResult.error(f"`{_short(item)}` is not a tool call")
+                return CheckResult.error(
+                    _("`{item}` is not a tool call").format(item=_short(item))
+                )
             out.append(call)
         return out
     if isinstance(value, Mapping):
         call = _call(value)
         return [call] if call is not None else [Call(None, dict(value))]
-    return CheckResult.error("expected tool calls are neither a call, a list nor a map")
+    return CheckResult.error(_("expected tool calls are neither a call, a list nor a map"))
 
 
 def _call(item: Any) -> Call | None:

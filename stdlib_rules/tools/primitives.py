@@ -14,6 +14,7 @@ from pydantic import Field, model_validator
 
 from evaldsl.cases.case import Case
 from evaldsl.cases.scopes import REPLY_SCOPES, Scope, Unit
+from evaldsl.i18n import _
 from evaldsl.primitives.registry import Cost, primitive
 from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.stdlib._common import Params, Table, over, unit_calls, unit_range
@@ -213,7 +214,7 @@ class ToolCalledParams(Params):
     def _bounds(self) -> ToolCalledParams:
         if self.min_times is not None and self.max_times is not None \
                 and self.min_times > self.max_times:
-            raise ValueError("`min_times` is larger than `max_times`")
+            raise ValueError(_("`min_times` is larger than `max_times`"))
         return self
 
     @property

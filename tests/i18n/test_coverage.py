@@ -172,3 +172,99 @@ def test_the_run_warns_of_an_empty_case_file(tmp_path: Path, kit: Any, spec_file
     done = kit.evaldsl("--lang", "zh", "run", spec_file, cases, "-o", tmp_path / "r.json")
     assert done.returncode == 0, done.stderr
     assert f"警告：`{cases}` 中没有用例" in done.stderr
+
+
+MODEL_ERRORS = ("ConfigError", "LocalEmbedderUnavailable")
+"""The errors of the model layer whose text the user reads (no judge, no key, no extra)."""
+CLI_TEXTS = ("help", "description")
+"""The keywords of argparse whose text `--help` prints."""
+
+
+def _call_name(node: ast.Call) -> str:
+    func = node.func
+    return func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+
+
+def _unwrapped_texts(folder: str, texts: Any) -> Iterator[str]:
+    """`folder:line` of each text `texts(tree)` picks out of a module that spells English."""
+    for path in sorted((REPO / folder).rglob("*.py")):
+        for text in texts(ast.parse(path.read_text("utf-8"))):
+            if _literal_words(text) and not _wrapped(text):
+                yield f"{path.relative_to(REPO)}:{text.lineno}"
+
+
+def _first_arguments(tree: ast.AST, names: tuple[str, ...]) -> Iterator[ast.expr]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _call_name(node) in names:
+            yield from node.args[:1]
+
+
+def _raised(tree: ast.AST) -> Iterator[ast.expr]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+            yield from node.exc.args[:1]
+
+
+def test_every_model_configuration_error_is_wrapped() -> None:
+    found = _unwrapped_texts("dsl/model", lambda tree: _first_arguments(tree, MODEL_ERRORS))
+    assert list(found) == []
+
+
+def test_every_error_a_primitive_raises_or_returns_is_wrapped() -> None:
+    """Params validators' errors reach the user inside E203/E204, the rest as reasons."""
+    assert list(_unwrapped_texts("stdlib_rules", _raised)) == []
+    errors = _unwrapped_texts("stdlib_rules", lambda tree: _first_arguments(tree, ("error",)))
+    assert list(errors) == []
+
+
+def test_every_help_text_of_the_cli_is_wrapped() -> None:
+    def picked(tree: ast.AST) -> Iterator[ast.expr]:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                yield from (k.value for k in node.keywords if k.arg in CLI_TEXTS)
+                if _call_name(node) == "add_argument_group":
+                    yield from node.args[:1]
+
+    assert list(_unwrapped_texts("dsl/cli", picked)) == []
+
+
+def test_no_judge_configured(chinese: None) -> None:
+    from evaldsl.model.openai.judge import no_client_message
+
+    message = no_client_message()
+    assert HAN.search(message) and "no judge is configured" not in message
+
+
+def test_no_builtin_embedder(chinese: None) -> None:
+    from evaldsl.model.local.embedder import unavailable_message
+
+    message = unavailable_message("x")
+    assert HAN.search(message) and "no embedding" not in message and "configure an" not in message
+
+
+def test_a_length_with_no_bound(chinese: None) -> None:
+    from pydantic import ValidationError
+
+    from evaldsl.stdlib.text import LengthParams
+
+    with pytest.raises(ValidationError) as raised:
+        LengthParams()
+    assert "`min_chars`" in str(raised.value) and "give" not in str(raised.value)
+
+
+def test_an_argument_of_the_wrong_type(chinese: None) -> None:
+    from evaldsl.stdlib.tools.argtypes import FunctionDocs
+
+    docs = FunctionDocs([{"name": "f", "parameters": {
+        "properties": {"n": {"type": "integer"}}, "required": ["m"]}}])
+    problems = docs.problems("f", {}, {"n": "x", "k": 1})
+    assert [p.split(": ", 1)[0] for p in problems] == ["m", "n", "k"]
+    assert all(_chinese(p.split(": ", 1)[1].replace("integer", "").replace("string", ""))
+               for p in problems), problems
+
+
+def test_the_chrome_of_the_primitive_reference(chinese: None) -> None:
+    from evaldsl.cli.primitives import describe_text
+
+    text = describe_text(default_registry().get("length"))
+    assert "parameters:" not in text and "required" not in text and "result:" not in text

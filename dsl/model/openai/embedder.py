@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 import openai
 
 from evaldsl.errors import ConfigError
-from evaldsl.i18n import N_
+from evaldsl.i18n import N_, _
 from evaldsl.model.errors import MalformedAnswer
 from evaldsl.model.loops import PerLoop
 from evaldsl.model.openai.judge import async_http_client, encode, translate
@@ -44,8 +44,9 @@ class OpenAIEmbedder:
                                       http_client=async_http_client())
         except openai.OpenAIError as exc:
             raise ConfigError(
-                "the embedding endpoint has no key: set EVALDSL_EMBED_API_KEY or OPENAI_API_KEY, "
-                "or remove the embedder settings to embed in-process") from exc
+                _("the embedding endpoint has no key: set EVALDSL_EMBED_API_KEY or "
+                  "OPENAI_API_KEY, or remove the embedder settings to embed in-process")
+            ) from exc
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One vector per text, in order."""

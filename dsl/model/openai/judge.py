@@ -94,7 +94,7 @@ class OpenAIJudge:
         try:
             return openai.AsyncOpenAI(**self._options(), http_client=async_http_client())
         except openai.OpenAIError as exc:
-            raise ConfigError(no_client_message("judge")) from exc
+            raise ConfigError(no_client_message()) from exc
 
     async def complete(self, request: JudgeRequest) -> JudgeAnswer:
         """One chat completion; `TransientError`, `PermanentError` on failure."""
@@ -142,7 +142,7 @@ class OpenAIJudge:
                 try:
                     self._sync = openai.OpenAI(**self._options())
                 except openai.OpenAIError as exc:
-                    raise ConfigError(no_client_message("judge")) from exc
+                    raise ConfigError(no_client_message()) from exc
         form: int | None = self._format
         while form is not None:
             try:
@@ -352,10 +352,13 @@ def async_http_client() -> Any:
     return openai.DefaultAsyncHttpxClient(verify=ssl_context())
 
 
-def no_client_message(what: str) -> str:
-    return (f"no {what} is configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for another "
-            f"OpenAI-compatible server), or use the local judge (`judge = \"local\"` in "
-            f"evaldsl.toml or EVALDSL_JUDGE=local)")
+def no_client_message() -> str:
+    """What to set when the `openai` client finds no key: the usual first stumble."""
+    return _(
+        "no judge is configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for another "
+        "OpenAI-compatible server), or use the local judge (`judge = \"local\"` in "
+        "evaldsl.toml or EVALDSL_JUDGE=local)"
+    )
 
 
 async def _aclose(client: openai.AsyncOpenAI) -> None:
