@@ -159,16 +159,26 @@ def pearson(xs: Sequence[float], ys: Sequence[float]) -> float | None:
     >>> pearson([1, 2, 3], [2, 4, 6])
     1.0
     """
-    n = len(xs)
-    if n < 2:
+    if len(xs) < 2:
         return None
-    mx, my = sum(xs) / n, sum(ys) / n
-    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
-    sxx = sum((x - mx) ** 2 for x in xs)
-    syy = sum((y - my) ** 2 for y in ys)
-    if sxx == 0 or syy == 0:
+    dxs, dys = _unit_deviations(xs), _unit_deviations(ys)
+    if dxs is None or dys is None:
         return None
-    return sxy / math.sqrt(sxx * syy)
+    sxy = sum(x * y for x, y in zip(dxs, dys, strict=True))
+    sxx = sum(x * x for x in dxs)
+    syy = sum(y * y for y in dys)
+    return sxy / math.sqrt(sxx * syy)  # both at least 1: the largest deviation is 1
+
+
+def _unit_deviations(values: Sequence[float]) -> list[float] | None:
+    """Deviations from the mean, divided by the largest one (r does not change with scale),
+    so that squares of tiny spreads do not underflow to 0; None when all values are equal."""
+    mean = sum(values) / len(values)
+    deviations = [v - mean for v in values]
+    largest = max(abs(d) for d in deviations)
+    if largest == 0:
+        return None
+    return [d / largest for d in deviations]
 
 
 def ranks(values: Sequence[float]) -> list[float]:

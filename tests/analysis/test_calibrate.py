@@ -16,6 +16,7 @@ from evaldsl.analysis.calibrate import (
     calibrate,
     cohen_kappa,
     label_agreement,
+    pearson,
     score_agreement,
 )
 
@@ -59,6 +60,13 @@ def test_law_agreement_and_kappa_are_bounded(pairs: list[tuple[str, str]]) -> No
     if result.kappa is not None:
         assert result.kappa <= 1 + 1e-9
         assert math.isclose(result.kappa, 1.0) == (result.agreed == result.n)
+
+
+def test_pearson_of_tiny_spreads_does_not_underflow() -> None:
+    """Scores that differ by 1e-107: the product of the sums of squares underflows to 0,
+    the correlation itself is still 1."""
+    assert pearson([0.0, 1e-107], [0.0, 1e-107]) == pytest.approx(1.0)
+    assert pearson([0.0, 1e-300, 2e-300], [0.0, 1e-200, 2e-200]) == pytest.approx(1.0)
 
 
 @given(st.lists(st.tuples(st.floats(0, 100), st.floats(0, 100)), min_size=1))
