@@ -189,16 +189,41 @@ def json_rows(path: Path) -> Iterator[tuple[int, Any]]:
     """A `.json` file: a list of cases or one case (read whole; meant for small files)."""
     name = str(path)
     try:
-        data = json.loads(path.read_bytes().decode("utf-8-sig"))
+        text = path.read_bytes().decode("utf-8-sig")
+        data = json.loads(text)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         yield (
             getattr(exc, "lineno", 1),
             BadRow(name, getattr(exc, "lineno", 1), _("not valid JSON: {exc}").format(exc=exc)),
         )
         return
-    items = data if isinstance(data, list) else [data]
-    for item in items:
-        yield 1, item
+    if not isinstance(data, list):
+        yield _line_at(text, _skip_space(text, 0)), data
+        return
+    yield from zip((_line_at(text, start) for start in _item_starts(text)), data, strict=True)
+
+
+def _item_starts(text: str) -> Iterator[int]:
+    """Where each item of the (already valid) top-level JSON list in `text` begins, so a bad
+    item is reported at its own line rather than at the file's first."""
+    decoder = json.JSONDecoder()
+    at = _skip_space(text, _skip_space(text, 0) + 1)  # past the `[`
+    while text[at] != "]":
+        yield at
+        _, end = decoder.raw_decode(text, at)
+        at = _skip_space(text, end)
+        if text[at] == ",":
+            at = _skip_space(text, at + 1)
+
+
+def _skip_space(text: str, at: int) -> int:
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    return at
+
+
+def _line_at(text: str, at: int) -> int:
+    return text.count("\n", 0, at) + 1
 
 
 def yaml_rows(path: Path) -> Iterator[tuple[int, Any]]:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from evaldsl.cases.case import Case
+from evaldsl.cases.values import unwritable
 from evaldsl.i18n import N_, _
 from evaldsl.syntax import nodes as n
 
@@ -95,6 +96,9 @@ def to_case(row: Any, schema: CaseSchema = EMPTY_SCHEMA, origin: str = "",
         return RowProblem(
             None, _("a case must be an object, got {describe}").format(describe=_describe(row))
         )
+    bad = unwritable(row)
+    if bad is not None:
+        return RowProblem(bad.field, bad.reason)
     problem = _id_problem(row.get("id")) or _messages_problem(row.get("messages"))
     if problem is None:
         problems = schema.problems(row)

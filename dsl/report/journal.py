@@ -27,6 +27,7 @@ from typing import IO, Any
 
 from evaldsl.errors import CaseDataError
 from evaldsl.i18n import _
+from evaldsl.report.finite import encode_finite
 
 FORMAT = "evaldsl-results"
 VERSION = 1
@@ -183,9 +184,11 @@ def _fallback(value: object) -> object:
     return str(value)
 
 
-_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=_fallback).encode
+_ENCODE = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), default=_fallback, allow_nan=False
+).encode
 """One encoder for every line: `json.dumps` with options builds a new one per call."""
 
 
 def _line(record: dict[str, Any]) -> bytes:
-    return _ENCODE(record).encode("utf-8") + b"\n"
+    return encode_finite(_ENCODE, record).encode("utf-8") + b"\n"

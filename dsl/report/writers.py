@@ -16,10 +16,14 @@ from typing import Any
 
 from evaldsl.errors import EvaldslError
 from evaldsl.i18n import _
+from evaldsl.report.finite import encode_finite
+
+_ENCODE_REPORT = json.JSONEncoder(ensure_ascii=False, indent=2, allow_nan=False).encode
 
 
 def render_json(report: Mapping[str, Any]) -> str:
-    return json.dumps(report, ensure_ascii=False, indent=2) + "\n"
+    """report.json's text: standard JSON, so a non-finite number is written as null."""
+    return encode_finite(_ENCODE_REPORT, report) + "\n"
 
 
 def _html(report: Mapping[str, Any]) -> str:

@@ -225,3 +225,67 @@ class TestLaws:
             path = write_jsonl(Path(folder) / "c.jsonl", {"id": "x", "messages": [], **extra})
             (case,) = load_cases(path)
         assert dict(case.fields) == extra
+
+
+class TestUnwritableValues:
+    """Values a row may spell but no journal or report can hold are bad rows, not crashes."""
+
+    def _only_bad(self, path: Path) -> BadRow:
+        (item,) = read_cases(path, on_bad_row="skip")
+        assert isinstance(item, BadRow)
+        return item
+
+    @pytest.mark.parametrize("value", ["NaN", "Infinity", "-Infinity"])
+    def test_non_finite_latency_is_a_bad_row(self, tmp_path: Path, value: str) -> None:
+        text = json.dumps(row()).replace('"latency_ms": 950', f'"latency_ms": {value}')
+        bad = self._only_bad(write_jsonl(tmp_path / "c.jsonl", text))
+        assert (bad.line, bad.field) == (1, "messages[2].latency_ms")
+        assert "finite" in bad.reason
+
+    def test_non_finite_number_anywhere_is_a_bad_row(self, tmp_path: Path) -> None:
+        text = json.dumps(row()).replace('"solvable": true', '"solvable": true, "score": NaN')
+        good, bad = read_cases(write_jsonl(tmp_path / "c.jsonl", row(), text), on_bad_row="skip")
+        assert isinstance(good, Case) and isinstance(bad, BadRow)
+        assert (bad.line, bad.field) == (2, "score")
+
+    @pytest.mark.parametrize("where", ["id", "content"])
+    def test_lone_surrogate_is_a_bad_row(self, tmp_path: Path, where: str) -> None:
+        text = json.dumps(row())
+        text = (text.replace('"id": "c1"', '"id": "c\\ud800"') if where == "id"
+                else text.replace('"content": "ok"', '"content": "o\\udc00k"'))
+        bad = self._only_bad(write_jsonl(tmp_path / "c.jsonl", text))
+        assert bad.field == ("id" if where == "id" else "messages[3].content")
+        assert "surrogate" in bad.reason
+
+    def test_lone_surrogate_in_a_key_is_a_bad_row(self, tmp_path: Path) -> None:
+        text = json.dumps(row()).replace('"intent"', '"in\\ud83dtent"', 1)
+        bad = self._only_bad(write_jsonl(tmp_path / "c.jsonl", text))
+        assert "surrogate" in bad.reason
+
+    def test_a_paired_surrogate_is_fine(self, tmp_path: Path) -> None:
+        text = json.dumps(row()).replace('"ok"', '"\\ud83d\\ude00"')
+        (case,) = load_cases(write_jsonl(tmp_path / "c.jsonl", text))
+        assert case.id == "c1"
+
+    def test_yaml_non_finite_is_a_bad_row(self, tmp_path: Path) -> None:
+        path = tmp_path / "c.yaml"
+        path.write_text("- id: a\n  messages: [{role: user, content: hi}]\n  score: .nan\n")
+        bad = self._only_bad(path)
+        assert (bad.line, bad.field) == (1, "score")
+
+
+class TestJsonListLines:
+    def test_bad_items_of_a_json_list_name_their_own_line(self, tmp_path: Path) -> None:
+        path = tmp_path / "c.json"
+        path.write_text('[\n  {"id": "a", "messages": [{"role": "user", "content": "hi"}]},\n'
+                        '  {"messages": []},\n\n  {"id": "c"}\n]\n')
+        items = list(read_cases(path, on_bad_row="skip"))
+        assert isinstance(items[0], Case)
+        assert [(i.line, i.field) for i in items[1:] if isinstance(i, BadRow)] == [
+            (3, "id"), (5, "messages")]
+
+    def test_one_object_json_file_is_at_its_first_line(self, tmp_path: Path) -> None:
+        path = tmp_path / "c.json"
+        path.write_text('\n\n{"id": "a"}\n')
+        (bad,) = read_cases(path, on_bad_row="skip")
+        assert isinstance(bad, BadRow) and bad.line == 3

@@ -1,0 +1,64 @@
+"""Values a row may spell but no journal, report or terminal can hold: the first one found.
+
+JSON text may escape a lone UTF-16 surrogate (`"\\ud800"`) and Python's reader accepts
+`NaN` and `Infinity`; YAML has `.nan` and `.inf`. None of them can be written back as
+UTF-8 or as standard JSON, so a row holding one is rejected where it is read, naming
+the field, rather than crashing a writer later (and again on `--resume`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any, NamedTuple
+
+from evaldsl.i18n import _
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class Unwritable(NamedTuple):
+    field: str | None
+    reason: str
+
+
+def has_lone_surrogate(text: str) -> bool:
+    """Whether `text` holds a surrogate code point, which no UTF-8 writer accepts."""
+    return not text.isascii() and _SURROGATE.search(text) is not None
+
+
+def unwritable(row: Any) -> Unwritable | None:
+    """The first lone surrogate or non-finite number in `row`, in document order."""
+    for path, value in _walk(row):
+        if isinstance(value, float) and not math.isfinite(value):
+            return Unwritable(
+                path, _("expected a finite number, got {value}").format(value=str(value))
+            )
+        if isinstance(value, str) and has_lone_surrogate(value):
+            return Unwritable(path, _("text holds a lone surrogate (an unpaired `\\u` escape)"))
+        if isinstance(value, _Key):
+            return Unwritable(path, _("a key holds a lone surrogate (an unpaired `\\u` escape)"))
+    return None
+
+
+class _Key(str):
+    """A mapping key found to hold a lone surrogate (the key itself cannot be printed)."""
+
+
+def _walk(root: Any) -> Iterator[tuple[str | None, Any]]:
+    """Every value under `root` with its field path; iterative, so depth costs no stack."""
+    stack: list[tuple[str | None, Any]] = [(None, root)]
+    while stack:
+        path, value = stack.pop()
+        yield path, value
+        if isinstance(value, Mapping):
+            children: list[tuple[str | None, Any]] = []
+            for key, child in value.items():
+                if isinstance(key, str) and has_lone_surrogate(key):
+                    children.append((path, _Key()))
+                    continue
+                children.append((f"{path}.{key}" if path else str(key), child))
+            stack.extend(reversed(children))
+        elif isinstance(value, list):
+            stack.extend(reversed([(f"{path or ''}[{i}]", c) for i, c in enumerate(value)]))
