@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from evaldsl.cases.limits import MAX_ARGUMENT_DEPTH, json_text_depth, value_depth
+from evaldsl.i18n import _
 from evaldsl.values import ErrorValue
 
 
@@ -29,13 +31,26 @@ class ToolCall:
     def from_openai(cls, data: Mapping[str, Any]) -> ToolCall:
         function = data.get("function", data)
         raw = function.get("arguments", "{}")
+        name, call_id = str(function.get("name", "")), str(data.get("id", ""))
         if isinstance(raw, dict):
-            return cls(str(function.get("name", "")), raw, json.dumps(raw), str(data.get("id", "")))
-        return cls(str(function.get("name", "")), _decode_arguments(raw), str(raw),
-                   str(data.get("id", "")))
+            if value_depth(raw, MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH:
+                return cls(name, _too_deep(), "{}", call_id)
+            return cls(name, raw, json.dumps(raw), call_id)
+        return cls(name, _decode_arguments(raw), str(raw), call_id)
+
+
+def _too_deep() -> ErrorValue:
+    return ErrorValue(
+        _("tool-call arguments are nested more than {limit} levels deep").format(
+            limit=MAX_ARGUMENT_DEPTH
+        )
+    )
 
 
 def _decode_arguments(raw: Any) -> dict[str, Any] | ErrorValue:
+    """The arguments as a dict; broken or too deeply nested JSON is an error value to judge."""
+    if isinstance(raw, str) and json_text_depth(raw) > MAX_ARGUMENT_DEPTH:
+        return _too_deep()  # scanned first: the C decoder would recurse once per level
     try:
         decoded = json.loads(raw) if isinstance(raw, str) else raw
     except (TypeError, ValueError) as exc:

@@ -12,7 +12,8 @@ yielded for the caller to count and reading goes on.
 
 Formats by extension: `.jsonl`/`.ndjson` (one object per line), `.yaml`/
 `.yml` (a list of cases, or one case per `---` document) and `.json` (a list
-or one case). A YAML syntax error ends that file: YAML cannot resume after it.
+or one case). A YAML syntax error ends that file (YAML cannot resume after it),
+keeping the rows before it.
 
 Reading is two steps, `read_rows` (a file's rows as `RawRow`s: a JSONL line
 still as its bytes) and `RawRow.item` (the row as a case or a bad row), so
@@ -23,12 +24,14 @@ workers, not the parent, pay for decoding and validating.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from evaldsl.cases.case import Case
+from evaldsl.cases.limits import MAX_YAML_NODES, yaml_expanded_size
 from evaldsl.cases.rows import EMPTY_SCHEMA, CaseSchema, RowProblem, to_case
 from evaldsl.errors import CaseDataError
 from evaldsl.i18n import _
@@ -227,43 +230,104 @@ def _line_at(text: str, at: int) -> int:
 
 
 def yaml_rows(path: Path) -> Iterator[tuple[int, Any]]:
-    """A list of cases, or one case per document, each with the line it starts on."""
+    """A list of cases, or one case per document, each with the line it starts on.
+
+    A syntax error ends the file, but what came before it is kept: the
+    documents already read, and the list items of the broken document that
+    precede the one holding the error (see `_salvage`).
+    """
     import yaml  # only YAML case files pay for it
 
     name = str(path)
     try:
-        with path.open("rb") as handle:
-            for document in yaml.compose_all(handle, Loader=yaml.SafeLoader):
-                if document is None:
-                    continue
-                nodes = document.value if isinstance(document, yaml.SequenceNode) else [document]
-                for node in nodes:
-                    yield node.start_mark.line + 1, _construct(name, node)
+        data = path.read_bytes()
+        for document in yaml.compose_all(data, Loader=yaml.SafeLoader):
+            yield from _document_rows(name, document)
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else 0
-        yield (
-            line,
-            BadRow(
-                name,
-                line,
-                _("not valid YAML: {value}; the rest of the file is not read").format(
-                    value=exc.problem or exc.context
-                ),
-            ),
-        )
+        nodes, exc = _salvage(data, exc)
+        for node in nodes:
+            yield node.start_mark.line + 1, _construct(name, node)
+        yield _syntax_error(name, exc)
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         yield 0, BadRow(name, 0, _("not valid YAML: {exc}").format(exc=exc))
 
 
-def _construct(name: str, node: yaml.Node) -> Any:
+def _document_rows(name: str, document: yaml.Node | None) -> Iterator[tuple[int, Any]]:
     import yaml
 
+    if document is None:
+        return
+    nodes = document.value if isinstance(document, yaml.SequenceNode) else [document]
+    for node in nodes:
+        yield node.start_mark.line + 1, _construct(name, node)
+
+
+def _syntax_error(name: str, exc: yaml.MarkedYAMLError) -> tuple[int, BadRow]:
+    mark = exc.problem_mark or exc.context_mark
+    line = mark.line + 1 if mark else 0
+    reason = _("not valid YAML: {value}; the rest of the file is not read").format(
+        value=exc.problem or exc.context
+    )
+    return line, BadRow(name, line, reason)
+
+
+_LINE = re.compile(r"[^\r\n\x85\u2028\u2029]*(?:\r\n|[\r\n\x85\u2028\u2029]|$)")
+"""One line with its break, counted as YAML marks count them."""
+_ITEM = re.compile(r"-(?:[ \t]|$)")
+_DOCUMENT = re.compile(r"(?:---|\.\.\.)(?:[ \t]|$)")
+_SALVAGE_TRIES = 20
+"""Shorter prefixes `_salvage` tries at most: bounds the work a hostile file can cause."""
+
+
+def _salvage(
+    data: bytes, exc: yaml.MarkedYAMLError
+) -> tuple[list[yaml.Node], yaml.MarkedYAMLError]:
+    """The list items before the one holding a syntax error, and the error to report.
+
+    The broken document runs from the last `---` before the error; its text
+    up to the top-level `- ` item holding the error is composed again on its
+    own, so anchors among those items still resolve. A parser may notice an
+    error late (an unclosed bracket is seen items later), so while that
+    prefix is broken too, one item fewer is tried. The error reported is
+    the parser's own, at the line where it noticed.
+    """
+    import yaml
+
+    mark = exc.problem_mark or exc.context_mark
+    try:
+        lines = _LINE.findall(data.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        return [], exc
+    if mark is None:
+        return [], exc
+    end = min(mark.line, len(lines) - 1)
+    start = next((i + 1 for i in range(end, -1, -1) if _DOCUMENT.match(lines[i])), 0)
+    items = [i for i in range(start, end + 1) if _ITEM.match(lines[i])]
+    for cut in reversed(items[1:][-_SALVAGE_TRIES:]):
+        try:
+            node = yaml.compose("\n" * start + "".join(lines[start:cut]), Loader=yaml.SafeLoader)
+        except yaml.YAMLError:
+            continue
+        return (list(node.value) if isinstance(node, yaml.SequenceNode) else []), exc
+    return [], exc
+
+
+def _construct(name: str, node: yaml.Node) -> Any:
+    """One row from its node; one whose aliases expand past the limit is a bad row, unbuilt."""
+    import yaml
+
+    line = node.start_mark.line + 1
+    if yaml_expanded_size(node, MAX_YAML_NODES) > MAX_YAML_NODES:
+        return BadRow(
+            name,
+            line,
+            _("YAML aliases expand to more than {limit} nodes").format(limit=MAX_YAML_NODES),
+        )
     loader = yaml.SafeLoader("")
     try:
         return loader.construct_document(node)
     except yaml.YAMLError as exc:
-        return BadRow(name, node.start_mark.line + 1, _("not valid YAML: {exc}").format(exc=exc))
+        return BadRow(name, line, _("not valid YAML: {exc}").format(exc=exc))
     finally:
         loader.dispose()
 

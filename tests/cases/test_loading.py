@@ -85,6 +85,35 @@ class TestJsonl:
 
         assert is_error(case.messages[2].tool_calls[0].arguments)
 
+    @pytest.mark.parametrize("as_text", [True, False])
+    def test_deeply_nested_tool_arguments_are_an_error_value(
+        self, tmp_path: Path, as_text: bool
+    ) -> None:
+        """Arguments nested past the limit are an error on that call, not a RecursionError."""
+        from evaldsl.values import is_error
+
+        deep = '{"a": ' * 1000 + "1" + "}" * 1000
+        data = row()
+        function = data["messages"][2]["tool_calls"][0]["function"]
+        function["arguments"] = deep if as_text else {"x": [[[1]]]}
+        path = tmp_path / "c.jsonl"
+        if as_text:
+            write_jsonl(path, data)
+        else:  # an object nested past the limit, as a YAML or JSON file can give
+            deep_object = '{"x": ' + "[" * 150 + "]" * 150 + "}"
+            text = json.dumps(data).replace('{"x": [[[1]]]}', deep_object)
+            path.write_text(text + "\n", encoding="utf-8")
+        (case,) = load_cases(path)
+        arguments = case.messages[2].tool_calls[0].arguments
+        assert is_error(arguments) and "nested" in str(arguments)
+
+    def test_arguments_at_the_nesting_limit_are_kept(self, tmp_path: Path) -> None:
+        data = row()
+        deep = '{"a": ' * 99 + "1" + "}" * 99
+        data["messages"][2]["tool_calls"][0]["function"]["arguments"] = deep
+        (case,) = load_cases(write_jsonl(tmp_path / "c.jsonl", data))
+        assert isinstance(case.messages[2].tool_calls[0].arguments, dict)
+
 
 BAD_ROWS = [
     ("not json", None, "not valid JSON: expecting value at column 1"),
@@ -187,12 +216,70 @@ class TestYaml:
         path.write_text("id: a\nmessages: []\n---\nid: b\nmessages: []\n", encoding="utf-8")
         assert [c.id for c in load_cases(path)] == ["a", "b"]
 
+    def test_alias_bomb_is_a_bad_row_naming_the_line(self, tmp_path: Path) -> None:
+        """Aliases that expand past the limit are refused before anything is built."""
+        lines = ["- id: ok\n  messages: []\n", "- id: bomb\n  messages: []\n  a0: &a0 [x, x]\n"]
+        lines += [f"  a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 4)}]\n" for i in range(1, 30)]
+        path = tmp_path / "cases.yaml"
+        path.write_text("".join(lines), encoding="utf-8")
+        items = list(read_cases(path, on_bad_row="skip"))
+        assert isinstance(items[0], Case) and items[0].id == "ok"
+        assert isinstance(items[1], BadRow) and items[1].line == 3
+        assert "alias" in items[1].reason
+
+    def test_modest_aliases_are_kept(self, tmp_path: Path) -> None:
+        path = tmp_path / "cases.yaml"
+        path.write_text("- id: a\n  messages: []\n  x: &x [1, 2]\n  y: *x\n", encoding="utf-8")
+        (case,) = load_cases(path)
+        assert case.fields["y"] == [1, 2]
+
     def test_syntax_error_ends_the_file(self, tmp_path: Path) -> None:
         path = tmp_path / "cases.yaml"
         path.write_text("- id: a\n  messages: []\n- id: [b\n", encoding="utf-8")
         items = list(read_cases(path, on_bad_row="skip"))
         assert isinstance(items[-1], BadRow)
         assert items[-1].reason.startswith("not valid YAML")
+
+    def test_rows_before_a_syntax_error_in_a_list_are_kept(self, tmp_path: Path) -> None:
+        """The items of a list before the broken one are read; anchors among them still work."""
+        path = tmp_path / "cases.yaml"
+        path.write_text(
+            "# cases\n- id: a\n  messages: &m []\n- id: b\n  messages: *m\n"
+            "- id: c\n  messages: []\n  bad: : x\n- id: d\n  messages: []\n",
+            encoding="utf-8",
+        )
+        items = list(read_cases(path, on_bad_row="skip"))
+        assert [c.id for c in items[:2] if isinstance(c, Case)] == ["a", "b"]
+        assert len(items) == 3 and isinstance(items[2], BadRow)
+        assert items[2].line == 8 and items[2].reason.startswith("not valid YAML")
+
+    def test_error_reported_late_falls_back_to_where_it_starts(self, tmp_path: Path) -> None:
+        """An unclosed bracket is reported at the end; the rows before its own item survive."""
+        path = tmp_path / "cases.yaml"
+        path.write_text(
+            "- id: a\n  messages: []\n- id: b\n  messages: [\n- id: c\n  messages: []\n",
+            encoding="utf-8",
+        )
+        items = list(read_cases(path, on_bad_row="skip"))
+        assert isinstance(items[0], Case) and items[0].id == "a"
+        assert len(items) == 2 and isinstance(items[1], BadRow)
+
+    def test_documents_before_a_broken_one_are_kept(self, tmp_path: Path) -> None:
+        path = tmp_path / "cases.yaml"
+        path.write_text(
+            "id: a\nmessages: []\n---\n- id: b\n  messages: []\n- id: c\n  x: : y\n",
+            encoding="utf-8",
+        )
+        items = list(read_cases(path, on_bad_row="skip"))
+        assert [c.id for c in items if isinstance(c, Case)] == ["a", "b"]
+        assert isinstance(items[-1], BadRow) and items[-1].line == 7
+
+    def test_syntax_error_with_fail_names_file_and_line(self, tmp_path: Path) -> None:
+        path = tmp_path / "cases.yaml"
+        path.write_text("- id: a\n  messages: []\n- id: b\n  x: : y\n", encoding="utf-8")
+        with pytest.raises(CaseDataError) as caught:
+            list(read_cases(path, on_bad_row="fail"))
+        assert caught.value.file == str(path) and caught.value.line == 4
 
 
 class TestJson:

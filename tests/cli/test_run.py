@@ -208,3 +208,33 @@ class TestCasesInFlight:
         assert done.returncode in (0, 1), done.stderr
         report = json.loads((tmp_path / "report.json").read_text("utf-8"))
         assert report["run"]["concurrency"] == expected
+
+
+class TestYamlSyntaxError:
+    """A broken YAML list keeps its good items: evaluated with skip, exit 3 with fail."""
+
+    TEXT = (
+        "- id: a\n  intent: x\n  messages: &m\n    - {role: user, content: 你好}\n"
+        "    - {role: assistant, content: 请问您的姓名, latency_ms: 10}\n"
+        "- id: b\n  intent: x\n  messages: *m\n"
+        "- id: c\n  intent: : x\n  messages: []\n"
+    )
+
+    def test_skip_evaluates_the_rows_before_the_error(
+        self, tmp_path: Path, kit: Any, spec_file: Path
+    ) -> None:
+        cases = tmp_path / "cases.yaml"
+        cases.write_text(self.TEXT, encoding="utf-8")
+        out = tmp_path / "report.json"
+        done = kit.evaldsl("run", spec_file, cases, "--on-bad-row", "skip", "-o", out)
+        assert done.returncode == 0, done.stderr
+        report = json.loads(out.read_text("utf-8"))
+        assert report["cases"]["evaluated"] == 2
+        assert [(b["file"], b["line"]) for b in report["cases"]["bad_rows"]] == [(str(cases), 10)]
+
+    def test_fail_names_file_and_line(self, tmp_path: Path, kit: Any, spec_file: Path) -> None:
+        cases = tmp_path / "cases.yaml"
+        cases.write_text(self.TEXT, encoding="utf-8")
+        done = kit.evaldsl("run", spec_file, cases)
+        assert done.returncode == 3
+        assert f"{cases}:10:" in done.stderr
