@@ -27,6 +27,13 @@ def timed_search(
     return pattern.search(text, timeout=timeout)
 
 
+def timed_finditer(
+    pattern: regex.Pattern[str], text: str, timeout: float = PATTERN_TIMEOUT_S
+) -> list[regex.Match[str]]:
+    """Every match of `pattern` in `text`; raises `TimeoutError` past `timeout`."""
+    return list(pattern.finditer(text, timeout=timeout))
+
+
 def timeout_reason(timeout: float = PATTERN_TIMEOUT_S) -> str:
     """The reason of the error value a timed-out search gives."""
     return _("the pattern took longer than {ms} ms").format(ms=round(timeout * 1000))
