@@ -18,6 +18,7 @@ from evaldsl.cases.scopes import ALL_SCOPES, Unit
 from evaldsl.i18n import _
 from evaldsl.model.checks import AnswerError, ChatCheck, ChatTask, ModelParams, Plan, flags, overlay
 from evaldsl.primitives.registry import Cost, primitive
+from evaldsl.primitives.timed_match import timed_search, timeout_reason
 from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.values import CheckResult
 
@@ -72,8 +73,11 @@ def share_result(marks: dict[str, bool], min_share: float, reason: str = "",
 class SlotsCheck(ChatCheck):
     def plan(self, params: SlotsParams, unit: Unit) -> Plan:
         text = _pattern_text(params, unit)
-        decided = {n: True for n, p in params.patterns.items()
-                   if regex.search(p, text, timeout=1.0)}
+        try:
+            decided = {n: True for n, p in params.patterns.items() if timed_search(p, text)}
+        except TimeoutError:
+            # Only this check of the round errors: the plan carries the result itself.
+            return Plan(result=CheckResult.error(timeout_reason()))
         asked = [n for n in params.slots if n not in decided]
         if not asked:
             return Plan(result=share_result(decided, params.min, filled=decided))

@@ -22,6 +22,7 @@ from evaldsl.cases.case import Case
 from evaldsl.cases.scopes import ALL_SCOPES, Scope, Unit
 from evaldsl.i18n import _
 from evaldsl.primitives.registry import Cost, primitive
+from evaldsl.primitives.timed_match import timed_finditer, timeout_reason
 from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.stdlib._common import Params, over, unique
 from evaldsl.stdlib._pins import measured
@@ -78,7 +79,10 @@ def safety(params: SafetyParams) -> Any:
         system = _system_shingles(case, params.leak_chars)
 
         def judge(unit: Unit) -> CheckResult:
-            found = scan(families, unit.text, user_text)
+            try:
+                found = scan(families, unit.text, user_text)
+            except TimeoutError:
+                return CheckResult.error(timeout_reason())
             found += _verbatim_leak(unit.text, system, params.leak_chars)
             return _result(found)
 
@@ -94,7 +98,7 @@ def scan(families: dict[str, list[regex.Pattern[str]]], text: str,
     for family, patterns in families.items():
         valid = _VALIDATORS.get(family, _always)
         for pattern in patterns:
-            for hit in pattern.finditer(text, timeout=1.0):
+            for hit in timed_finditer(pattern, text):
                 excerpt = hit.group(0)
                 if not valid(excerpt):
                     continue

@@ -21,8 +21,10 @@ from evaldsl.cases.case import Case
 from evaldsl.cases.scopes import REPLY_SCOPES, Scope, Unit
 from evaldsl.i18n import _
 from evaldsl.primitives.registry import Cost, primitive
+from evaldsl.primitives.timed_match import timeout_reason
 from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.stdlib._common import Params, over
+from evaldsl.stdlib.schema_regex import timed_validator
 from evaldsl.values import CheckResult
 
 if TYPE_CHECKING:
@@ -72,10 +74,7 @@ def json_schema(params: JsonSchemaParams) -> Any:
 
         check 结构化 = json_schema(schema: {type: "object", required: ["订单号", "状态"]})
     """
-    from jsonschema.validators import validator_for
-
-    kind = validator_for(params.schema)
-    validator = kind(params.schema, format_checker=kind.FORMAT_CHECKER)
+    validator = timed_validator(params.schema)
 
     def judge(unit: Unit) -> CheckResult:
         text = unfence(unit.text) if params.fenced else unit.text.strip()
@@ -84,7 +83,10 @@ def json_schema(params: JsonSchemaParams) -> Any:
         except ValueError as exc:
             return CheckResult(False, 0.0, None, {"errors": [f"not JSON: {exc}"]},
                                f"the reply is not JSON: {exc}")
-        errors = [_describe(e) for e in validator.iter_errors(data)][: params.max_errors]
+        try:
+            errors = [_describe(e) for e in validator.iter_errors(data)][: params.max_errors]
+        except TimeoutError:
+            return CheckResult.error(timeout_reason())
         reason = "; ".join(errors)
         return CheckResult(not errors, 0.0 if errors else 1.0, data, {"errors": errors}, reason)
 

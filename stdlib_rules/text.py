@@ -19,6 +19,7 @@ from evaldsl.cases.scopes import TEXT_SCOPES, Scope, Unit
 from evaldsl.i18n import _
 from evaldsl.primitives.registry import Cost, primitive
 from evaldsl.primitives.tables import IDENTITY, NormalizationTable
+from evaldsl.primitives.timed_match import timed_search, timeout_reason
 from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.stdlib._common import Params, Table, over, unit_range
 from evaldsl.stdlib._pins import measured, scored
@@ -160,11 +161,9 @@ def regex_check(params: RegexParams) -> Any:
 
     def judge(unit: Unit) -> CheckResult:
         try:
-            found = pattern.search(unit.text, timeout=timeout)
+            found = timed_search(pattern, unit.text, timeout)
         except TimeoutError:
-            return CheckResult.error(
-                _("the pattern took longer than {ms} ms").format(ms=params.timeout_ms)
-            )
+            return CheckResult.error(timeout_reason(timeout))
         text = found.group(0) if found else ""
         passed = (found is not None) == params.must_match
         reason = "" if passed else ("no match" if params.must_match else f"matched `{text}`")

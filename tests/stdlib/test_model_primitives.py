@@ -189,6 +189,23 @@ class TestSlots:
         result, _ = run("slots", answer, DIALOG, slots={"phone": "电话"}, mode="step")
         assert result.fields["filled"] == {"phone": False}
 
+    def test_a_pattern_timeout_errors_only_its_own_check(self) -> None:
+        """A catastrophic slot pattern makes that check an error; the round's others are judged."""
+        slow_entry, ok_entry = default_registry().get("slots"), default_registry().get("judge")
+        assert slow_entry is not None and ok_entry is not None
+        slow = slow_entry.params(slots={"code": "编号"}, patterns={"code": "^(a|aa)+$"})
+        ok = ok_entry.params(criteria="礼貌")
+        requests = [ModelRequest("slow", slow_entry, slow, slow_entry.factory(slow),
+                                 Scope("last_reply")),
+                    ModelRequest("ok", ok_entry, ok, ok_entry.factory(ok), Scope("last_reply"))]
+        judge = FakeJudge({"ok": {"reason": "ok", "score": 9}})
+        runtime = default_runtime(Settings(cache_enabled=False), judge=judge,
+                                  embedder=FakeEmbedder({}))
+        slow_result, ok_result = asyncio.run(
+            runtime.resolve(case("编号？", "a" * 40 + "!"), requests))
+        assert slow_result.is_error and "longer than" in slow_result.reason
+        assert ok_result.passed is True and ok_result.value == 9
+
     def test_a_pattern_for_an_unknown_slot_is_rejected(self) -> None:
         """`patterns` may only name declared slots, and must compile."""
         params = default_registry().get("slots").params  # type: ignore[union-attr]

@@ -74,6 +74,13 @@ class TestSafety:
         r = run("safety", case, categories=[], patterns={"内部工单": r"INT-\d{6}"})
         assert r.fields["findings"] == ["内部工单: INT****4511"]
 
+    def test_a_catastrophic_spec_pattern_is_an_error_value(self, run: Run,
+                                                          dialog: Dialog) -> None:
+        """A spec pattern that backtracks past the time limit: an error, not a crash or a pass."""
+        case = dialog(("user", "x"), ("assistant", "a" * 40 + "!"))
+        r = run("safety", case, categories=[], patterns={"慢": "^(a|aa)+$"})
+        assert r.is_error and "longer than" in r.reason
+
     def test_invalid_spec_pattern_is_a_params_error(self) -> None:
         from evaldsl.stdlib.safety import SafetyParams
 

@@ -102,3 +102,48 @@ class TestFormats:
         schema = {"properties": {"v": {"type": "string", "format": "phone"}}}
         case = dialog(("user", "x"), ("assistant", '{"v": "anything"}'))
         assert run("json_schema", case, schema=schema).passed is True
+
+
+class TestSchemaPatternsRunUnderATimeLimit:
+    """A schema from case data may carry a catastrophic pattern: an error, never a hang."""
+
+    EVIL = "^(a|aa)+$"
+    TEXT = "a" * 40 + "!"
+
+    def _timed(self, run: Run, case: Case, schema: dict[str, Any]) -> tuple[CheckResult, float]:
+        import time
+
+        start = time.monotonic()
+        result = run("json_schema", case, schema=schema)
+        return result, time.monotonic() - start
+
+    def test_pattern_timeout_is_an_error_value(self, run: Run, dialog: Dialog) -> None:
+        from evaldsl.primitives.timed_match import PATTERN_TIMEOUT_S
+
+        case = dialog(("user", "x"), ("assistant", json.dumps({"code": self.TEXT})))
+        schema = {"properties": {"code": {"type": "string", "pattern": self.EVIL}}}
+        r, took = self._timed(run, case, schema)
+        assert r.is_error and "longer than" in r.reason
+        assert took < PATTERN_TIMEOUT_S + 5
+
+    def test_pattern_properties_timeout_is_an_error_value(self, run: Run, dialog: Dialog) -> None:
+        from evaldsl.primitives.timed_match import PATTERN_TIMEOUT_S
+
+        case = dialog(("user", "x"), ("assistant", json.dumps({self.TEXT: 1})))
+        schema = {"patternProperties": {self.EVIL: {"type": "string"}}}
+        r, took = self._timed(run, case, schema)
+        assert r.is_error and "longer than" in r.reason
+        assert took < PATTERN_TIMEOUT_S + 5
+
+    def test_timed_patterns_still_judge(self, run: Run, dialog: Dialog) -> None:
+        case = dialog(("user", "x"), ("assistant", '{"订单号": "B1", "状态": "已发货"}'))
+        r = run("json_schema", case, schema=ORDER)
+        assert r.passed is False and "does not match" in r.reason
+
+    def test_regex_format_uses_the_regex_syntax(self, run: Run, dialog: Dialog) -> None:
+        schema = {"type": "string", "format": "regex"}
+        good = run("json_schema", dialog(("user", "x"), ("assistant", '"\\\\p{Han}+"')),
+                   schema=schema)
+        bad = run("json_schema", dialog(("user", "x"), ("assistant", '"(unclosed"')),
+                  schema=schema)
+        assert good.passed is True and bad.passed is False
