@@ -10,12 +10,11 @@ meaning of, which is a bug in the formatter (exit 70).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from evaldsl.atomic import replace_file
 from evaldsl.cli.check import spec_files
 from evaldsl.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from evaldsl.diagnostics import render
@@ -101,15 +100,7 @@ def _why(path: Path, exc: Exception) -> str:
 
 def _write(path: Path, text: str) -> None:
     """Replace the file atomically, so an interrupted run never leaves half a spec."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    replace_file(path, text)
 
 
 def _summary(total: int, changed: int, check: bool) -> str:

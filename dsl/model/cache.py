@@ -16,10 +16,13 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from evaldsl.i18n import _
 
 FORMAT = 2
 """Bumped whenever prompts or stored values change shape: old entries then miss."""
@@ -50,6 +53,7 @@ class AnswerCache:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []
+        self._warned = False
 
     def _connection(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
@@ -79,9 +83,23 @@ class AnswerCache:
     def put(self, key: str, kind: str, value: Any) -> None:
         """Store `value` (JSON-serialisable) under `key`; the last writer wins."""
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-        self._connection().execute(
-            "INSERT OR REPLACE INTO answers (key, kind, value, created) VALUES (?, ?, ?, ?)",
-            (key, kind, text, time.time()))
+        try:
+            self._connection().execute(
+                "INSERT OR REPLACE INTO answers (key, kind, value, created) VALUES (?, ?, ?, ?)",
+                (key, kind, text, time.time()))
+        except (sqlite3.Error, OSError) as exc:
+            self._write_failed(exc)
+
+    def _write_failed(self, exc: Exception) -> None:
+        """A cache that cannot be written (a full disk) costs the caching, not the run:
+        one line on stderr the first time, no traceback, and judging goes on."""
+        with self._lock:
+            if self._warned:
+                return
+            self._warned = True
+        print(_("warning: cannot write the answer cache {path}: {error}; "
+                "answers are not cached for the rest of the run").format(
+                    path=self.path, error=exc), file=sys.stderr)
 
     def __len__(self) -> int:
         return int(self._connection().execute("SELECT COUNT(*) FROM answers").fetchone()[0])

@@ -2,12 +2,15 @@
 
 Built from the report dict. Markdown renderers accept raw HTML, so user text
 is HTML-escaped and table pipes are escaped; a spec name cannot inject markup
-into a pull-request comment.
+into a pull-request comment. Names, ids and `where` filters go in code spans,
+where text is literal: there nothing is HTML-escaped (`a<b` stays `a<b`) and a
+backtick inside gets a longer fence.
 """
 
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,6 +24,22 @@ def md(text: object) -> str:
     """Text safe in a Markdown table cell."""
     escaped = html.escape("" if text is None else str(text), quote=False)
     return escaped.replace("|", "\\|").replace("\n", " ").replace("`", "'")
+
+
+def code(text: object, cell: bool = False) -> str:
+    """A code span: its text is literal in Markdown, so nothing is HTML-escaped;
+    line breaks become spaces, and in a table cell pipes are escaped (the table
+    splits on them before the span is read).
+    A backtick inside is fenced by a longer run (the CommonMark rule), padded by a
+    space where the text touches the fence or a space could be stripped."""
+    body = ("" if text is None else str(text)).replace("\n", " ")
+    if cell:
+        body = body.replace("|", "\\|")
+    runs = re.findall("`+", body)
+    fence = "`" * (max((len(r) for r in runs), default=0) + 1)
+    if body.startswith("`") or body.endswith("`"):
+        body = f" {body} "
+    return f"{fence}{body}{fence}"
 
 
 def render_markdown(report: Mapping[str, Any]) -> str:
@@ -58,10 +77,12 @@ def _metrics(metrics: list[Mapping[str, Any]]) -> list[str]:
     for m in metrics:
         interval = m.get("interval")
         span = f"{percent(interval['low'])} – {percent(interval['high'])}" if interval else ""
-        where = f"`{md(m['where'])}`" if m.get("where") else _("all cases")
-        out.append(f"| `{md(m['name'])}` | **{metric_value(m)}** | "
-                   f"{fraction(m['numerator'], m['denominator'])} | {span} | {m['errors']} | "
-                   f"{where} |")
+        where = code(m["where"], cell=True) if m.get("where") else _("all cases")
+        out.append(
+            f"| {code(m['name'], cell=True)} | **{metric_value(m)}** | "
+            f"{fraction(m['numerator'], m['denominator'])} | {span} | {m['errors']} | "
+            f"{where} |"
+        )
     return [*out, ""]
 
 
@@ -69,20 +90,27 @@ def _outcomes(outcomes: list[Mapping[str, Any]]) -> list[str]:
     out = []
     for block in outcomes:
         total = sum(block["counts"].values()) or 1
-        parts = [f"{md(label)} {count} ({percent(count / total, 0)})"
-                 for label, count in block["counts"].items() if count or label != "error"]
+        parts = [
+            f"{md(label)} {count} ({percent(count / total, 0)})"
+            for label, count in block["counts"].items()
+            if count or label != "error"
+        ]
         name = md(block["name"] or _("verdict"))
         out.append(_("**{name}**: {counts}").format(name=name, counts=" · ".join(parts)))
     return [*out, ""] if out else []
 
 
 def _checks(checks: list[Mapping[str, Any]]) -> list[str]:
-    weak = sorted((c for c in checks if c["pass_rate"] is not None),
-                  key=lambda c: (c["pass_rate"], c["name"]))
+    weak = sorted(
+        (c for c in checks if c["pass_rate"] is not None), key=lambda c: (c["pass_rate"], c["name"])
+    )
     if not weak:
         return []
-    parts = [f"`{md(c['name'])}` {percent(c['pass_rate'])} ({c['passed']}/"
-             f"{c['passed'] + c['failed']}{_errors(c['errors'])})" for c in weak]
+    parts = [
+        f"{code(c['name'])} {percent(c['pass_rate'])} ({c['passed']}/"
+        f"{c['passed'] + c['failed']}{_errors(c['errors'])})"
+        for c in weak
+    ]
     return [_("**checks** (pass rate, lowest first): ") + " · ".join(parts), ""]
 
 
@@ -102,5 +130,5 @@ def _worst(cases: list[Mapping[str, Any]]) -> list[str]:
         tail = (
             _("; failing: {join}").format(join=", ".join(md(n) for n in failing)) if failing else ""
         )
-        out.append(f"- `{md(case['id'])}` ({labels}{tail})")
+        out.append(f"- {code(case['id'])} ({labels}{tail})")
     return [*out, "", "</details>", ""]

@@ -9,11 +9,11 @@ half a report.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from evaldsl.atomic import replace_file
 from evaldsl.errors import EvaldslError
 from evaldsl.i18n import _
 from evaldsl.report.finite import encode_finite
@@ -56,8 +56,6 @@ def write_report(path: Path, report: Mapping[str, Any], format: str = "json") ->
 
 
 def write_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file and rename, creating the folder when needed."""
+    """Write via a temporary file and rename (`evaldsl.atomic`), creating the folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    replace_file(path, text)

@@ -142,6 +142,17 @@ class TestVerbsAgree:
             == EXIT_DATA
         assert main(["calibrate", missing, missing]) == EXIT_DATA
 
+    def test_a_report_onto_a_fifo_is_a_data_error_naming_it(
+            self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        spec = str(_write(tmp_path / "s.eval", SPEC))
+        row = '{"id": "a", "messages": [{"role": "user", "content": "hi"}]}\n'
+        cases = str(_write(tmp_path / "c.jsonl", row))
+        fifo = tmp_path / "report.json"
+        os.mkfifo(fifo)
+        assert main(["run", spec, cases, "-o", str(fifo), "-q"]) == EXIT_DATA
+        assert str(fifo) in capsys.readouterr().err
+        assert fifo.is_fifo()
+
 
 class TestEveryVerb:
     def test_a_verb_module_that_cannot_be_imported_fails_loudly(

@@ -7,6 +7,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from evaldsl.model.cache import AnswerCache, cache_key
 
 
@@ -93,3 +95,18 @@ class TestAnswerCache:
         reopened = AnswerCache(tmp_path)
         assert reopened.get(cache_key("chat", "t", [7, 49])) == [7, 49]
         reopened.close()
+
+
+def test_a_full_cache_warns_once_and_keeps_serving(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """SQLITE_FULL (a real one: the file may not grow) loses the caching, never the run."""
+    cache = AnswerCache(tmp_path)
+    cache.put("k0", "chat", "seed")
+    pages = cache._connection().execute("PRAGMA page_count").fetchone()[0]
+    cache._connection().execute(f"PRAGMA max_page_count={pages}")
+    for i in range(3):
+        cache.put(f"k{i + 1}", "chat", "x" * 100_000)
+    err = capsys.readouterr().err
+    assert err.count("warning:") == 1 and str(cache.path) in err
+    assert cache.get("k0") == "seed"
+    cache.close()

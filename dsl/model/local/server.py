@@ -32,6 +32,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, cast
 
+from evaldsl.atomic import replace_file
+
 MODEL_ALIAS = "judge"
 DEFAULT_MAX_TOKENS = 512
 """Cap on an answer when the request sets none: a runaway string cannot hold the queue."""
@@ -192,9 +194,8 @@ def _watch_parent(parent_pid: int) -> None:
 
 
 def _write_port(path: Path, port: int) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(str(port), encoding="utf-8")
-    os.replace(tmp, path)
+    """Whole or not at all (`evaldsl.atomic`): the parent polls the file for the port."""
+    replace_file(path, str(port))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
