@@ -30,6 +30,8 @@ def has_lone_surrogate(text: str) -> bool:
 
 def unwritable(row: Any) -> Unwritable | None:
     """The first lone surrogate or non-finite number in `row`, in document order."""
+    if not _suspect(row):
+        return None  # the common case, found without building a single field path
     for path, value in _walk(row):
         if isinstance(value, float) and not math.isfinite(value):
             return Unwritable(
@@ -40,6 +42,27 @@ def unwritable(row: Any) -> Unwritable | None:
         if isinstance(value, _Key):
             return Unwritable(path, _("a key holds a lone surrogate (an unpaired `\\u` escape)"))
     return None
+
+
+def _suspect(root: Any) -> bool:
+    """Whether `row` holds anything `unwritable` would name: one cheap pass, no paths."""
+    stack = [root]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            if has_lone_surrogate(value):
+                return True
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                return True
+        elif isinstance(value, Mapping):
+            for key, child in value.items():
+                if isinstance(key, str) and has_lone_surrogate(key):
+                    return True
+                stack.append(child)
+        elif isinstance(value, list):
+            stack.extend(value)
+    return False
 
 
 class _Key(str):
