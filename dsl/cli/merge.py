@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from evaldsl.cli.run import (
+    add_report_outputs,
     check_thresholds,
     junit_sink,
     parse_threshold,
@@ -36,13 +37,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("spec", type=Path, metavar="SPEC")
     p.add_argument("results", type=Path, nargs="+", metavar="RESULTS",
                    help=_("results.jsonl journals written by `evaldsl run --results`"))
-    out = p.add_argument_group(_("outputs"))
-    out.add_argument("-o", "--output", type=Path, help=_("the JSON report (report.json)"))
-    out.add_argument("--html", type=Path, help=_("a self-contained HTML report"))
-    out.add_argument("--md", type=Path, help=_("a Markdown summary for CI comments"))
-    out.add_argument("--junit", type=Path, help=_("JUnit XML, one test per case"))
-    out.add_argument("--junit-pass", default=None, metavar="LABELS",
-                     help=_("verdict labels that pass in JUnit (default: the first branch's)"))
+    out = add_report_outputs(p)
     out.add_argument("-q", "--quiet", action="store_true", help=_("do not print the summary"))
     p.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                    type=parse_threshold, help=_("exit 1 when METRIC is below VALUE (e.g. 80%%)"))

@@ -42,13 +42,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("spec", type=Path, metavar="SPEC")
     p.add_argument("cases", type=Path, nargs="+", metavar="CASES",
                    help=_("case files: .jsonl, .yaml/.yml or .json"))
-    out = p.add_argument_group(_("outputs"))
-    out.add_argument("-o", "--output", type=Path, help=_("the JSON report (report.json)"))
-    out.add_argument("--html", type=Path, help=_("a self-contained HTML report"))
-    out.add_argument("--md", type=Path, help=_("a Markdown summary for CI comments"))
-    out.add_argument("--junit", type=Path, help=_("JUnit XML, one test per case"))
-    out.add_argument("--junit-pass", default=None, metavar="LABELS",
-                     help=_("verdict labels that pass in JUnit (default: the first branch's)"))
+    out = add_report_outputs(p)
     out.add_argument("--results", type=Path, help=_("results.jsonl, one line per case"))
     out.add_argument("-q", "--quiet", action="store_true", help=_("do not print the summary"))
     flow = p.add_argument_group(_("how to run"))
@@ -93,6 +87,19 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(_("must be at least 1, got {value}").format(value=value))
     return value
+
+
+def add_report_outputs(p: argparse.ArgumentParser) -> Any:
+    """The report files `run` and `merge` both write: `-o`, `--html`, `--md`, `--junit`,
+    `--junit-pass`; the argument group back, for a verb's own outputs."""
+    out = p.add_argument_group(_("outputs"))
+    out.add_argument("-o", "--output", type=Path, help=_("the JSON report (report.json)"))
+    out.add_argument("--html", type=Path, help=_("a self-contained HTML report"))
+    out.add_argument("--md", type=Path, help=_("a Markdown summary for CI comments"))
+    out.add_argument("--junit", type=Path, help=_("JUnit XML, one test per case"))
+    out.add_argument("--junit-pass", default=None, metavar="LABELS",
+                     help=_("verdict labels that pass in JUnit (default: the first branch's)"))
+    return out
 
 
 class Threshold(NamedTuple):
