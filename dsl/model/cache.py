@@ -58,16 +58,29 @@ class AnswerCache:
     def _connection(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None,
-                                   check_same_thread=False)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute(_SCHEMA)
-            self._local.conn = conn
             with self._lock:
+                if not self._connections:
+                    self._prepare_file()
+                conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None,
+                                       check_same_thread=False)
+                conn.execute("PRAGMA synchronous=NORMAL")
                 self._connections.append(conn)
+            self._local.conn = conn
         return conn
+
+    def _prepare_file(self) -> None:
+        """Create the table and switch the file to WAL once, before any other
+        connection of ours is open: a journal-mode change needs the file to itself,
+        and SQLite answers it with an immediate "database is locked" rather than
+        waiting out the busy timeout. WAL mode is stored in the file, so every later
+        connection (any thread's, any process's) inherits it."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        first = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+        try:
+            first.execute("PRAGMA journal_mode=WAL")
+            first.execute(_SCHEMA)
+        finally:
+            first.close()
 
     def get(self, key: str) -> Any | None:
         """The stored value, or None on a miss (or an unreadable entry)."""
