@@ -20,10 +20,12 @@ from typing import Any
 
 from evaldsl.cli.run import (
     add_report_outputs,
+    check_outputs,
     check_thresholds,
     junit_sink,
     parse_threshold,
     report_thresholds,
+    summary_stream,
     tool_version,
     write_outputs,
 )
@@ -48,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
     from evaldsl.report.layout import layout_of
     from evaldsl.run.merging import merge_journals
 
+    check_outputs(args)
     spec = load(args.spec)
     layout = layout_of(spec.source, str(args.spec))
     check_thresholds(args.fail_under, layout, spec)
@@ -66,5 +69,5 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         from evaldsl.report.terminal import render_terminal
 
-        print(render_terminal(report))
+        print(render_terminal(report), file=summary_stream(args))
     return report_thresholds(args.fail_under, report)

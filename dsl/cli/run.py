@@ -23,7 +23,7 @@ import errno
 import os
 import sys
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TextIO
 
 from evaldsl.cli.exits import EXIT_FAILED, EXIT_NO_RESULTS, EXIT_OK, Interrupted, UsageError
 from evaldsl.i18n import _, ngettext
@@ -93,7 +93,8 @@ def add_report_outputs(p: argparse.ArgumentParser) -> Any:
     """The report files `run` and `merge` both write: `-o`, `--html`, `--md`, `--junit`,
     `--junit-pass`; the argument group back, for a verb's own outputs."""
     out = p.add_argument_group(_("outputs"))
-    out.add_argument("-o", "--output", type=Path, help=_("the JSON report (report.json)"))
+    out.add_argument("-o", "--output", type=Path,
+                     help=_("the JSON report (report.json; `-` writes it to stdout)"))
     out.add_argument("--html", type=Path, help=_("a self-contained HTML report"))
     out.add_argument("--md", type=Path, help=_("a Markdown summary for CI comments"))
     out.add_argument("--junit", type=Path, help=_("JUnit XML, one test per case"))
@@ -156,6 +157,7 @@ def check_thresholds(thresholds: list[Threshold], layout: Any, spec: Any) -> Non
 def run(args: argparse.Namespace) -> int:
     if args.resume and args.results is None:
         raise UsageError(_("--resume needs --results: the journal to resume from"))
+    check_outputs(args)
     from evaldsl.api import Spec, load
     from evaldsl.report.layout import layout_of
     from evaldsl.run.runner import RunOptions
@@ -208,7 +210,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         from evaldsl.report.terminal import render_terminal
 
-        print(render_terminal(result.report))
+        print(render_terminal(result.report), file=summary_stream(args))
     if _no_results(result.report):
         return EXIT_NO_RESULTS
     return report_thresholds(args.fail_under, result.report)
@@ -346,12 +348,43 @@ def junit_sink(args: argparse.Namespace, layout: Any) -> Any:
     return JUnitWriter(args.junit, layout.name, passing)
 
 
-def write_outputs(args: argparse.Namespace, report: dict[str, Any]) -> None:
-    """`-o`, `--html` and `--md`: the writers `Report.write` uses too."""
-    from evaldsl.report.writers import write_report
+STDOUT = Path("-")
+"""`-o -`: the report on stdout (a file named `-` is `./-`)."""
 
-    for path, format in ((args.output, "json"), (args.html, "html"), (args.md, "markdown")):
-        if path is not None:
+
+def _report_outputs(args: argparse.Namespace) -> list[tuple[str, Path | None, str]]:
+    """(flag, path, format) of each whole-report output."""
+    return [("-o", args.output, "json"), ("--html", args.html, "html"),
+            ("--md", args.md, "markdown")]
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Refuse, before any work, what cannot be written: two reports on one stdout, and
+    JUnit on stdout (it is written case by case, beside the run, not at its end)."""
+    if args.junit == STDOUT:
+        raise UsageError(_("--junit cannot write to stdout; give it a file"),
+                         hint=_("`-o -`, `--html -` or `--md -` can"))
+    on_stdout = [flag for flag, path, _format in _report_outputs(args) if path == STDOUT]
+    if len(on_stdout) > 1:
+        raise UsageError(_("only one report can go to stdout, not {flags}").format(
+            flags=_(" and ").join(f"`{flag} -`" for flag in on_stdout)))
+
+
+def summary_stream(args: argparse.Namespace) -> TextIO:
+    """Where the terminal summary goes: stderr when a report holds stdout."""
+    taken = any(path == STDOUT for _flag, path, _format in _report_outputs(args))
+    return sys.stderr if taken else sys.stdout
+
+
+def write_outputs(args: argparse.Namespace, report: dict[str, Any]) -> None:
+    """`-o`, `--html` and `--md`: the writers `Report.write` uses too; `-` is stdout."""
+    from evaldsl.report.writers import render_report, write_report
+
+    for _flag, path, format in _report_outputs(args):
+        if path == STDOUT:
+            sys.stdout.write(render_report(report, format))
+            sys.stdout.flush()
+        elif path is not None:
             write_report(path, report, format)
 
 

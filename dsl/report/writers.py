@@ -44,14 +44,19 @@ FORMATS: dict[str, Callable[[Mapping[str, Any]], str]] = {
 case records as they come (`evaldsl.report.junit`), not from the report."""
 
 
-def write_report(path: Path, report: Mapping[str, Any], format: str = "json") -> Path:
-    """Render `report` in `format` and write it atomically to `path`; the path back."""
+def render_report(report: Mapping[str, Any], format: str = "json") -> str:
+    """`report` as the text of `format`: what the file holds, or what `-o -` prints."""
     render = FORMATS.get(format)
     if render is None:
         known = _(", ").join(f"`{f}`" for f in FORMATS)
         raise EvaldslError(_("unknown report format `{format}` (formats: {known})").format(
             format=format, known=known))
-    write_atomic(path, render(report))
+    return render(report)
+
+
+def write_report(path: Path, report: Mapping[str, Any], format: str = "json") -> Path:
+    """Render `report` in `format` and write it atomically to `path`; the path back."""
+    write_atomic(path, render_report(report, format))
     return path
 
 
