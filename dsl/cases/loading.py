@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 from evaldsl.cases.case import Case
 from evaldsl.cases.limits import MAX_YAML_NODES, yaml_expanded_size
 from evaldsl.cases.rows import EMPTY_SCHEMA, CaseSchema, RowProblem, to_case
+from evaldsl.cases.values import screened_loads
 from evaldsl.errors import CaseDataError
 from evaldsl.i18n import _
 
@@ -76,14 +77,14 @@ class RawRow(NamedTuple):
 
     def item(self, schema: CaseSchema = EMPTY_SCHEMA) -> Item | None:
         """The row as a case or a bad row; None for a blank JSONL line."""
-        data = self.data
+        data, screened = self.data, False
         if isinstance(data, bytes):
-            data = _decode_raw(self.file, self.line, data)
+            data, screened = _decode_raw(self.file, self.line, data)
             if data is _BLANK:
                 return None
         if isinstance(data, BadRow):
             return data
-        case = to_case(data, schema, f"{self.file}:{self.line}")
+        case = to_case(data, schema, f"{self.file}:{self.line}", screened)
         return case if isinstance(case, Case) else _bad(self.file, self.line, case)
 
 
@@ -161,31 +162,28 @@ _BLANK = object()
 """What `_decode_raw` returns for a blank line."""
 
 
-def _decode_raw(name: str, number: int, raw: bytes) -> Any:
-    """One JSONL line as a value, a `BadRow`, or `_BLANK`."""
+def _decode_raw(name: str, number: int, raw: bytes) -> tuple[Any, bool]:
+    """One JSONL line as a value, a `BadRow`, or `_BLANK`; and whether the value is
+    proven free of anything `unwritable` names (`screened_loads`), so it need not be walked."""
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return BadRow(name, number, _("not UTF-8 text (byte {value})").format(value=exc.start + 1))
+        bad = BadRow(name, number, _("not UTF-8 text (byte {value})").format(value=exc.start + 1))
+        return bad, False
     if not text.strip():
-        return _BLANK
-    return _decode_line(name, number, text)
-
-
-def _decode_line(name: str, number: int, text: str) -> Any:
+        return _BLANK, False
     if number == 1:
         text = text.lstrip("\ufeff")
     try:
-        return json.loads(text)
+        return screened_loads(text)
     except RecursionError:
-        return BadRow(name, number, _("not valid JSON: nested too deeply"))
+        return BadRow(name, number, _("not valid JSON: nested too deeply")), False
     except ValueError as exc:
         msg = getattr(exc, "msg", str(exc))
         col = getattr(exc, "colno", None)
         at = _(" at column {col}").format(col=col) if col else ""
-        return BadRow(
-            name, number, _("not valid JSON: {lower}{at}").format(lower=msg.lower(), at=at)
-        )
+        reason = _("not valid JSON: {lower}{at}").format(lower=msg.lower(), at=at)
+        return BadRow(name, number, reason), False
 
 
 def json_rows(path: Path) -> Iterator[tuple[int, Any]]:

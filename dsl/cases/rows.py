@@ -90,13 +90,14 @@ def _has_type(value: Any, kind: str) -> bool:
 
 
 def to_case(row: Any, schema: CaseSchema = EMPTY_SCHEMA, origin: str = "",
-            ) -> Case | RowProblem:
-    """The case a row describes, or the first problem with it."""
+            screened: bool = False) -> Case | RowProblem:
+    """The case a row describes, or the first problem with it. `screened`: the row was
+    decoded from JSON text that `text_may_be_unwritable` cleared, so it is not walked."""
     if not isinstance(row, Mapping):
         return RowProblem(
             None, _("a case must be an object, got {describe}").format(describe=_describe(row))
         )
-    bad = unwritable(row)
+    bad = None if screened else unwritable(row)
     if bad is not None:
         return RowProblem(bad.field, bad.reason)
     problem = _id_problem(row.get("id")) or _messages_problem(row.get("messages"))

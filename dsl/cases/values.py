@@ -8,6 +8,7 @@ the field, rather than crashing a writer later (and again on `--resume`).
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Iterator, Mapping
@@ -26,6 +27,39 @@ class Unwritable(NamedTuple):
 def has_lone_surrogate(text: str) -> bool:
     """Whether `text` holds a surrogate code point, which no UTF-8 writer accepts."""
     return not text.isascii() and _SURROGATE.search(text) is not None
+
+
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+"""A `\\u` escape of a surrogate; a paired one matches too (then the walk decides)."""
+
+
+class _NotFinite(ValueError):
+    """Raised by the decoding hooks at the first NaN, Infinity or overflowing number."""
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NotFinite(text)
+    return value
+
+
+def _no_constant(text: str) -> float:
+    raise _NotFinite(text)
+
+
+def screened_loads(json_text: str) -> tuple[Any, bool]:
+    """`json.loads(json_text)`, and whether the value is proven free of anything
+    `unwritable` names, so it need not be walked: the hooks saw every number and found
+    each finite, and the text escapes no surrogate (UTF-8 text cannot hold a raw one).
+    A JSONL row pays one substring search instead of a visit to every value it holds.
+    Raises what `json.loads` raises."""
+    try:
+        value = json.loads(json_text, parse_float=_finite_float, parse_constant=_no_constant)
+    except _NotFinite:
+        return json.loads(json_text), False
+    clear = "\\u" not in json_text or _ESCAPED_SURROGATE.search(json_text) is None
+    return value, clear
 
 
 def unwritable(row: Any) -> Unwritable | None:

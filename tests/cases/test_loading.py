@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from evaldsl.cases.case import Case
 from evaldsl.cases.loading import BadRow, load_cases, read_cases
 from evaldsl.cases.rows import CaseSchema
+from evaldsl.cases.values import screened_loads, unwritable
 from evaldsl.errors import CaseDataError
 from evaldsl.syntax.nodes import CaseBlock
 from evaldsl.syntax.parser import parse
@@ -348,6 +349,28 @@ class TestUnwritableValues:
         text = json.dumps(row()).replace('"intent"', '"in\\ud83dtent"', 1)
         bad = self._only_bad(write_jsonl(tmp_path / "c.jsonl", text))
         assert "surrogate" in bad.reason
+
+    @pytest.mark.parametrize("spelt", ["1e999", "-2E+400", "1" + "0" * 400 + ".5"])
+    def test_a_number_that_overflows_to_infinity_is_a_bad_row(self, tmp_path: Path,
+                                                              spelt: str) -> None:
+        text = json.dumps(row()).replace('"latency_ms": 950', f'"latency_ms": {spelt}')
+        bad = self._only_bad(write_jsonl(tmp_path / "c.jsonl", text))
+        assert (bad.field, "finite" in bad.reason) == ("messages[2].latency_ms", True)
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.recursive(
+        st.none() | st.booleans() | st.floats() | st.integers() | st.text(
+            st.characters(codec=None, exclude_categories=())),
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+            st.text(st.characters(codec=None, exclude_categories=()), max_size=3), inner,
+            max_size=4), max_leaves=12))
+    def test_the_screen_never_clears_an_unwritable_value(self, value: Any) -> None:
+        """JSONL rows skip the walk when `screened_loads` clears them; that must be sound:
+        a value the walk would name is never cleared."""
+        text = json.dumps(value)
+        decoded, cleared = screened_loads(text)
+        if unwritable(decoded) is not None:
+            assert not cleared, text
 
     def test_a_paired_surrogate_is_fine(self, tmp_path: Path) -> None:
         text = json.dumps(row()).replace('"ok"', '"\\ud83d\\ude00"')
