@@ -12,12 +12,12 @@ import unicodedata
 from typing import Any, Literal
 
 import regex
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from evaldsl.cases.scopes import ALL_SCOPES, Unit
 from evaldsl.i18n import _
 from evaldsl.model.checks import AnswerError, ChatCheck, ChatTask, ModelParams, Plan, flags, overlay
-from evaldsl.primitives.registry import Cost, primitive
+from evaldsl.primitives.registry import Cost, from_case, primitive
 from evaldsl.primitives.timed_match import timed_search, timeout_reason
 from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.values import CheckResult
@@ -30,14 +30,22 @@ MODES = {
 
 
 class SlotsParams(ModelParams):
-    slots: dict[str, str] = Field(min_length=1)
-    """Required facts: a name and a description each."""
+    slots: dict[str, str] | list[str] = Field(min_length=1)
+    """Required facts: a map from name to description, or names alone; per case too
+    (`slots: case.required`), since each task dialog's goal asks for its own facts."""
     min: float = Field(default=1.0, ge=0, le=1)
     """Share of slots that must be filled to pass."""
     mode: Literal["slot", "step", "hybrid"] = "slot"
     """When a slot counts as filled; see `MODES`."""
     patterns: dict[str, str] = Field(default_factory=dict)
     """Regular expressions per slot, tried before the model; a match fills the slot."""
+
+    @property
+    def described(self) -> dict[str, str]:
+        """Each slot's name and description (a name alone describes itself)."""
+        if isinstance(self.slots, dict):
+            return self.slots
+        return {name: name for name in self.slots}
 
     @field_validator("patterns")
     @classmethod
@@ -54,11 +62,19 @@ class SlotsParams(ModelParams):
         return patterns
 
     @model_validator(mode="after")
-    def _patterns_name_slots(self) -> SlotsParams:
-        unknown = [n for n in self.patterns if n not in self.slots]
-        if unknown:
+    def _patterns_name_slots(self, info: ValidationInfo) -> SlotsParams:
+        """A pattern for a slot not written in the spec is a typo, and an error. With
+        slots from the case, one pattern list serves cases of different goals: a case
+        that does not ask for a slot leaves its pattern unused."""
+        unknown = [n for n in self.patterns if n not in self.described]
+        if unknown and "slots" not in from_case(info):
             raise ValueError(_("`patterns` names an unknown slot `{slot}`").format(slot=unknown[0]))
         return self
+
+    @property
+    def used_patterns(self) -> dict[str, str]:
+        """The patterns of this case's slots."""
+        return {n: p for n, p in self.patterns.items() if n in self.described}
 
 
 def share_result(marks: dict[str, bool], min_share: float, reason: str = "",
@@ -74,18 +90,18 @@ class SlotsCheck(ChatCheck):
     def plan(self, params: SlotsParams, unit: Unit) -> Plan:
         text = _pattern_text(params, unit)
         try:
-            decided = {n: True for n, p in params.patterns.items() if timed_search(p, text)}
+            decided = {n: True for n, p in params.used_patterns.items() if timed_search(p, text)}
         except TimeoutError:
             # Only this check of the round errors: the plan carries the result itself.
             return Plan(result=CheckResult.error(timeout_reason()))
-        asked = [n for n in params.slots if n not in decided]
+        asked = [n for n in params.described if n not in decided]
         if not asked:
             return Plan(result=share_result(decided, params.min, filled=decided))
         item = {"type": "object", "properties": {"evidence": {"type": "string"}},
                 "required": ["evidence"], "additionalProperties": False}
         schema = {"type": "object", "properties": {n: item for n in asked},
                   "required": asked, "additionalProperties": False}
-        listing = "; ".join(f"{n} = {params.slots[n]}" for n in asked)
+        listing = "; ".join(f"{n} = {params.described[n]}" for n in asked)
         instruction = (f"For each required fact, copy the exact words of the dialog that show "
                        f"it is filled (a fact is filled when {MODES[params.mode]}), or give an "
                        f"empty string when the dialog does not contain it. Facts: {listing}")
@@ -94,9 +110,9 @@ class SlotsCheck(ChatCheck):
 
     def read(self, params: SlotsParams, unit: Unit, plan: Plan, answer: Any) -> CheckResult:
         decided: dict[str, bool] = plan.state or {}
-        asked = [n for n in params.slots if n not in decided]
+        asked = [n for n in params.described if n not in decided]
         told = grounded_flags(answer, asked, _pattern_text(params, unit))
-        filled = {n: decided.get(n, told.get(n, False)) for n in params.slots}
+        filled = {n: decided.get(n, told.get(n, False)) for n in params.described}
         return share_result(filled, params.min, filled=filled)
 
 
@@ -156,17 +172,17 @@ def _slot_shot(text: str, answer: Any) -> Any:
 def _pin_slots(params: SlotsParams, fields: dict[str, Any]) -> CheckResult:
     pinned = fields.get("filled")
     if isinstance(pinned, dict):
-        filled = {n: bool(pinned.get(n, False)) for n in params.slots}
+        filled = {n: bool(pinned.get(n, False)) for n in params.described}
         return overlay(share_result(filled, params.min, filled=filled), fields)
     share = float(fields.get("value", fields.get("score", 1.0 if fields.get("passed") else 0.0)))
-    count = round(share * len(params.slots))
-    filled = {n: i < count for i, n in enumerate(params.slots)}
+    count = round(share * len(params.described))
+    filled = {n: i < count for i, n in enumerate(params.described)}
     result = CheckResult.of(share >= params.min, share, share, "pinned", filled=filled)
     return overlay(result, fields)
 
 
 @primitive("slots", params=SlotsParams, scopes=ALL_SCOPES, default_scope="dialog",
-           fields={"filled": ValueType.MAP}, cost=Cost.MODEL,
+           fields={"filled": ValueType.MAP}, cost=Cost.MODEL, dynamic={"slots", "min"},
            value_range=lambda p: (0.0, 1.0), pin=_pin_slots)
 def slots(params: SlotsParams) -> SlotsCheck:
     """Which required facts the dialog collected: `.filled` maps each slot to true/false.
@@ -174,7 +190,8 @@ def slots(params: SlotsParams) -> SlotsCheck:
     `.score` (and `.value`) is filled / total; `.passed` is score >= `min`.
     Modes: `slot` (the value was stated), `step` (the agent asked for or
     confirmed it), `hybrid` (both). A slot whose `patterns` regex matches is
-    filled without asking a model.
+    filled without asking a model. The slots may come from the case
+    (`slots: case.required`): each case is judged on its own goal.
 
         check completion = slots(scope: dialog, min: 0.6,
                                  slots: {phone: "联系电话", address: "服务地址"},
@@ -185,7 +202,8 @@ def slots(params: SlotsParams) -> SlotsCheck:
 
 class StepsParams(ModelParams):
     steps: dict[str, str] | list[str] = Field(min_length=1)
-    """Required steps: names, or a map from name to description, in the expected order."""
+    """Required steps: names, or a map from name to description, in the expected order;
+    per case too (`steps: case.plan`)."""
     ordered: bool = False
     """Also require the done steps to happen in the listed order."""
     min: float = Field(default=1.0, ge=0, le=1)
@@ -245,12 +263,13 @@ def _pin_steps(params: StepsParams, fields: dict[str, Any]) -> CheckResult:
 
 @primitive("steps", params=StepsParams, scopes=ALL_SCOPES, default_scope="dialog",
            fields={"done": ValueType.MAP, "order_ok": ValueType.BOOL}, cost=Cost.MODEL,
-           value_range=lambda p: (0.0, 1.0), pin=_pin_steps)
+           dynamic={"steps", "min"}, value_range=lambda p: (0.0, 1.0), pin=_pin_steps)
 def steps(params: StepsParams) -> StepsCheck:
     """Which required steps the agent took: `.done` maps each step to true/false.
 
     `.score` is done / total; with `ordered: true`, `.passed` also needs the
-    done steps in the listed order (`.order_ok`).
+    done steps in the listed order (`.order_ok`). The steps may come from the
+    case (`steps: case.plan`).
 
         check handled = steps(ordered: true, steps: {apologize: "道歉", verify: "核实订单",
                                                      resolve: "给出解决方案"})

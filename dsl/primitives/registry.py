@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any, Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationInfo
 
 from evaldsl.cases.case import Case
 from evaldsl.cases.scopes import Scope
@@ -82,11 +82,28 @@ class Primitive:
     pin: Callable[[Any, dict[str, Any]], CheckResult] | None = None
     """Builds a full result from pinned fields (`given polite = 8`) in examples."""
 
+    def validate_per_case(self, values: Mapping[str, Any],
+                          from_case: Iterable[str]) -> BaseModel:
+        """The params for one case, whose `from_case` arguments were read from it."""
+        return self.params.model_validate(values, context={_FROM_CASE: frozenset(from_case)})
+
     def result_fields(self) -> dict[str, ValueType]:
         out = dict(BASE_RESULT_FIELDS)
         out["value"] = self.value_type
         out.update(self.fields)
         return out
+
+
+_FROM_CASE = "evaldsl.from_case"
+
+
+def from_case(info: ValidationInfo) -> frozenset[str]:
+    """In a params model's validator: the arguments whose values came from the case
+    being judged (none at check time, and none for a spec's literals). A validator may
+    be lenient there, where one literal serves cases of different shapes, and strict
+    where a literal beside it can only be a typo."""
+    context = info.context if isinstance(info.context, dict) else {}
+    return frozenset(context.get(_FROM_CASE, ()))
 
 
 class Registry:

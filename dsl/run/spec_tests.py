@@ -286,6 +286,7 @@ def _let_value(expr: n.Expr, lets: Mapping[str, Any]) -> n.Expr:
 def _params(node: Any, case: Mapping[str, Any], lets: Mapping[str, Any]) -> Any:
     """The check's params for this case: literal arguments, and `case.X` ones from the case."""
     values: dict[str, Any] = {}
+    from_case: list[str] = []
     for arg in node.args:
         try:
             values[arg.name] = literal(_let_value(arg.value, lets))
@@ -293,8 +294,9 @@ def _params(node: Any, case: Mapping[str, Any], lets: Mapping[str, Any]) -> Any:
             value = _case_field(arg.value, case)
             if value is not None:
                 values[arg.name] = value
+                from_case.append(arg.name)
     try:
-        return node.primitive.params(**values)
+        return node.primitive.validate_per_case(values, from_case)
     except ValueError:
         return None
 

@@ -49,6 +49,11 @@ class CheckPlan:
     def is_model(self) -> bool:
         return self.node.cost is Cost.MODEL
 
+    @property
+    def per_case_names(self) -> tuple[str, ...]:
+        """The arguments read from each case."""
+        return tuple(name for name, _fn in self.dynamic)
+
 
 @dataclass(frozen=True)
 class BlockPlan:
@@ -202,7 +207,7 @@ def _dynamic_forcer(plan: CheckPlan, runtime: RuntimeGetter) -> Fn:
         if isinstance(values, CheckResult):
             return values
         try:
-            params = node.primitive.params.model_validate(values)
+            params = node.primitive.validate_per_case(values, plan.per_case_names)
             target = node.primitive.factory(params)
         except ValidationError as exc:
             return CheckResult.error(f"parameter {_first_problem(exc)}", plan.name)
@@ -232,12 +237,12 @@ def _dynamic_values(plan: CheckPlan, fr: Frame) -> dict[str, Any] | CheckResult:
 
 def _dynamic_static_forcer(plan: CheckPlan) -> Fn:
     """A deterministic check with per-case parameters: one evaluator per distinct value."""
-    node, names, made = plan.node, tuple(name for name, _ in plan.dynamic), TargetCache()
+    node, names, made = plan.node, plan.per_case_names, TargetCache()
 
     def make(values: dict[str, Any]) -> Fn:
         """The check's evaluator for `values`; a fresh error result per case when they fail."""
         try:
-            target = node.primitive.factory(node.primitive.params.model_validate(values))
+            target = node.primitive.factory(node.primitive.validate_per_case(values, names))
         except ValidationError as exc:
             problem = f"parameter {_first_problem(exc)}"
             return lambda fr: CheckResult.error(problem, plan.name)

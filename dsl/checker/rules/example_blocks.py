@@ -144,6 +144,8 @@ def _refused(ctx: Context, check: n.Check, primitive: Primitive, key: str, value
         primitive.pin(args.params, {key: value})
     except (TypeError, ValueError, KeyError) as exc:
         return error("E506", f"{pinned}: {exc}", span)
+    except AttributeError:
+        return None  # the pin reads an argument that comes from the case: known only per case
     return None
 
 
