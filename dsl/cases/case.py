@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from evaldsl.cases.limits import MAX_ARGUMENT_DEPTH, json_text_depth, value_depth
@@ -17,26 +17,49 @@ from evaldsl.i18n import _
 from evaldsl.values import ErrorValue
 
 
+CALL_TYPES = {"function": "function", "mcp": "mcp", "mcp_call": "mcp"}
+"""A call's `type` as transcripts spell it -> as evaldsl names it (the Responses API's
+`mcp_call` is an MCP call); another type is kept as written."""
+
+
 @dataclass(frozen=True, slots=True)
 class ToolCall:
-    """A function call an assistant message asked for."""
+    """A tool call an assistant message asked for: a function, or a tool of an MCP server."""
 
     name: str
     arguments: dict[str, Any] | ErrorValue
     """The decoded arguments, or an error when the JSON string did not parse."""
     raw_arguments: str = "{}"
     id: str = ""
+    type: str = "function"
+    """`function`, `mcp`, or another type as the transcript gave it."""
+    server: str = ""
+    """The MCP server's label (`server_label`), for an MCP call."""
 
     @classmethod
     def from_openai(cls, data: Mapping[str, Any]) -> ToolCall:
+        """A chat-format call (`{type: function, function: {name, arguments}}`) or a flat
+        one, as MCP calls come (`{type: mcp, server_label, name, arguments}`)."""
         function = data.get("function", data)
         raw = function.get("arguments", "{}")
         name, call_id = str(function.get("name", "")), str(data.get("id", ""))
+        kind = str(data.get("type") or "function")
+        kind = CALL_TYPES.get(kind, kind)
+        server = str(data.get("server_label") or data.get("server") or "")
         if isinstance(raw, dict):
             if value_depth(raw, MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH:
-                return cls(name, _too_deep(), "{}", call_id)
-            return cls(name, raw, json.dumps(raw), call_id)
-        return cls(name, _decode_arguments(raw), str(raw), call_id)
+                return cls(name, _too_deep(), "{}", call_id, kind, server)
+            return cls(name, raw, json.dumps(raw, ensure_ascii=False), call_id, kind, server)
+        return cls(name, _decode_arguments(raw), str(raw), call_id, kind, server)
+
+    @property
+    def written(self) -> str:
+        """The call as transcripts and prompts show it: `get_weather({...})`, or
+        `mcp maps.geocode({...})` for an MCP tool."""
+        if self.type == "function":
+            return f"{self.name}({self.raw_arguments})"
+        where = f"{self.server}." if self.server else ""
+        return f"{self.type} {where}{self.name}({self.raw_arguments})"
 
 
 def _too_deep() -> ErrorValue:
@@ -68,6 +91,23 @@ class Message:
     latency_ms: float | None = None
     name: str | None = None
     tool_call_id: str | None = None
+
+    @property
+    def speaker(self) -> str:
+        """Who speaks, as a transcript line starts: `assistant`, or `tool (get_weather)`
+        for a tool result, naming the call it answers."""
+        if self.role == "tool" and self.name:
+            return f"tool ({self.name})"
+        return self.role
+
+    @property
+    def line(self) -> str:
+        """`speaker: text`, the calls written after the text: `[calls f({...}), g({...})]`."""
+        text = self.content
+        if self.tool_calls:
+            calls = ", ".join(c.written for c in self.tool_calls)
+            text = f"{text} [calls {calls}]".strip()
+        return f"{self.speaker}: {text}"
 
     @classmethod
     def from_openai(cls, data: Mapping[str, Any]) -> Message:
@@ -112,6 +152,18 @@ class Case:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], origin: str = "") -> Case:
         """A case from a plain mapping with `id`, `messages` and any other fields."""
-        messages = tuple(Message.from_openai(m) for m in data.get("messages") or ())
+        messages = _name_results(tuple(Message.from_openai(m) for m in data.get("messages") or ()))
         extra = {k: v for k, v in data.items() if k not in ("id", "messages")}
         return cls(str(data.get("id", "")), messages, extra, origin)
+
+
+def _name_results(messages: tuple[Message, ...]) -> tuple[Message, ...]:
+    """Each tool result named after the call it answers (`tool_call_id` -> the call's
+    name), unless the transcript named it: scopes and prompts then say `tool (f): ...`."""
+    names = {c.id: c.name for m in messages for c in m.tool_calls if c.id}
+    if not names:
+        return messages
+    return tuple(
+        replace(m, name=names[m.tool_call_id])
+        if m.role == "tool" and not m.name and m.tool_call_id in names else m
+        for m in messages)

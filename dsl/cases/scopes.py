@@ -35,7 +35,7 @@ class Scope:
 
 
 SCOPE_KINDS = ("last_reply", "replies", "each_reply", "any_reply", "dialog", "first_user",
-               "user_turns", "last_user", "turn")
+               "user_turns", "last_user", "tool_results", "turn")
 """Every scope the language knows; `turn` takes an argument: `turn(3)`."""
 
 SCOPE_WORDS = {
@@ -47,6 +47,7 @@ SCOPE_WORDS = {
     "first_user": N_("the first user message"),
     "user_turns": N_("every user message, joined into one text"),
     "last_user": N_("the last user message"),
+    "tool_results": N_("every tool result (`role: tool`), joined into one text"),
     "turn": N_("the message at position N"),
 }
 """What each scope shows a check, in words, for `explain` and the primitive reference;
@@ -87,6 +88,8 @@ def select(case: Case, scope: Scope) -> list[Unit]:
         return _joined([m for m in messages if m.role == "assistant"])
     if kind == "user_turns":
         return _joined([m for m in messages if m.role == "user"])
+    if kind == "tool_results":
+        return _joined([m for m in messages if m.role == "tool"])
     if kind == "last_reply":
         return _last(messages, "assistant")
     if kind == "last_user":
@@ -100,15 +103,8 @@ def select(case: Case, scope: Scope) -> list[Unit]:
 
 
 def transcript(messages: Sequence[Message]) -> str:
-    """A dialog as `role: text` lines, tool calls written as calls."""
-    lines = []
-    for m in messages:
-        text = m.content
-        if m.tool_calls:
-            calls = ", ".join(f"{c.name}({c.raw_arguments})" for c in m.tool_calls)
-            text = f"{text} [calls {calls}]".strip()
-        lines.append(f"{m.role}: {text}")
-    return "\n".join(lines)
+    """A dialog as `role: text` lines, tool calls written as calls (`Message.line`)."""
+    return "\n".join([m.line for m in messages])
 
 
 def _unit(messages: tuple[Message, ...]) -> Unit:

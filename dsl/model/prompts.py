@@ -37,13 +37,7 @@ SYSTEM = (
 
 def render_unit(unit: Unit) -> str:
     """The judged text: numbered `role: text` lines, tool calls written as calls."""
-    lines = []
-    for number, message in enumerate(unit.messages, start=1):
-        text = message.content
-        if message.tool_calls:
-            calls = ", ".join(f"{c.name}({c.raw_arguments})" for c in message.tool_calls)
-            text = f"{text} [calls {calls}]".strip()
-        lines.append(f"[{number}] {message.role}: {text}")
+    lines = [f"[{number}] {message.line}" for number, message in enumerate(unit.messages, 1)]
     return "\n".join(lines) if lines else unit.text
 
 

@@ -361,7 +361,7 @@ def dialog_of(case: Case) -> list[dict[str, Any]]:
         content = m.content if len(m.content) <= _MAX_CHARS else m.content[:_MAX_CHARS] + "…"
         item: dict[str, Any] = {"role": m.role, "content": content}
         if m.tool_calls:
-            item["tool_calls"] = [f"{c.name}({c.raw_arguments})" for c in m.tool_calls]
+            item["tool_calls"] = [c.written for c in m.tool_calls]
         if m.latency_ms is not None:
             item["latency_ms"] = m.latency_ms
         out.append(item)
