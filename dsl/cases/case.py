@@ -16,7 +16,6 @@ from evaldsl.cases.limits import MAX_ARGUMENT_DEPTH, json_text_depth, value_dept
 from evaldsl.i18n import _
 from evaldsl.values import ErrorValue
 
-
 CALL_TYPES = {"function": "function", "mcp": "mcp", "mcp_call": "mcp"}
 """A call's `type` as transcripts spell it -> as evaldsl names it (the Responses API's
 `mcp_call` is an MCP call); another type is kept as written."""
