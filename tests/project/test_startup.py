@@ -67,6 +67,12 @@ class TestStartup:
         steps = _probe(tmp_path, run_kit.SPEC)
         assert steps == {"import": [], "check": [], "run": []}
 
+    def test_a_schema_that_accepts_any_json_needs_no_validator(self, tmp_path: Path) -> None:
+        """`json_schema(schema: {})` asks only that the reply parse as JSON: no jsonschema."""
+        text = run_kit.SPEC + "check is_json = json_schema(schema: {}, fenced: false)\n"
+        steps = _probe(tmp_path, text)
+        assert steps == {"import": [], "check": [], "run": []}
+
     def test_model_check_loads_openai_when_it_runs(self, tmp_path: Path,
                                                    judge_server: Any) -> None:
         """A judged spec brings in the client only to run: checking it stays light."""

@@ -56,6 +56,13 @@ class TestJsonSchema:
         assert r.reason.startswith("the reply is not JSON")
         assert r.value is None
 
+    @pytest.mark.parametrize(("reply", "passed"), [('[1, "二"]', True), ("null", True),
+                                                   ("订单已发货", False)])
+    def test_the_empty_schema_accepts_any_json(self, run: Run, dialog: Dialog, reply: str,
+                                               passed: bool) -> None:
+        r = run("json_schema", dialog(("user", "x"), ("assistant", reply)), schema={})
+        assert (r.passed, r.score) == (passed, 1.0 if passed else 0.0)
+
     def test_invalid_schema_is_a_params_error(self) -> None:
         from evaldsl.stdlib.structure import JsonSchemaParams
 

@@ -110,6 +110,8 @@ def schema_error(schema: Any) -> tuple[str, list[str]] | None:
     """(message, path) when `schema` is not a valid JSON Schema, else None."""
     if not isinstance(schema, (dict, bool)):
         return _('a schema must be a map such as `{type: "object"}`'), []
+    if schema in ({}, True, False):
+        return None  # valid in every draft, and known so without loading a validator
     return _schema_error(json.dumps(schema, sort_keys=True))
 
 
