@@ -10,6 +10,8 @@ in the order cases finish. Version 1 journals had no `row`: ids alone cannot
 say which of two rows with one id was judged, so they are not read back
 (`evaldsl.report.journal_read`).
 
+One run writes a journal at a time: `evaldsl.report.journal_lock`.
+
 Durability policy: every line is handed to the operating system (`write` +
 `flush`) as soon as its case is done, so a killed process (even `kill -9`)
 loses at most the line being written. The file is `fsync`ed every
@@ -33,6 +35,7 @@ from evaldsl.cases.case import Case
 from evaldsl.errors import CaseDataError
 from evaldsl.i18n import _
 from evaldsl.report.finite import encode_finite
+from evaldsl.report.journal_lock import lock
 from evaldsl.results import CaseResult
 
 FORMAT = "evaldsl-results"
@@ -147,19 +150,20 @@ class ResultsWriter:
     GIL), so waiting for the disk never holds up judging.
     """
 
-    def __init__(self, path: Path, header: Header, resume_at: int | None = None) -> None:
+    def __init__(self, path: Path, header: Header, resume_at: int | None = None,
+                 file: IO[bytes] | None = None) -> None:
         """Start a new file, or with `resume_at` continue one after its good bytes.
 
         A file torn before its header was complete (`resume_at == 0`) starts afresh.
+        `file` is the journal already open and locked (`journal_lock.lock`); without
+        it the lock is taken here, so no writer ever truncates another's journal.
         """
         self.path = path
+        self._file: IO[bytes] = lock(path) if file is None else file
+        self._file.truncate(resume_at or 0)
+        self._file.seek(resume_at or 0)
         if not resume_at:
-            self._file: IO[bytes] = path.open("wb")
             self._file.write(_line(header.to_dict()))
-        else:
-            self._file = path.open("r+b")
-            self._file.truncate(resume_at)
-            self._file.seek(resume_at)
         self._file.flush()
         self._stop = threading.Event()
         self._syncer = threading.Thread(target=self._sync_every, args=(self._file.fileno(),),

@@ -14,7 +14,9 @@ skipping the rows the journal already holds (by row, not id:
 `evaldsl.run.journaled`, which also refuses lines for rows the input does
 not have). Everything the report holds is independent of the order in which
 cases finish, so a resumed run ends with the same report as an uninterrupted
-one; only the `run` section (about the process) differs.
+one; only the `run` section (about the process) differs. The journal is
+locked for the whole run (`evaldsl.report.journal_lock`) before it is read
+or written.
 
 What the cases add up to is a `ShardState` (`evaldsl.run.shards`); with
 `--workers` the cases are evaluated in worker processes and their states
@@ -36,6 +38,7 @@ from evaldsl.cases.loading import BadRow, Item
 from evaldsl.errors import CaseDataError, EvaldslError
 from evaldsl.i18n import _, ngettext
 from evaldsl.report.journal import Header, ResultsWriter, case_record, recover
+from evaldsl.report.journal_lock import lock
 from evaldsl.report.journal_read import check_version, read_entries
 from evaldsl.report.layout import SpecLayout
 from evaldsl.report.progress import Progress
@@ -166,18 +169,25 @@ class Run:
     # ------------------------------------------------------------ journal
 
     def _open_journal(self) -> None:
+        """Lock the journal, then resume it, refuse it or start it afresh."""
         path = self.options.results
         if path is None:
             return
         header = Header(self.layout.name, self.spec.hash, self.options.inputs)
-        if self.options.resume and path.exists():
-            self.writer = ResultsWriter(path, header, self._replay(path, header))
-            self._announce_resumed(path)
-            return
-        if not self.options.overwrite and _holds_results(path):
-            raise JournalExistsError(
-                _("`{path}` already holds the results of a run").format(path=path))
-        self.writer = ResultsWriter(path, header)
+        file = lock(path)
+        try:
+            size = path.stat().st_size
+            if self.options.resume and size:
+                self.writer = ResultsWriter(path, header, self._replay(path, header), file)
+                self._announce_resumed(path)
+                return
+            if size and not self.options.overwrite:
+                raise JournalExistsError(
+                    _("`{path}` already holds the results of a run").format(path=path))
+        except BaseException:
+            file.close()
+            raise
+        self.writer = ResultsWriter(path, header, file=file)
 
     def _announce_resumed(self, path: Path) -> None:
         """`resumed: 812 cases from results.jsonl, 188 to run` (the rest when it is known)."""
@@ -291,14 +301,6 @@ class Run:
                     "workers": self.workers}
         return self.state.report_dict(run_info, self.bad_rows, self.bad_row_count,
                                       self.options.generated_by)
-
-
-def _holds_results(path: Path) -> bool:
-    """Whether a journal file exists with anything in it (an empty file is a fresh start)."""
-    try:
-        return path.stat().st_size > 0
-    except FileNotFoundError:
-        return False
 
 
 def _names(paths: tuple[str, ...]) -> str:
