@@ -75,6 +75,11 @@ class RawRow(NamedTuple):
     data: Any
     """A JSONL line's bytes, a value decoded from a JSON or YAML file, or a `BadRow`."""
 
+    @property
+    def origin(self) -> str:
+        """`file:line`: the row's place, which names it in messages and in a journal."""
+        return f"{self.file}:{self.line}"
+
     def item(self, schema: CaseSchema = EMPTY_SCHEMA) -> Item | None:
         """The row as a case or a bad row; None for a blank JSONL line."""
         data, screened = self.data, False
@@ -84,7 +89,7 @@ class RawRow(NamedTuple):
                 return None
         if isinstance(data, BadRow):
             return data
-        case = to_case(data, schema, f"{self.file}:{self.line}", screened)
+        case = to_case(data, schema, self.origin, screened)
         return case if isinstance(case, Case) else _bad(self.file, self.line, case)
 
 

@@ -179,7 +179,8 @@ def run(args: argparse.Namespace) -> int:
     missing = [c for c in args.cases if not c.is_file()]
     if missing:
         raise FileNotFoundError(errno.ENOENT, _("no such file"), str(missing[0]))
-    options = RunOptions(results=args.results, concurrency=_cases_in_flight(args, settings),
+    options = RunOptions(results=args.results, inputs=tuple(map(str, args.cases)),
+                         concurrency=_cases_in_flight(args, settings),
                          limit=args.limit,
                          resume=args.resume, overwrite=args.overwrite,
                          on_bad_row=args.on_bad_row, progress=args.progress,

@@ -1,10 +1,16 @@
 """results.jsonl: one line per judged case, written as each case finishes.
 
-The file is the run's journal. Its first line is a header naming the spec and
-its hash, so a resumed run can refuse to mix results of two different specs;
-every other line is one case result (`CaseResult.to_dict(trace=False)`: the
-trace follows from the branches, errors and checks, and rendering it in words
-for every case would slow a run noticeably), appended in the order cases finish.
+The file is the run's journal. Its first line is a header naming the spec,
+its hash and the case files read, so a resumed run can refuse to mix results
+of two different specs or inputs; every other line is one case result
+(`CaseResult.to_dict(trace=False)`: the trace follows from the branches,
+errors and checks, and rendering it in words for every case would slow a run
+noticeably) with `row`, the input row it judged (`cases.jsonl:12`), appended
+in the order cases finish. Version 1 journals had no `row`: ids alone cannot
+say which of two rows with one id was judged, so they are not read back
+(`evaldsl.report.journal_read`).
+
+One run writes a journal at a time: `evaldsl.report.journal_lock`.
 
 Durability policy: every line is handed to the operating system (`write` +
 `flush`) as soon as its case is done, so a killed process (even `kill -9`)
@@ -25,12 +31,16 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from evaldsl.cases.case import Case
 from evaldsl.errors import CaseDataError
 from evaldsl.i18n import _
 from evaldsl.report.finite import encode_finite
+from evaldsl.report.journal_lock import lock
+from evaldsl.results import CaseResult
 
 FORMAT = "evaldsl-results"
-VERSION = 1
+VERSION = 2
+"""2: the header names the inputs and every case line its input row."""
 FSYNC_SECONDS = 2.0
 
 
@@ -38,10 +48,22 @@ FSYNC_SECONDS = 2.0
 class Header:
     spec: str
     spec_hash: str
+    inputs: tuple[str, ...] = ()
+    """The case files of the run, as named on its command line."""
+    version: int = VERSION
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": FORMAT, "version": VERSION, "spec": self.spec,
-                "spec_hash": self.spec_hash}
+        return {"format": FORMAT, "version": self.version, "spec": self.spec,
+                "spec_hash": self.spec_hash, "inputs": list(self.inputs)}
+
+    @classmethod
+    def from_dict(cls, record: dict[str, Any]) -> Header:
+        """A header line read back; a field of the wrong type reads as missing."""
+        inputs = record.get("inputs")
+        version = record.get("version")
+        return cls(str(record.get("spec", "")), str(record.get("spec_hash", "")),
+                   tuple(map(str, inputs)) if isinstance(inputs, list) else (),
+                   version if isinstance(version, int) else 0)
 
 
 def is_header(record: dict[str, Any]) -> bool:
@@ -79,7 +101,7 @@ def recover(path: Path) -> Recovered:
                 break
             good += len(raw)
             if number == 1 and is_header(record):
-                header = Header(str(record.get("spec", "")), str(record.get("spec_hash", "")))
+                header = Header.from_dict(record)
             else:
                 records += 1
     return Recovered(header, records, good, size - good)
@@ -101,6 +123,12 @@ def read_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     A torn last line (a killed run) is ignored; any other bad line raises
     `CaseDataError` naming it.
     """
+    for number, _raw, record in read_lines(path):
+        yield number, record
+
+
+def read_lines(path: Path) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
+    """`read_records` with each line's bytes, to tell a line written twice."""
     size = path.stat().st_size
     offset = 0
     with path.open("rb") as f:
@@ -112,7 +140,7 @@ def read_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                     return
                 raise CaseDataError(str(path), number, _("this line is not a JSON object"))
             if not (number == 1 and is_header(record)):
-                yield number, record
+                yield number, raw, record
 
 
 class ResultsWriter:
@@ -122,19 +150,20 @@ class ResultsWriter:
     GIL), so waiting for the disk never holds up judging.
     """
 
-    def __init__(self, path: Path, header: Header, resume_at: int | None = None) -> None:
+    def __init__(self, path: Path, header: Header, resume_at: int | None = None,
+                 file: IO[bytes] | None = None) -> None:
         """Start a new file, or with `resume_at` continue one after its good bytes.
 
         A file torn before its header was complete (`resume_at == 0`) starts afresh.
+        `file` is the journal already open and locked (`journal_lock.lock`); without
+        it the lock is taken here, so no writer ever truncates another's journal.
         """
         self.path = path
+        self._file: IO[bytes] = lock(path) if file is None else file
+        self._file.truncate(resume_at or 0)
+        self._file.seek(resume_at or 0)
         if not resume_at:
-            self._file: IO[bytes] = path.open("wb")
             self._file.write(_line(header.to_dict()))
-        else:
-            self._file = path.open("r+b")
-            self._file.truncate(resume_at)
-            self._file.seek(resume_at)
         self._file.flush()
         self._stop = threading.Event()
         self._syncer = threading.Thread(target=self._sync_every, args=(self._file.fileno(),),
@@ -170,6 +199,14 @@ class ResultsWriter:
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+def case_record(result: CaseResult, case: Case) -> dict[str, Any]:
+    """A case's journal line, before encoding: its result without the trace, and `row`,
+    the input row it judged (what a resumed run skips by)."""
+    record = result.to_dict(trace=False)
+    record["row"] = case.origin
+    return record
 
 
 def encode(record: dict[str, Any]) -> bytes:

@@ -111,6 +111,12 @@ class _Tally:
         }
 
 
+def case_key_of(record: Mapping[str, Any]) -> str:
+    """What names a case among the worst: its input row, which is one per case even when
+    ids repeat, or its id for a record that names no row (a case given in memory)."""
+    return str(record.get("row") or record.get("id", ""))
+
+
 class Row(Protocol):
     """A skipped input row (`evaldsl.cases.loading.BadRow`)."""
 
@@ -184,27 +190,34 @@ class ReportBuilder:
 
     def _merge_worst(self, *parts: ReportBuilder) -> None:
         ranked = sorted(((k, i, p) for p in parts for k, i in p._worst), key=lambda t: t[:2])
-        for key, case_id, part in ranked:
+        for key, case_key, part in ranked:
             if len(self._worst) >= self._worst_size:
                 return
-            if case_id not in self._worst_records:
-                self._worst.append((key, case_id))
-                self._worst_records[case_id] = part._worst_records[case_id]
-                if case_id in part._dialogs:
-                    self._dialogs[case_id] = part._dialogs[case_id]
-                if case_id in part._origins:
-                    self._origins[case_id] = part._origins[case_id]
+            if case_key not in self._worst_records:
+                self._worst.append((key, case_key))
+                self._worst_records[case_key] = part._worst_records[case_key]
+                if case_key in part._dialogs:
+                    self._dialogs[case_key] = part._dialogs[case_key]
+                if case_key in part._origins:
+                    self._origins[case_key] = part._origins[case_key]
 
-    def lacks_dialog(self, case_id: str) -> bool:
-        """Whether `offer_dialog` would keep this case's dialog (a worst case without one)."""
-        return case_id in self._worst_records and case_id not in self._dialogs
+    def lacks_dialog(self, case_key: str) -> bool:
+        """Whether `offer_dialog` would keep the dialog of the case `case_key` names (its
+        row, `case_key_of`): a worst case without one."""
+        return case_key in self._worst_records and case_key not in self._dialogs
 
     def offer_dialog(self, case: Case) -> None:
-        """Keep `case`'s dialog when it is one of the worst cases so far and lacks it."""
-        if self.lacks_dialog(case.id):
-            self._dialogs[case.id] = dialog_of(case)
-            if case.origin:
-                self._origins[case.id] = case.origin
+        """Keep `case`'s dialog when it is one of the worst cases so far and lacks it.
+
+        A worst case is named by its row, or by its id when its record names no
+        row (`Report.add` folds records without one): either may be the key.
+        """
+        for key in (case.origin, case.id):
+            if key and self.lacks_dialog(key):
+                self._dialogs[key] = dialog_of(case)
+                if case.origin:
+                    self._origins[key] = case.origin
+                return
 
     def _consider_worst(self, record: Mapping[str, Any]) -> None:
         worst = self._worst
@@ -212,14 +225,14 @@ class ReportBuilder:
         ranks = self._ranks(record)
         if full and ranks > worst[-1][0][: len(ranks)]:
             return
-        key = (*ranks, *self._tail(record))
+        case_key = case_key_of(record)
+        key = (*ranks, *self._tail(record), case_key)
         if full and key >= worst[-1][0]:
             return
-        case_id = str(record.get("id", ""))
-        if case_id in self._worst_records:
+        if case_key in self._worst_records:
             return
-        bisect.insort(worst, (key, case_id))
-        self._worst_records[case_id] = record
+        bisect.insort(worst, (key, case_key))
+        self._worst_records[case_key] = record
         if len(worst) > self._worst_size:
             _, dropped = worst.pop()
             del self._worst_records[dropped]
@@ -262,7 +275,7 @@ class ReportBuilder:
             "slots": self._slots(),
             "cost": dict(cost),
             "review": {"selected": self.review_selected} if self._has_review() else None,
-            "worst_cases": [self._worst_case(case_id) for _, case_id in self._worst],
+            "worst_cases": [self._worst_case(case_key) for _, case_key in self._worst],
             "run": dict(run or {}),
         }
 
@@ -289,14 +302,14 @@ class ReportBuilder:
                 out.append({"check": name, "slots": slots})
         return out
 
-    def _worst_case(self, case_id: str) -> dict[str, Any]:
-        record = self._worst_records[case_id]
+    def _worst_case(self, case_key: str) -> dict[str, Any]:
+        record = self._worst_records[case_key]
         return {
-            "id": case_id, "origin": self._origins.get(case_id),
+            "id": str(record.get("id", "")), "origin": self._origins.get(case_key),
             "labels": {_block_name(k): v for k, v in record.get("labels", {}).items()},
             "branches": self._fired(record),
             "checks": self._trace_checks(record),
-            "dialog": self._dialogs.get(case_id, []),
+            "dialog": self._dialogs.get(case_key, []),
         }
 
     def _fired(self, record: Mapping[str, Any]) -> dict[str, str | None]:

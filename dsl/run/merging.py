@@ -9,7 +9,9 @@ all the cases (the worst cases' dialogs aside: journals do not hold them).
 report.json alone could not give that, since a metric such as
 `rate(a) + 0.5 * rate(b)` or a median cannot be finished from other finished
 values. A journal of another spec is refused, and so is a case found in two
-journals (the shards were not disjoint).
+journals (the shards were not disjoint); each journal is read as a resumed
+run reads its own (`evaldsl.report.journal_read`: the version and every
+line's shape checked, a line written twice read once).
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from typing import Any, Protocol
 from evaldsl.api import Spec
 from evaldsl.errors import CaseDataError, EvaldslError
 from evaldsl.i18n import _
-from evaldsl.report.journal import read_records, recover
+from evaldsl.report.journal import recover
+from evaldsl.report.journal_read import check_version, read_entries
 from evaldsl.report.layout import SpecLayout
 from evaldsl.results import CaseResult
 from evaldsl.run.shards import ShardState
@@ -44,19 +47,19 @@ def merge_journals(spec: Spec, layout: SpecLayout, paths: Sequence[Path],
     for path in paths:
         _same_spec(path, spec)
         mine: set[str] = set()
-        for number, record in read_records(path):
-            case_id = str(record.get("id", ""))
-            _disjoint(case_id, path, number, owner)
-            mine.add(case_id)
-            state.add(CaseResult.from_dict(record), record)
+        for entry in read_entries(path, state.report.plan):
+            _disjoint(entry.id, path, entry.line, owner)
+            mine.add(entry.id)
+            state.add(CaseResult.from_dict(entry.record), entry.record)
             for sink in sinks:
-                sink.add(record)
+                sink.add(entry.record)
         owner.update(dict.fromkeys(mine, path))
     return state
 
 
 def _same_spec(path: Path, spec: Spec) -> None:
     header = recover(path).header
+    check_version(path, header)
     if header is None or header.spec_hash != spec.hash:
         found = (_("hash {hash}").format(hash=header.spec_hash[:12]) if header
                  else _("no header"))

@@ -6,7 +6,7 @@ text it is sent, builds its own model runtime (and so its own judge client)
 from the settings it is sent, and answers each `Batch` of undecoded rows
 with a `Done`: the journal lines of the cases it evaluated, in input order,
 each renderer's part (JUnit), the bad rows, and the cases it set aside
-because a resumed run's journal holds their id. Its cases fold into a
+because a resumed run's journal holds their row. Its cases fold into a
 `Shard`'s state, sent when it is told to finish (`None`).
 
 It ignores SIGINT (the parent decides when to stop) and exits when its
@@ -69,16 +69,13 @@ class WorkerSetup:
     concurrency: int
     stop_at_bad_row: bool
     journaled: frozenset[str]
-    """Ids the journal of a resumed run holds: cases with them are set aside."""
+    """Rows (`file:line`) the journal of a resumed run holds: their cases are set aside."""
     renderers: tuple[Renderer, ...]
 
 
 class Batch(NamedTuple):
     seq: int
     rows: list[RawRow]
-    fresh: bool
-    """Rows read from the input, whose journaled cases are set aside; not so for cases sent
-    back to be evaluated after all."""
 
 
 class Done(NamedTuple):
@@ -183,11 +180,11 @@ class _Evaluator:
     def _cases(self, batch: Batch, bad: list[BadRow], aside: list[tuple[int, str]],
                ) -> Iterator[Case]:
         """The batch's cases to evaluate; bad rows and set-aside cases go to the lists."""
-        journaled = self.setup.journaled if batch.fresh else frozenset()
+        journaled = self.setup.journaled
         for index, row in enumerate(batch.rows):
             item = row.item(self.schema)
             if isinstance(item, Case):
-                if item.id in journaled:
+                if item.origin in journaled:
                     aside.append((index, item.id))
                 else:
                     yield item

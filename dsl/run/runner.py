@@ -6,13 +6,17 @@ inline, which is faster), appends each result to the journal (results.jsonl)
 the moment it is done, and folds it into the report. The journal's
 durability policy is in `evaldsl.report.journal`.
 
-Resuming (`resume=True`) reads the journal back: every complete line is
-folded into the report exactly as if it had just been evaluated, a torn last
-line (the process was killed mid-write, even by `kill -9`) is cut off, and
-the input is streamed again, skipping the cases the journal already holds
-(by id, counting repeats). Everything the report holds is independent of the
-order in which cases finish, so a resumed run ends with the same report as an
-uninterrupted one; only the `run` section (about the process) differs.
+Resuming (`resume=True`) reads the journal back (`evaldsl.report.journal_read`
+checks each line): every complete line is folded into the report exactly as
+if it had just been evaluated, a torn last line (the process was killed
+mid-write, even by `kill -9`) is cut off, and the input is streamed again,
+skipping the rows the journal already holds (by row, not id:
+`evaldsl.run.journaled`, which also refuses lines for rows the input does
+not have). Everything the report holds is independent of the order in which
+cases finish, so a resumed run ends with the same report as an uninterrupted
+one; only the `run` section (about the process) differs. The journal is
+locked for the whole run (`evaldsl.report.journal_lock`) before it is read
+or written.
 
 What the cases add up to is a `ShardState` (`evaldsl.run.shards`); with
 `--workers` the cases are evaluated in worker processes and their states
@@ -22,10 +26,9 @@ merged into this one (`evaldsl.run.workers` drives them on this class).
 from __future__ import annotations
 
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -34,10 +37,13 @@ from evaldsl.cases.case import Case
 from evaldsl.cases.loading import BadRow, Item
 from evaldsl.errors import CaseDataError, EvaldslError
 from evaldsl.i18n import _, ngettext
-from evaldsl.report.journal import Header, ResultsWriter, read_records, recover
+from evaldsl.report.journal import Header, ResultsWriter, case_record, recover
+from evaldsl.report.journal_lock import lock
+from evaldsl.report.journal_read import check_version, read_entries
 from evaldsl.report.layout import SpecLayout
 from evaldsl.report.progress import Progress
 from evaldsl.results import CaseResult, Report
+from evaldsl.run.journaled import Journaled
 from evaldsl.run.shards import ShardState
 
 BAD_ROWS_LISTED = 100
@@ -45,7 +51,7 @@ BAD_ROWS_LISTED = 100
 
 
 class ResumeError(EvaldslError):
-    """The journal cannot be resumed: another spec wrote it, or it is damaged."""
+    """The journal cannot be resumed: another spec wrote it."""
 
 
 class JournalExistsError(EvaldslError):
@@ -60,6 +66,9 @@ class JournalExistsError(EvaldslError):
 class RunOptions:
     results: Path | None = None
     """The journal; None runs without one (nothing to resume from)."""
+    inputs: tuple[str, ...] = ()
+    """The case files, as named: the journal's header records them and a resumed run
+    must read the same ones."""
     concurrency: int = 8
     limit: int | None = None
     """Stop after this many cases (resumed ones included); bad rows do not count."""
@@ -120,7 +129,8 @@ class Run:
         self.state = ShardState.empty(spec, layout)
         self.workers = 1
         """Processes that evaluate cases (this one, or a pool of workers)."""
-        self.done: Counter[str] = Counter()
+        self.journaled: Journaled | None = None
+        """With `resume`, the journal's rows not yet met in the input."""
         self.writer: ResultsWriter | None = None
         self.bad_rows: list[BadRow] = []
         self.bad_row_count = 0
@@ -136,6 +146,7 @@ class Run:
             with self.progress:
                 self.progress.skip(self.resumed)
                 self._consume(source)
+            self._check_journal_met()
         finally:
             if self.writer is not None:
                 self.writer.close()
@@ -158,18 +169,25 @@ class Run:
     # ------------------------------------------------------------ journal
 
     def _open_journal(self) -> None:
+        """Lock the journal, then resume it, refuse it or start it afresh."""
         path = self.options.results
         if path is None:
             return
-        header = Header(self.layout.name, self.spec.hash)
-        if self.options.resume and path.exists():
-            self.writer = ResultsWriter(path, header, self._replay(path, header))
-            self._announce_resumed(path)
-            return
-        if not self.options.overwrite and _holds_results(path):
-            raise JournalExistsError(
-                _("`{path}` already holds the results of a run").format(path=path))
-        self.writer = ResultsWriter(path, header)
+        header = Header(self.layout.name, self.spec.hash, self.options.inputs)
+        file = lock(path)
+        try:
+            size = path.stat().st_size
+            if self.options.resume and size:
+                self.writer = ResultsWriter(path, header, self._replay(path, header), file)
+                self._announce_resumed(path)
+                return
+            if size and not self.options.overwrite:
+                raise JournalExistsError(
+                    _("`{path}` already holds the results of a run").format(path=path))
+        except BaseException:
+            file.close()
+            raise
+        self.writer = ResultsWriter(path, header, file=file)
 
     def _announce_resumed(self, path: Path) -> None:
         """`resumed: 812 cases from results.jsonl, 188 to run` (the rest when it is known)."""
@@ -185,18 +203,39 @@ class Run:
     def _replay(self, path: Path, header: Header) -> int:
         """Fold the journal's complete lines into the report; the good length to keep."""
         recovered = recover(path)
-        if recovered.header is not None and recovered.header.spec_hash != header.spec_hash:
+        self._same_run(path, recovered.header, header)
+        self.journaled = Journaled(path, header.inputs)
+        for entry in read_entries(path, self.state.report.plan):
+            self.journaled.add(entry)
+            self.state.add(CaseResult.from_dict(entry.record), entry.record)
+            for sink in self.sinks:
+                sink.add(entry.record)
+            self.resumed += 1
+        return recovered.good_bytes
+
+    @staticmethod
+    def _same_run(path: Path, found: Header | None, header: Header) -> None:
+        """The journal is of this spec, in this version, over these case files."""
+        if found is None:
+            return
+        check_version(path, found)
+        if found.spec_hash != header.spec_hash:
             raise ResumeError(_("cannot resume: `{path}` holds results of another spec (hash "
                                 "{found}, this spec {hash}); run with --overwrite instead of "
                                 "--resume to start over").format(
-                path=path, found=recovered.header.spec_hash[:12], hash=header.spec_hash[:12]))
-        for _line, record in read_records(path):
-            self.state.add(CaseResult.from_dict(record), record)
-            for sink in self.sinks:
-                sink.add(record)
-            self.done[str(record.get("id", ""))] += 1
-            self.resumed += 1
-        return recovered.good_bytes
+                path=path, found=found.spec_hash[:12], hash=header.spec_hash[:12]))
+        if header.inputs and found.inputs != header.inputs:
+            raise CaseDataError(str(path), 1, _(
+                "the journal of a run over {found}, not {inputs}").format(
+                    found=_names(found.inputs), inputs=_names(header.inputs)),
+                hint=_("resume with the case files of the run that wrote the journal, or "
+                       "start over with --overwrite"))
+
+    def _check_journal_met(self) -> None:
+        """Every journaled row was in the input, unless `--limit` stopped reading it."""
+        limit = self.options.limit
+        if self.journaled is not None and (limit is None or self.seen < limit):
+            self.journaled.check_all_met()
 
     # ------------------------------------------------------------ the stream
 
@@ -210,8 +249,9 @@ class Run:
                 self._bad_row(item)
                 continue
             self.seen += 1
-            if self.done and self.done.get(item.id, 0) > 0:
-                self.done[item.id] -= 1
+            if not item.origin:  # a case given in memory: its place in the stream
+                item = replace(item, origin=f"#{self.seen}")
+            if self.journaled is not None and self.journaled.take(item.origin, item.id):
                 self.state.builder.offer_dialog(item)
                 continue
             yield item
@@ -244,7 +284,7 @@ class Run:
         return case, await self.spec.evaluate_async(case)
 
     def _record(self, case: Case, result: CaseResult) -> None:
-        record = result.to_dict(trace=False)
+        record = case_record(result, case)
         if self.writer is not None:
             self.writer.write(record)
         self.state.add(result, record, case)
@@ -263,12 +303,8 @@ class Run:
                                       self.options.generated_by)
 
 
-def _holds_results(path: Path) -> bool:
-    """Whether a journal file exists with anything in it (an empty file is a fresh start)."""
-    try:
-        return path.stat().st_size > 0
-    except FileNotFoundError:
-        return False
+def _names(paths: tuple[str, ...]) -> str:
+    return ", ".join(f"`{p}`" for p in paths) if paths else _("unnamed cases")
 
 
 def _close(runtime: Any) -> None:

@@ -7,8 +7,8 @@ of all of them: every part of it folds exactly (integer counts, exact sums,
 kept values). So one process, a pool of worker processes (`evaldsl run
 --workers`, `evaldsl.run.workers`) or the actors of a cluster engine can
 each evaluate a shard with `run_shard` or a `Shard` and meet through
-`ShardState.merge`; only the rows (`CaseResult.to_dict(trace=False)`, the
-journal's lines) travel apart.
+`ShardState.merge`; only the rows (the journal's lines: `CaseResult.to_dict(trace=False)`
+and the input row) travel apart.
 
 A state crosses processes as bytes (`dumps`, `loads`): pickled, with the
 compiled spec's parts (the report plan and its metric formulas, which are
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from evaldsl.api import Spec
 from evaldsl.cases.case import Case
+from evaldsl.report.journal import case_record
 from evaldsl.report.json_report import ReportBuilder, Row, publish
 from evaldsl.report.layout import SpecLayout
 from evaldsl.results import CaseResult, Report
@@ -131,7 +132,8 @@ class Shard:
         self._loop = _event_loop() if spec.has_model_checks else None
 
     def rows(self, cases: Iterable[Case]) -> Iterator[dict[str, Any]]:
-        """Each case's row (`CaseResult.to_dict(trace=False)`), in the order of `cases`."""
+        """Each case's row (its journal line, `journal.case_record`), in the order of
+        `cases`."""
         if self._loop is None:
             evaluate = self.spec.evaluate
             for case in cases:
@@ -143,7 +145,7 @@ class Shard:
             yield self._fold(case, result)
 
     def _fold(self, case: Case, result: CaseResult) -> dict[str, Any]:
-        row = result.to_dict(trace=False)
+        row = case_record(result, case)
         self.state.add(result, row, case)
         return row
 

@@ -15,9 +15,9 @@ What one process decides in input order, the parent still decides:
   less the rows already out, so no case past the limit is evaluated;
 - `--on-bad-row fail`: a worker ends its batch at the first bad row; the
   parent writes the cases before it, then stops the run;
-- `--resume`: workers set aside the cases whose id the journal holds; the
-  parent, counting repeated ids as one process does, skips them or sends
-  them back to be evaluated.
+- `--resume`: workers set aside the cases whose row the journal holds; the
+  parent checks each against the journal's line for that row, as one
+  process does (`evaldsl.run.journaled`), and skips it.
 
 A worker that raises stops the run with its exception, one that dies with a
 `WorkerError`; on any error or Ctrl-C the parent terminates every worker.
@@ -25,7 +25,6 @@ A worker that raises stops the run with its exception, one that dies with a
 
 from __future__ import annotations
 
-import collections
 import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Protocol
@@ -73,8 +72,6 @@ class _PoolRun(Run):
         self.workers = workers
         self.settings = settings
         self.schema = CaseSchema.of(spec)
-        self.again: collections.deque[list[RawRow]] = collections.deque()
-        """Set-aside cases the journal did not hold after all (repeated ids), to evaluate."""
         self.out_rows = 0
         """Input rows handed out and not yet folded: each may be a case, for `--limit`."""
 
@@ -89,7 +86,7 @@ class _PoolRun(Run):
         return WorkerSetup(source.text.encode("utf-8"), source.name, self.layout,
                            self.settings, self.options.concurrency,
                            self.options.on_bad_row == "fail",
-                           frozenset(k for k, n in self.done.items() if n > 0),
+                           self.journaled.rows() if self.journaled else frozenset(),
                            tuple(s.renderer() for s in self.part_sinks))
 
     def _stream(self, pool: Pool, rows: Iterator[RawRow]) -> None:
@@ -110,8 +107,6 @@ class _PoolRun(Run):
                 next_fold += 1
 
     def _next_batch(self, rows: Iterator[RawRow], seq: int) -> Batch | None:
-        if self.again:
-            return Batch(seq, self.again.popleft(), fresh=False)
         size = BATCH_ROWS
         if self.options.limit is not None:
             size = min(size, self.options.limit - self.seen - self.out_rows)
@@ -119,7 +114,7 @@ class _PoolRun(Run):
         if not taken:
             return None
         self.out_rows += len(taken)
-        return Batch(seq, taken, fresh=True)
+        return Batch(seq, taken)
 
     def _fold(self, batch: Batch, done: Done) -> None:
         """Write an answer as `Run._record` would each of its cases, then its bad rows."""
@@ -129,24 +124,19 @@ class _PoolRun(Run):
             sink.add_rendered(part)
         self.evaluated += done.evaluated
         self.progress.advance(done.evaluated)
-        if batch.fresh:  # cases sent back were counted when first seen
-            self.seen += done.good
-            self.out_rows -= len(batch.rows)
-        self._decide(batch, done.set_aside)
+        self.seen += done.good
+        self.out_rows -= len(batch.rows)
+        self._skip(batch, done.set_aside)
         for row in done.bad:
             self._bad_row(row)
 
-    def _decide(self, batch: Batch, set_aside: list[tuple[int, str]]) -> None:
-        """Skip the set-aside cases the journal holds (counting repeats), send back the rest."""
-        again = []
+    def _skip(self, batch: Batch, set_aside: list[tuple[int, str]]) -> None:
+        """Meet each set-aside case's journal line; keep its dialog if it is a worst case."""
         for index, case_id in set_aside:
-            if self.done[case_id] > 0:
-                self.done[case_id] -= 1
-                if self.state.builder.lacks_dialog(case_id):
-                    item = batch.rows[index].item(self.schema)
-                    if isinstance(item, Case):
-                        self.state.builder.offer_dialog(item)
-            else:
-                again.append(batch.rows[index])
-        if again:
-            self.again.append(again)
+            assert self.journaled is not None, "cases are set aside only when resuming"
+            row = batch.rows[index]
+            self.journaled.take(row.origin, case_id)
+            if self.state.builder.lacks_dialog(row.origin):
+                item = row.item(self.schema)
+                if isinstance(item, Case):
+                    self.state.builder.offer_dialog(item)

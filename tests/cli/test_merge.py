@@ -75,3 +75,43 @@ class TestMerge:
         assert f"{shards['a']}:2: case `case-00000` is also in `{shards['a']}`" in done.stderr
         assert "hint: merge the journals of disjoint shards" in done.stderr
         assert not (tmp_path / "m.json").exists()
+
+
+class TestMergeReadsJournalsAsResumeDoes:
+    def test_a_line_of_the_wrong_shape_is_a_data_error_naming_it(
+            self, tmp_path: Path, kit: Any, shards: dict[str, Path]) -> None:
+        journal = tmp_path / "r.jsonl"
+        lines = shards["a"].read_text("utf-8").splitlines(keepends=True)
+        record = json.loads(lines[2])
+        record["checks"]["greets"]["passed"] = "yes"
+        lines[2] = json.dumps(record) + "\n"
+        journal.write_text("".join(lines), encoding="utf-8")
+        done = kit.evaldsl("merge", shards["spec"], journal, "-o", tmp_path / "m.json")
+        assert done.returncode == 3, done.stderr
+        assert (f"evaldsl merge: error: {journal}:3: `checks.greets.passed` has the wrong "
+                "type") in done.stderr
+        assert not (tmp_path / "m.json").exists()
+
+    def test_a_line_written_twice_counts_once(self, tmp_path: Path, kit: Any,
+                                             shards: dict[str, Path]) -> None:
+        journal = tmp_path / "r.jsonl"
+        lines = shards["a"].read_text("utf-8").splitlines(keepends=True)
+        journal.write_text("".join(lines + lines[1:4]), encoding="utf-8")
+        out, twice = tmp_path / "m.json", tmp_path / "twice.json"
+        assert kit.evaldsl("merge", shards["spec"], shards["a"], shards["b"], "-o", out,
+                           "-q").returncode == 0
+        done = kit.evaldsl("merge", shards["spec"], journal, shards["b"], "-o", twice, "-q")
+        assert done.returncode == 0, done.stderr
+        merged = json.loads(twice.read_text("utf-8"))
+        assert merged["cases"]["evaluated"] == 40
+        assert _figures(merged) == _figures(json.loads(out.read_text("utf-8")))
+
+    def test_an_old_journal_is_refused_with_advice(self, tmp_path: Path, kit: Any,
+                                                   shards: dict[str, Path]) -> None:
+        journal = tmp_path / "r.jsonl"
+        lines = shards["a"].read_text("utf-8").splitlines(keepends=True)
+        lines[0] = json.dumps({**json.loads(lines[0]), "version": 1}) + "\n"
+        journal.write_text("".join(lines), encoding="utf-8")
+        done = kit.evaldsl("merge", shards["spec"], journal, "-o", tmp_path / "m.json")
+        assert done.returncode == 2, done.stderr
+        assert f"`{journal}` is a version 1 journal" in done.stderr

@@ -3,6 +3,7 @@ stopped says how to continue it, and a resumed one says what it took from the jo
 
 from __future__ import annotations
 
+import json
 import signal
 import time
 from pathlib import Path
@@ -104,3 +105,63 @@ class TestResumeNotices:
                 process.wait(timeout=30)
         assert process.returncode == 130, stderr
         assert "--resume" not in stderr
+
+
+def _edit_line(results: Path, number: int, edit: Any) -> None:
+    """Replace the journal's line `number` (1-based) with `edit(record)`, as JSON."""
+    lines = results.read_text("utf-8").splitlines(keepends=True)
+    lines[number - 1] = json.dumps(edit(json.loads(lines[number - 1])), ensure_ascii=False) + "\n"
+    results.write_text("".join(lines), encoding="utf-8")
+
+
+WRONG_TYPES = {
+    "a check's passed as text": lambda r: {**r, "checks": {
+        **r["checks"], "greets": {**r["checks"]["greets"], "passed": "yes"}}},
+    "checks not an object": lambda r: {**r, "checks": ["greets"]},
+    "labels not text": lambda r: {**r, "labels": {"outcome": 3}},
+    "a metric input not a list": lambda r: {**r, "metrics": {**r["metrics"],
+                                                             "avg_short": "0.5"}},
+    "a check the spec lacks": lambda r: {**r, "checks": {**r["checks"], "nope": {
+        "status": "passed", "passed": True, "score": 1.0, "reason": ""}}},
+    "no row": lambda r: {k: v for k, v in r.items() if k != "row"},
+}
+
+
+class TestDamagedJournal:
+    @pytest.mark.parametrize("edit", WRONG_TYPES.values(), ids=WRONG_TYPES.keys())
+    def test_a_line_of_the_wrong_shape_is_a_data_error_naming_it(
+            self, kit: Any, spec_file: Path, journaled: tuple[Path, Path], edit: Any) -> None:
+        cases, results = journaled
+        _edit_line(results, 4, edit)
+        done = kit.evaldsl("run", spec_file, cases, "--results", results, "--resume", "-q")
+        assert done.returncode == 3, done.stderr
+        assert f"evaldsl run: error: {results}:4: " in done.stderr
+        assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+
+    def test_a_line_for_a_row_not_in_the_input_is_a_data_error(
+            self, kit: Any, spec_file: Path, journaled: tuple[Path, Path]) -> None:
+        cases, results = journaled
+        kit.write_cases(cases, 10)
+        done = kit.evaldsl("run", spec_file, cases, "--results", results, "--resume", "-q")
+        assert done.returncode == 3, done.stderr
+        assert (f"{results}:12: the result of `{cases}:11` (case `case-00010`), a row not "
+                "in the input") in done.stderr
+
+    def test_a_journal_of_other_case_files_is_a_data_error(
+            self, tmp_path: Path, kit: Any, spec_file: Path,
+            journaled: tuple[Path, Path]) -> None:
+        cases, results = journaled
+        other = tmp_path / "other.jsonl"
+        kit.write_cases(other, 12)
+        done = kit.evaldsl("run", spec_file, other, "--results", results, "--resume", "-q")
+        assert done.returncode == 3, done.stderr
+        assert f"{results}:1: the journal of a run over `{cases}`, not `{other}`" in done.stderr
+
+    def test_an_old_journal_is_refused_with_advice(
+            self, kit: Any, spec_file: Path, journaled: tuple[Path, Path]) -> None:
+        cases, results = journaled
+        _edit_line(results, 1, lambda h: {**h, "version": 1})
+        done = kit.evaldsl("run", spec_file, cases, "--results", results, "--resume", "-q")
+        assert done.returncode == 2, done.stderr
+        assert f"`{results}` is a version 1 journal; this evaldsl reads version 2" in done.stderr
+        assert "hint: run the cases again with --overwrite" in done.stderr

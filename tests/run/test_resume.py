@@ -124,3 +124,27 @@ def test_resume_needs_results(tmp_path: Path, kit: Any, spec_file: Path) -> None
     kit.write_cases(cases, 3)
     done = kit.evaldsl("run", spec_file, cases, "--resume")
     assert done.returncode == 2 and "--resume needs --results" in done.stderr
+
+
+def test_resume_after_sigkill_with_repeated_ids_judges_every_row_once(
+        tmp_path: Path, kit: Any, spec_file: Path) -> None:
+    """Ids repeat (each 50 rows apart, with other dialogs): killed mid-run and resumed, the
+    report is the uninterrupted one and the journal holds every row exactly once."""
+    count = 5000
+    rows = kit.write_cases(tmp_path / "unique.jsonl", count)
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text("".join(json.dumps({**row, "id": f"dup-{i % 50}"}) + "\n"
+                             for i, row in enumerate(rows)), encoding="utf-8")
+    whole = kit.evaldsl("run", spec_file, cases, "-o", tmp_path / "whole.json", timeout=120)
+    assert whole.returncode == 0, whole.stderr
+    results = tmp_path / "results.jsonl"
+    args = ("run", spec_file, cases, "--results", results)
+    kill_when(kit.start_evaldsl(*args), results, random.Random(7).randint(200, count - 1500),
+              deadline=60)
+    done = kit.evaldsl(*args, "--resume", "-o", tmp_path / "resumed.json", timeout=120)
+    assert done.returncode == 0, done.stderr
+    resumed = json.loads((tmp_path / "resumed.json").read_text("utf-8"))
+    expected = json.loads((tmp_path / "whole.json").read_text("utf-8"))
+    assert kit.without_run(resumed) == kit.without_run(expected)
+    judged = [json.loads(line)["row"] for line in results.read_text("utf-8").splitlines()[1:]]
+    assert sorted(judged) == sorted(f"{cases}:{n}" for n in range(1, count + 1))

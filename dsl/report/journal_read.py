@@ -1,0 +1,76 @@
+"""A journal read back to be folded into a report, by a resumed run or `evaldsl merge`.
+
+Reading checks what folding would otherwise take on trust:
+
+- the header's version: a version 1 journal names no input rows, so which
+  of two rows with one id it judged cannot be told; it is refused
+  (`JournalVersionError`, exit 2) with the advice to run again;
+- every line's shape (`evaldsl.report.record_shape`): a line with fields of
+  the wrong type, or names the spec lacks, is a data error naming its file
+  and line, never a traceback;
+- rows: a line repeated word for word (a journal pasted twice) is read once,
+  and two different results for one row are a data error naming both lines.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from evaldsl.errors import CaseDataError, EvaldslError
+from evaldsl.i18n import _
+from evaldsl.report.journal import VERSION, Header, read_lines
+from evaldsl.report.record_shape import problem
+
+if TYPE_CHECKING:
+    from evaldsl.results import ReportPlan
+
+
+class JournalVersionError(EvaldslError):
+    """The journal was written by another version of evaldsl, in a form this one does not read."""
+
+    def __init__(self, path: Path, version: int) -> None:
+        super().__init__(_("`{path}` is a version {found} journal; this evaldsl reads version "
+                           "{version}").format(path=path, found=version, version=VERSION))
+        self.hint = _("run the cases again with --overwrite (or without --results) to make a "
+                      "new journal")
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One case line of a journal, checked."""
+
+    line: int
+    row: str
+    """The input row it judged (`cases.jsonl:12`)."""
+    id: str
+    record: dict[str, Any]
+
+
+def check_version(path: Path, header: Header | None) -> None:
+    """Refuse a journal whose header says another version; one without a header is another
+    matter (the caller's: it cannot say which spec wrote it)."""
+    if header is not None and header.version != VERSION:
+        raise JournalVersionError(path, header.version)
+
+
+def read_entries(path: Path, plan: ReportPlan | None = None) -> Iterator[Entry]:
+    """Every case line of the journal once, checked; see the module docstring."""
+    seen: dict[str, tuple[int, bytes]] = {}
+    for number, raw, record in read_lines(path):
+        found = problem(record, plan)
+        if found is not None:
+            raise CaseDataError(str(path), number, found)
+        row = record["row"]
+        digest = hashlib.blake2b(raw.rstrip(b"\r\n"), digest_size=16).digest()
+        earlier = seen.get(row)
+        if earlier is None:
+            seen[row] = (number, digest)
+            yield Entry(number, row, record["id"], record)
+        elif earlier[1] != digest:
+            raise CaseDataError(str(path), number, _(
+                "another result for row `{row}`, already judged at line {line}").format(
+                    row=row, line=earlier[0]))
