@@ -22,8 +22,9 @@ Run as a real process on 127.0.0.1 (`python openai_server.py --port 0` prints
   whether an Authorization header came (and the distinct keys it carried), connections
   accepted.
 
-A dialog that contains `FAULTECHO` is answered with an HTTP 500 whose message repeats the
-bare key the request carried, as careless gateways do: what must never reach a report.
+A dialog that contains `FAULTECHO` gets a free-text answer that repeats the bare key the
+request carried, one that contains `FAULTECHO500` an HTTP 500 whose message does, as
+careless gateways do (`echoed`): what must never reach a report.
 """
 
 from __future__ import annotations
@@ -147,6 +148,20 @@ def bearer(headers: dict[str, str]) -> str:
     return value[len("bearer "):] if value.lower().startswith("bearer ") else ""
 
 
+def echoed(data: dict[str, Any], headers: dict[str, str]
+           ) -> tuple[int, Any, dict[str, str]] | None:
+    """For a dialog marked `FAULTECHO500`, an HTTP 500 whose message repeats the bare key;
+    for one marked `FAULTECHO`, a free-text answer that does (it is no JSON, so it ends as a
+    malformed answer whose raw text a report would show). None for any other dialog."""
+    prompt = json.dumps(data.get("messages", []), ensure_ascii=False)
+    text = f"upstream rejected key {bearer(headers)} (Authorization: Bearer {bearer(headers)})"
+    if ECHO_MARKER + "500" in prompt:
+        return 500, {"error": {"message": text, "type": "server_error"}}, {}
+    if ECHO_MARKER in prompt:
+        return 200, completion(data, text), {}
+    return None
+
+
 def _refusal(status: int, data: dict[str, Any], headers: dict[str, str]
              ) -> tuple[int, Any, dict[str, str]]:
     """A 401 that echoes the key it was sent (as careless servers do), a 403, or a 404 for
@@ -227,9 +242,9 @@ async def _answer(state: State, route: str, data: dict[str, Any], headers: dict[
         return 200, completion(data, "I think the answer is {not json"), {}
     if route == "embeddings":
         return 200, embeddings_answer(data), {}
-    if ECHO_MARKER in json.dumps(data.get("messages", []), ensure_ascii=False):
-        message = f"upstream rejected key {bearer(headers)} for this request"
-        return 500, {"error": {"message": message, "type": "server_error"}}, {}
+    echo = echoed(data, headers)
+    if echo is not None:
+        return echo
     status, payload = chat_answer(state, data)
     return status, payload, {}
 
