@@ -18,11 +18,18 @@ choosing. So:
 
 An endpoint left without a key is given `PLACEHOLDER_KEY`, never None, when it points away
 from home: with None the `openai` client would read `OPENAI_API_KEY` by itself.
+
+The same rule says which variables are keys when evaldsl starts a process of its own: a
+child is started without any (`without_keys`, `keys_withheld`); one that judges is handed
+its key in its settings, never through the environment.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import os
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -142,3 +149,39 @@ def _redirected(prefix: str, name: str, layer: Layer, home: str, host: str) -> s
         "variable of its own in `api_key_env`, or pass `--judge-key-env {name}` to send it "
         "anyway"
     ).format(origin=origin(layer, prefix), name=name, home=_shown(home), host=_shown(host))
+
+
+def is_key_variable(name: str) -> bool:
+    """Whether a variable's name says it holds a key (the rule `api_key_env` obeys).
+
+    >>> is_key_variable("OPENAI_API_KEY"), is_key_variable("gh_token"), is_key_variable("HOME")
+    (True, True, False)
+    """
+    return name.upper().endswith(KEY_SUFFIXES)
+
+
+def without_keys(environ: Mapping[str, str]) -> dict[str, str]:
+    """`environ` without its key variables: the environment of a child that needs none."""
+    return {name: value for name, value in environ.items() if not is_key_variable(name)}
+
+
+_WITHHOLDING = threading.Lock()
+
+
+@contextmanager
+def keys_withheld() -> Iterator[None]:
+    """`os.environ` without its key variables for the duration, then as it was.
+
+    `multiprocessing` starts a process with a copy of the parent's environment of the
+    moment and takes no other, so the key variables are taken out while workers start.
+    A thread of this process that read a key variable meanwhile would find none: settings
+    are read, and keys resolved, before any worker starts.
+    """
+    with _WITHHOLDING:
+        held = {name: value for name, value in os.environ.items() if is_key_variable(name)}
+        for name in held:
+            del os.environ[name]
+        try:
+            yield
+        finally:
+            os.environ.update(held)

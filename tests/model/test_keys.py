@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from evaldsl.errors import ConfigError
-from evaldsl.model.keys import PLACEHOLDER_KEY
+from evaldsl.model.keys import PLACEHOLDER_KEY, keys_withheld, without_keys
 from evaldsl.model.settings import Settings
 
 KEY = "sk-home-0123456789"
@@ -132,3 +133,17 @@ class TestUserConfig:
         env = user_config(tmp_path, "[judge\n")
         with pytest.raises(ConfigError, match="cannot read settings file .*config.toml"):
             Settings.load(env=env)
+
+
+class TestChildEnvironments:
+    def test_without_keys_drops_every_key_variable(self) -> None:
+        env = {"OPENAI_API_KEY": "k", "gh_token": "t", "HOME": "/h", "PATH": "/bin"}
+        assert without_keys(env) == {"HOME": "/h", "PATH": "/bin"}
+
+    def test_keys_are_withheld_and_restored_even_after_an_error(
+            self, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setenv("ACME_API_KEY", KEY)
+        with pytest.raises(RuntimeError), keys_withheld():
+            assert "ACME_API_KEY" not in os.environ
+            raise RuntimeError("a worker failed to start")
+        assert os.environ["ACME_API_KEY"] == KEY
