@@ -103,10 +103,13 @@ class Settings:
     @classmethod
     def load(cls, config: str | Path | None = None, env: Mapping[str, str] | None = None,
              **overrides: Any) -> Settings:
-        """Settings from `config` (default `./evaldsl.toml` if present), `env` and overrides.
+        """Settings from the user-level config, `config` (default `./evaldsl.toml` if
+        present), `env` and overrides.
 
         Overrides use flat names: `judge` ("local"/"openai"), `judge_model`,
-        `judge_concurrency`, ..., `embed_model`, `cache_enabled`, `cache_dir`.
+        `judge_concurrency`, ..., `embed_model`, `cache_enabled`, `cache_dir`. They speak
+        for the user, as command-line flags: `judge_api_key_env` may send a default key
+        variable to any host (`keys.py`), `judge_api_key` is the key itself.
         """
         env = os.environ if env is None else env
         given = {_OVERRIDE_ALIASES.get(k, k): v for k, v in overrides.items() if v is not None}
