@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import errno
-import os
 import sys
 from pathlib import Path
 from typing import Any, NamedTuple, TextIO
@@ -72,6 +71,9 @@ def add_parser(subparsers: Any) -> None:
                        help=_("`local` starts the bundled judge; a URL names an OpenAI-compatible "
                             "server"))
     model.add_argument("--judge-model", default=None, help=_("the judge's model name"))
+    model.add_argument("--judge-key-env", default=None, metavar="NAME",
+                       help=_("the variable holding the judge's key (a name ending in "
+                            "`_API_KEY` or `_TOKEN`), sent to whichever host the judge is at"))
     model.add_argument("--config", type=Path, default=None, help=_("settings (evaldsl.toml)"))
     model.add_argument("--no-cache", action="store_true", help=_("do not read or write the cache"))
     model.add_argument("--cache-dir", type=Path, default=None)
@@ -287,7 +289,8 @@ def _settings(args: argparse.Namespace) -> Any:
     """The model settings the flags ask for (the runtime is built lazily from them)."""
     from evaldsl.model.settings import Settings
 
-    overrides: dict[str, Any] = {"judge_model": args.judge_model}
+    overrides: dict[str, Any] = {"judge_model": args.judge_model,
+                                 "judge_api_key_env": args.judge_key_env}
     if args.judge == "local":
         overrides["judge_provider"] = "local"
     elif args.judge:
@@ -306,17 +309,15 @@ def _settings(args: argparse.Namespace) -> Any:
     return settings
 
 
-PLACEHOLDER_KEY = "not-needed"
-"""The key sent to a judge named by URL when none is set: a local OpenAI-compatible server
-wants none, but the `openai` client refuses to start without one."""
-
-
 def _keyless(settings: Any) -> Any:
-    """`settings` with a placeholder judge key when no key is set (a server that does want
-    one answers 401, which stops the run with the reason)."""
+    """`settings` with the placeholder judge key when no key is set: a local
+    OpenAI-compatible server wants none, but the `openai` client refuses to start without
+    one (a server that does want one answers 401, which stops the run with the reason)."""
     from dataclasses import replace
 
-    if settings.judge.api_key or os.environ.get("OPENAI_API_KEY"):
+    from evaldsl.model.keys import PLACEHOLDER_KEY
+
+    if settings.judge.api_key:
         return settings
     return replace(settings, judge=replace(settings.judge, api_key=PLACEHOLDER_KEY))
 

@@ -7,7 +7,9 @@ retries, validates each answer against its schema (one repair request when
 it does not fit) and reads each check's part back. Similarity checks go
 through the embedding batcher. Any failure after the last retry becomes the
 check's error result with the reason (and a malformed answer's raw text) in
-it: never a pass or a fail. A `ConfigError` (no key, a refused key, an unknown
+it: never a pass or a fail. Every answer and every failure's reason passes
+through the runtime's `Redactor` first, so no key a server repeats reaches a
+result, the cache or a report. A `ConfigError` (no key, a refused key, an unknown
 model, no server at the first request) is not one case's failure: it is
 raised, and stops the run.
 """
@@ -31,6 +33,7 @@ from evaldsl.model.fusion import Group, Question, group
 from evaldsl.model.limits import Limiter, RetryPolicy, with_retries
 from evaldsl.model.prompts import build_request, property_key, repair_request
 from evaldsl.model.protocols import Judge, JudgeAnswer, JudgeRequest
+from evaldsl.model.redact import Redactor
 from evaldsl.model.requests import ModelRequest, ModelStats
 from evaldsl.model.structured import Unparsed, read_answer
 from evaldsl.model.tally import Tally
@@ -42,7 +45,8 @@ class DefaultRuntime:
 
     def __init__(self, judge: Judge, batcher: EmbedBatcher, limiter: Limiter,
                  policy: RetryPolicy, tally: Tally, cache: AnswerCache | None = None,
-                 temperature: float = 0.0, closers: Sequence[object] = ()) -> None:
+                 temperature: float = 0.0, closers: Sequence[object] = (),
+                 redactor: Redactor | None = None) -> None:
         self.judge = judge
         self.batcher = batcher
         self.limiter = limiter
@@ -55,6 +59,8 @@ class DefaultRuntime:
         self._closers = list(closers)
         self.contact = Contact()
         """Whether the judge has answered yet (a refused first connection stops the run)."""
+        self.redactor = redactor or Redactor()
+        """What every server text passes through before it becomes part of a result."""
 
     def stats(self) -> ModelStats:
         return self.tally.snapshot()
@@ -117,7 +123,7 @@ class DefaultRuntime:
             self.tally.add(errors=1)
             for qs in fused.questions.values():
                 for q in qs:
-                    out[q.request][q.unit] = _failure(exc, requests[q.request].check)
+                    out[q.request][q.unit] = self._failure(exc, requests[q.request].check)
             return
         for key, qs in fused.questions.items():
             for q in qs:
@@ -133,8 +139,8 @@ class DefaultRuntime:
         except (AnswerError, ValueError, TypeError, KeyError) as exc:
             self.tally.add(errors=1)
             raw = excerpt(str(answer.get(key)))
-            return CheckResult.error(f"the judge's answer does not fit: {exc}; raw: {raw}",
-                                     request.check)
+            reason = f"the judge's answer does not fit: {exc}; raw: {raw}"
+            return CheckResult.error(self.redactor.text(reason), request.check)
 
     async def _answer(self, request: JudgeRequest, model: str | None) -> Any:
         """The validated JSON answer: from the cache, or asked (with one repair)."""
@@ -143,7 +149,7 @@ class DefaultRuntime:
             stored = self.cache.get(key)
             if stored is not None:
                 self.tally.add(cached=1)
-                return stored
+                return self.redactor.value(stored)
         answer = await self._call(request, model, "chat")
         try:
             value = read_answer(answer.text, answer.parsed, request.schema)
@@ -155,6 +161,7 @@ class DefaultRuntime:
             except Unparsed as again:
                 raw = second.text or json.dumps(second.parsed, ensure_ascii=False)
                 raise MalformedAnswer(f"{again} (after one repair request)", raw) from None
+        value = self.redactor.value(value)
         if key is not None and self.cache is not None:
             self.cache.put(key, "chat", value)
         return value
@@ -195,7 +202,18 @@ class DefaultRuntime:
             raise
         except Exception as exc:  # an embedder may raise anything; it is this check's error
             self.tally.add(errors=1)
-            out[i][j] = _failure(exc, request.check)
+            out[i][j] = self._failure(exc, request.check)
+
+    def _failure(self, exc: BaseException, check: str) -> CheckResult:
+        """The error result for a failed model call: its reason (and a malformed answer's
+        raw text) redacted, since both may repeat what the server said."""
+        reason = str(exc) or type(exc).__name__
+        attempts = getattr(exc, "attempts", 0)
+        if attempts > 1:
+            reason = f"{reason} (gave up after {attempts} attempts)"
+        if isinstance(exc, MalformedAnswer) and exc.raw:
+            reason = f"{reason}; raw answer: {excerpt(exc.raw)}"
+        return CheckResult.error(self.redactor.text(reason), check)
 
     async def aclose(self) -> None:
         """Close the running loop's clients, then everything `close` closes."""
@@ -214,12 +232,3 @@ class DefaultRuntime:
         if self.cache is not None:
             self.cache.close()
 
-
-def _failure(exc: BaseException, check: str) -> CheckResult:
-    reason = str(exc) or type(exc).__name__
-    attempts = getattr(exc, "attempts", 0)
-    if attempts > 1:
-        reason = f"{reason} (gave up after {attempts} attempts)"
-    if isinstance(exc, MalformedAnswer) and exc.raw:
-        reason = f"{reason}; raw answer: {excerpt(exc.raw)}"
-    return CheckResult.error(reason, check)

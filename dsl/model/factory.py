@@ -18,6 +18,7 @@ from evaldsl.model.cache import AnswerCache
 from evaldsl.model.engine import DefaultRuntime
 from evaldsl.model.limits import Limiter, RetryPolicy
 from evaldsl.model.protocols import Embedder, Judge
+from evaldsl.model.redact import Redactor
 from evaldsl.model.settings import Endpoint, Settings
 from evaldsl.model.tally import Tally
 
@@ -42,7 +43,12 @@ def default_runtime(settings: Settings | None = None, judge: Judge | None = None
     spec = settings.judge
     return DefaultRuntime(judge, batcher, Limiter(spec.concurrency, spec.requests_per_minute),
                           RetryPolicy(spec.max_retries, spec.backoff), tally, cache,
-                          spec.temperature, closers)
+                          spec.temperature, closers, redactor_of(settings))
+
+
+def redactor_of(settings: Settings) -> Redactor:
+    """A redactor of every key the settings hold, whichever endpoint it is for."""
+    return Redactor([settings.judge.api_key, settings.embedder.api_key])
 
 
 def _configured_judge(endpoint: Endpoint) -> tuple[Judge, Any]:

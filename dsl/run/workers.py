@@ -84,10 +84,20 @@ class _PoolRun(Run):
     def _setup(self) -> WorkerSetup:
         source = self.spec.source
         return WorkerSetup(source.text.encode("utf-8"), source.name, self.layout,
-                           self.settings, self.options.concurrency,
+                           self._settings(), self.options.concurrency,
                            self.options.on_bad_row == "fail",
                            self.journaled.rows() if self.journaled else frozenset(),
                            tuple(s.renderer() for s in self.part_sinks))
+
+    def _settings(self) -> Any:
+        """The settings each worker builds its runtime from, read here when none were given:
+        workers start without the key variables (`keys_withheld`), so a worker that judges
+        must be handed its key, not left to read it."""
+        if self.settings is not None or not self.spec.has_model_checks:
+            return self.settings
+        from evaldsl.model.settings import Settings
+
+        return Settings.load()
 
     def _stream(self, pool: Pool, rows: Iterator[RawRow]) -> None:
         """Hand out batches while there is room, fold answers in the order handed out."""

@@ -58,9 +58,9 @@ class TestSources:
 
     def test_key_comes_from_the_named_variable(self, tmp_path: Path) -> None:
         """`api_key_env` names the variable; the key itself never sits in the file."""
-        path = write(tmp_path, '[judge]\napi_key_env = "MY_KEY"\n')
-        assert Settings.load(path, env={"MY_KEY": "sk-1"}).judge.api_key == "sk-1"
-        assert "sk-1" not in repr(Settings.load(path, env={"MY_KEY": "sk-1"}))
+        path = write(tmp_path, '[judge]\napi_key_env = "MY_API_KEY"\n')
+        assert Settings.load(path, env={"MY_API_KEY": "sk-1"}).judge.api_key == "sk-1"
+        assert "sk-1" not in repr(Settings.load(path, env={"MY_API_KEY": "sk-1"}))
 
     def test_no_cache_and_cache_dir_from_the_environment(self) -> None:
         """EVALDSL_NO_CACHE and EVALDSL_CACHE_DIR, as `--no-cache` and `--cache-dir` set them."""

@@ -19,7 +19,12 @@ Run as a real process on 127.0.0.1 (`python openai_server.py --port 0` prints
   `{"reject_json_schema": true}` (answer the standard form with HTTP 500, as
   llama.cpp's Python server does), `{"reset": true}`.
 - `GET /stats`: request counts, peak requests in flight, start times, formats seen,
-  whether an Authorization header came, connections accepted.
+  whether an Authorization header came (and the distinct keys it carried), connections
+  accepted.
+
+A dialog that contains `FAULTECHO` gets a free-text answer that repeats the bare key the
+request carried, one that contains `FAULTECHO500` an HTTP 500 whose message does, as
+careless gateways do (`echoed`): what must never reach a report.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ import urllib.request
 from typing import Any
 
 DIMENSIONS = 64
+ECHO_MARKER = "FAULTECHO"
 DIALOG = re.compile(r"<dialog>\n?(.*?)\n?</dialog>", re.S)
 
 
@@ -81,6 +87,7 @@ class State:
         self.starts: list[float] = []
         self.formats: list[str] = []
         self.authorized = 0
+        self.keys: list[str] = []
         self.models: list[str] = []
         self.connections = 0
 
@@ -104,7 +111,8 @@ class State:
 
     def stats(self) -> dict[str, Any]:
         return {**self.counts, "peak_in_flight": self.peak, "starts": self.starts,
-                "formats": self.formats, "authorized": self.authorized, "models": self.models,
+                "formats": self.formats, "authorized": self.authorized, "keys": self.keys,
+                "models": self.models,
                 "connections": self.connections}
 
 
@@ -132,6 +140,26 @@ def chat_answer(state: State, body: dict[str, Any]) -> tuple[int, dict[str, Any]
             if isinstance(answer, dict) and rule.get("key") in answer:
                 answer[rule["key"]] = rule["value"]
     return 200, completion(body, json.dumps(answer, ensure_ascii=False))
+
+
+def bearer(headers: dict[str, str]) -> str:
+    """The key of a request's `Authorization: Bearer KEY` header, or ""."""
+    value = headers.get("authorization", "")
+    return value[len("bearer "):] if value.lower().startswith("bearer ") else ""
+
+
+def echoed(data: dict[str, Any], headers: dict[str, str]
+           ) -> tuple[int, Any, dict[str, str]] | None:
+    """For a dialog marked `FAULTECHO500`, an HTTP 500 whose message repeats the bare key;
+    for one marked `FAULTECHO`, a free-text answer that does (it is no JSON, so it ends as a
+    malformed answer whose raw text a report would show). None for any other dialog."""
+    prompt = json.dumps(data.get("messages", []), ensure_ascii=False)
+    text = f"upstream rejected key {bearer(headers)} (Authorization: Bearer {bearer(headers)})"
+    if ECHO_MARKER + "500" in prompt:
+        return 500, {"error": {"message": text, "type": "server_error"}}, {}
+    if ECHO_MARKER in prompt:
+        return 200, completion(data, text), {}
+    return None
 
 
 def _refusal(status: int, data: dict[str, Any], headers: dict[str, str]
@@ -191,6 +219,9 @@ async def serve_request(state: State, method: str, path: str,
     state.counts[route] += 1
     state.starts.append(time.monotonic())
     state.authorized += "authorization" in headers
+    key = bearer(headers)
+    if key and key not in state.keys:
+        state.keys.append(key)
     return await _answer(state, route, data, headers)
 
 
@@ -211,6 +242,9 @@ async def _answer(state: State, route: str, data: dict[str, Any], headers: dict[
         return 200, completion(data, "I think the answer is {not json"), {}
     if route == "embeddings":
         return 200, embeddings_answer(data), {}
+    echo = echoed(data, headers)
+    if echo is not None:
+        return echo
     status, payload = chat_answer(state, data)
     return status, payload, {}
 

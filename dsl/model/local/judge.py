@@ -33,6 +33,7 @@ from types import TracebackType
 
 from evaldsl.errors import ConfigError
 from evaldsl.i18n import _
+from evaldsl.model.keys import without_keys
 from evaldsl.model.local.processes import terminate
 from evaldsl.model.local.server import MODEL_ALIAS
 from evaldsl.model.local.weights import LOCAL_EXTRA_HINT, PART_MODULES, ensure_weights
@@ -163,6 +164,7 @@ class LocalJudgeServer:
                 self._command(weights, work / "port"),
                 stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                 start_new_session=True,  # Ctrl-C reaches us; we stop the child ourselves
+                env=without_keys(os.environ),  # it serves a local model: no key of ours
             )
         atexit.register(self.stop)
         try:

@@ -19,7 +19,6 @@ import functools
 import importlib
 import importlib.util
 import json
-import re
 import ssl
 import threading
 from collections.abc import Callable
@@ -42,6 +41,7 @@ from evaldsl.model.errors import (
 )
 from evaldsl.model.loops import PerLoop
 from evaldsl.model.protocols import JudgeAnswer, JudgeRequest
+from evaldsl.model.redact import Redactor
 from evaldsl.model.settings import Endpoint
 from evaldsl.model.structured import Unparsed, parse_object
 
@@ -50,7 +50,6 @@ FORMATS = ("json_schema", "json_object_schema", "json_object", "none")
 DOWNGRADE_STATUSES = frozenset({400, 404, 415, 422, 500, 501})
 MISCONFIGURED_STATUSES = frozenset({401, 403, 404})
 """Refusals of the settings, not of one case: a bad key, no access, an unknown model."""
-_KEYLIKE = re.compile(r"(?i)\bbearer\s+\S+|\bsk-[\w*.-]+")
 PATH = "/chat/completions"
 """Sent with the client's `post` as JSON bytes and read as text: the typed `create`
 wrapper's parameter transform and response models, and `post`'s own copy and encoding of
@@ -277,7 +276,7 @@ def translate(exc: Exception, what: str, timeout: float, key: str | None = None,
 def _status_error(exc: openai.APIStatusError, what: str, key: str | None) -> ModelError:
     """The model error for an HTTP error status, by whether a retry or the settings help."""
     status = exc.status_code
-    detail = scrub(_detail(exc), key)
+    detail = Redactor([key]).text(_detail(exc))
     if status == 429:
         return RateLimited(_("the {what} server is rate limiting (HTTP 429){detail}").format(
             what=what, detail=detail), _retry_after(exc))
@@ -302,14 +301,6 @@ def host_and_port(url: str | None) -> str | None:
     if host is None:
         return None
     return f"{host}:{port}" if port is not None else host
-
-
-def scrub(text: str, key: str | None) -> str:
-    """`text` without `key` or anything shaped like a key or a bearer token: servers echo
-    the key they refused, and the message ends up on stderr."""
-    if key:
-        text = text.replace(key, "***")
-    return _KEYLIKE.sub("***", text)
 
 
 def _detail(exc: openai.APIStatusError) -> str:
