@@ -292,11 +292,26 @@ class TestDiagnostics:
                 'tools: {a: {paths: ["x"]}})')
         assert _diagnostics(text) == []
 
+    def test_unknown_key_of_a_tool_rule(self) -> None:
+        """A misspelt option inside `tools` is reported at its key, not dropped."""
+        found = _diagnostics('check t = trajectory(expected: ["a"], tools: {a: {mode: "exact"}})')
+        assert [(d.code, d.message) for d in found] == [("E201", "unknown key `mode` in `tools.a`")]
+        assert (found[0].span.col, found[0].span.end_col) == (51, 55)
+
     def test_unknown_argument_mode_of_a_tool(self) -> None:
         found = _diagnostics('check t = trajectory(expected: ["a"], tools: {a: {args: "exct"}})')
         assert [(d.code, d.message) for d in found] == [
             ("E204", '`tools.a.args` cannot be the text `"exct"`')]
         assert found[0].hint.startswith("did you mean `exact`?")
+
+    def test_a_bare_mode_word_inside_tools_runs_as_the_mode(self, booked: Case) -> None:
+        """`{args: superset}` needs no quotes, as at the top level."""
+        text = ('let expected = [{name: "book", args: {hotel: "H1"}}]\n'
+                "check t = trajectory(expected: expected, mode: superset, args: exact, "
+                "tools: {book: {args: superset}})\nmetric r = rate(t)\n")
+        assert _diagnostics(text.replace("\nmetric r = rate(t)\n", "")) == []
+        result = evaldsl.load(text, name="t.eval").evaluate(booked)
+        assert result.checks["t"].passed is True
 
     def test_min_out_of_range(self) -> None:
         found = _diagnostics('check t = trajectory(expected: ["a"], min: 1.5)')
@@ -317,5 +332,5 @@ class TestDiagnostics:
 
     def test_a_rule_for_a_tool_never_expected_is_fine(self) -> None:
         """Expected calls are often per case: a rule may serve only the cases that call it."""
-        text = 'check t = trajectory(expected: ["a"], tools: {b: {args: "exact"}})'
+        text = 'check t = trajectory(expected: ["a"], tools: {b: {args: exact}})'
         assert _diagnostics(text) == []
