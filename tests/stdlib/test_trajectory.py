@@ -7,6 +7,7 @@ Every expected verdict and score below is worked out by hand from the `booked` d
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -329,6 +330,23 @@ class TestDiagnostics:
         assert [(d.code, d.message) for d in found] == [
             ("E204", "invalid arguments for `trajectory`: `3` is neither a tool name nor a "
                      "call `{name, args}`")]
+
+    def test_an_item_of_a_group_that_is_no_call(self) -> None:
+        found = _diagnostics('check t = trajectory(expected: [["a", 3]], by_message: true)')
+        assert [(d.code, d.message) for d in found] == [
+            ("E204", "invalid arguments for `trajectory`: `3` is neither a tool name, a call "
+                     "`{name, args}` nor a list of them")]
+
+    def test_an_unreadable_expected_call_of_a_case_is_an_error_value(self,
+                                                                     booked: Case) -> None:
+        """Per-case calls are read per case: a bad one makes that case unknown, not failed."""
+        text = ("case {\n  reference: list\n}\n"
+                "check t = trajectory(expected: case.reference)\nmetric r = rate(t)\n")
+        spec = evaldsl.load(text, name="t.eval")
+        bad = dataclasses.replace(booked, fields={"reference": [3]})
+        result = spec.evaluate(bad).checks["t"]
+        assert result.is_error
+        assert "neither a tool name nor a call" in str(result.reason)
 
     def test_a_rule_for_a_tool_never_expected_is_fine(self) -> None:
         """Expected calls are often per case: a rule may serve only the cases that call it."""
