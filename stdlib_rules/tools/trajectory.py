@@ -70,8 +70,8 @@ class TrajectoryParams(Params):
         for name, rule in tools.items():
             if rule.paths is not None and (rule.args or default) == "ignore":
                 raise ValueError(
-                    _("`{tool}` names `paths` to compare, but its arguments are ignored "
-                      "(give it `args: exact`)").format(tool=name))
+                    _("`{tool}` names `paths` to compare, but its argument mode is "
+                      "`ignore`").format(tool=name))
         return tools
 
     @model_validator(mode="after")
@@ -132,8 +132,8 @@ def _ref(item: Any) -> Ref | None:
 
 def _not_a_call(item: Any, by_message: bool) -> str:
     if isinstance(item, list) and not by_message:
-        return _("`expected` holds a list of calls; give `by_message: true` to compare "
-                 "the calls of each message as a group")
+        return _("`expected` holds a list of calls, which only `by_message: true` reads "
+                 "as the calls of one message")
     if by_message:
         return _("`{item}` is neither a tool name, a call `{{name, args}}` nor a list of "
                  "them").format(item=_short(item))

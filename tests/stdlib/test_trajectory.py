@@ -284,8 +284,8 @@ class TestDiagnostics:
                 'tools: {a: {paths: ["x"]}})')
         found = _diagnostics(text)
         assert [(d.code, d.message) for d in found] == [
-            ("E204", "`tools`: `a` names `paths` to compare, but its arguments are ignored "
-                     "(give it `args: exact`)")]
+            ("E204", "`tools`: `a` names `paths` to compare, but its argument mode is "
+                     "`ignore`")]
         assert (found[0].span.col, found[0].span.end_col) == (68, 87)
 
     def test_paths_under_a_comparing_check_mode_are_fine(self) -> None:
@@ -321,9 +321,8 @@ class TestDiagnostics:
     def test_groups_without_by_message(self) -> None:
         found = _diagnostics('check t = trajectory(expected: [["a", "b"], "c"])')
         assert [(d.code, d.message) for d in found] == [
-            ("E204", "invalid arguments for `trajectory`: `expected` holds a list of calls; "
-                     "give `by_message: true` to compare the calls of each message as a "
-                     "group")]
+            ("E204", "invalid arguments for `trajectory`: `expected` holds a list of calls, "
+                     "which only `by_message: true` reads as the calls of one message")]
 
     def test_an_item_that_is_no_call(self) -> None:
         found = _diagnostics("check t = trajectory(expected: [3])")
