@@ -3,6 +3,6 @@
 Importing this package registers `tool_called`, `args_match` and `trajectory`.
 """
 
-from evaldsl.stdlib.tools import primitives
+from evaldsl.stdlib.tools import primitives, trajectory
 
-__all__ = ["primitives"]
+__all__ = ["primitives", "trajectory"]

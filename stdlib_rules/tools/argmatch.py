@@ -57,6 +57,8 @@ class Options:
     """Field path -> further acceptable values (values style)."""
     alternatives: bool = False
     allow_extra_args: bool = False
+    allow_missing_args: bool = False
+    """Any expected field may be left out (trajectory's `args: subset`)."""
     allow_extra_calls: bool = False
     coerce_numbers: bool = True
     """Compare numeric strings with numbers (normalized comparison only)."""
@@ -154,7 +156,7 @@ class Comparer:
         return out
 
     def may_omit(self, path: str, spec: Any, alt_maps: bool) -> bool:
-        if _plain_path(path) in self.options.optional:
+        if self.options.allow_missing_args or _plain_path(path) in self.options.optional:
             return True
         return alt_maps and isinstance(spec, list) and OMITTED in spec
 

@@ -53,7 +53,7 @@ def _calls(value: Any) -> list[Call] | CheckResult:
     if isinstance(value, list):
         out = []
         for item in value:
-            call = _call(item)
+            call = read_call(item)
             if call is None:
                 return CheckResult.error(
                     _("`{item}` is not a tool call").format(item=_short(item))
@@ -61,12 +61,12 @@ def _calls(value: Any) -> list[Call] | CheckResult:
             out.append(call)
         return out
     if isinstance(value, Mapping):
-        call = _call(value)
+        call = read_call(value)
         return [call] if call is not None else [Call(None, dict(value))]
     return CheckResult.error(_("expected tool calls are neither a call, a list nor a map"))
 
 
-def _call(item: Any) -> Call | None:
+def read_call(item: Any) -> Call | None:
     """`{name, args}`, OpenAI's `{function: {name, arguments}}` or BFCL's `{name: {args}}`."""
     if not isinstance(item, Mapping):
         return None

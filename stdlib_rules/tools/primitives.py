@@ -1,4 +1,4 @@
-"""Tool-use primitives: `args_match`, `trajectory` and `tool_called`.
+"""Tool-use primitives: `args_match` and `tool_called` (`trajectory` has its own module).
 
 They read the tool calls of the assistant messages a scope selects (or the
 calls given with `actual:`). Matching rules, pairing of several calls and the
@@ -7,7 +7,6 @@ strict/normalized pair of verdicts are documented in `evaldsl.stdlib.tools.argma
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any, Literal
 
 from pydantic import Field, model_validator
@@ -117,87 +116,6 @@ def _options(params: ArgsMatchParams, order_matters: bool) -> Options:
         allow_extra_args=params.allow_extra_args, allow_extra_calls=params.allow_extra_calls,
         coerce_numbers=params.coerce_numbers, dotted_names=params.dotted_names,
         order_matters=order_matters)
-
-
-TrajectoryMode = Literal["strict", "unordered", "subset", "superset"]
-
-
-class TrajectoryParams(Params):
-    expected: list[str]
-    """Tool names in the expected order."""
-    mode: TrajectoryMode = "strict"
-    """`strict` same sequence; `unordered` same calls in any order; `subset` every call
-    made was expected; `superset` every expected call was made."""
-    dotted_names: bool = True
-    """Let `math.sum` match `math_sum`."""
-
-
-@primitive("trajectory", params=TrajectoryParams, scopes=CALL_SCOPES, default_scope="dialog",
-           fields={"missing": ValueType.LIST, "extra": ValueType.LIST,
-                   "calls": ValueType.LIST},
-           cost=Cost.FREE, value_type=ValueType.LIST, value_range=None,
-           dynamic={"expected", "mode"})
-def trajectory(params: TrajectoryParams) -> Any:
-    """The sequence of tool calls against the expected one, by `mode`.
-
-    `.value` and `.calls` list the names called; `.missing` and `.extra` the
-    differences as multisets; `.score` is the share of the longer sequence
-    that lines up (longest common subsequence for `strict`, multiset overlap
-    otherwise).
-
-        check 流程 = trajectory(expected: ["查询库存", "创建订单", "发送确认"], mode: strict)
-    """
-    expected = list(params.expected)
-
-    def judge(unit: Unit) -> CheckResult:
-        names = [_canonical(c.name, expected, params.dotted_names) for c in unit_calls(unit)]
-        return judge_trajectory(expected, names, params.mode)
-
-    def evaluate(case: Case, scope: Scope) -> CheckResult:
-        return over(case, scope, judge)
-
-    return evaluate
-
-
-def judge_trajectory(expected: list[str], actual: list[str], mode: TrajectoryMode) -> CheckResult:
-    """The trajectory verdict for plain name sequences."""
-    want, got = Counter(expected), Counter(actual)
-    missing = list((want - got).elements())
-    extra = list((got - want).elements())
-    longest = max(len(expected), len(actual)) or 1
-    if mode == "strict":
-        passed = expected == actual
-        score = _lcs(expected, actual) / longest
-    else:
-        passed = {"unordered": not missing and not extra, "subset": not extra,
-                  "superset": not missing}[mode]
-        score = sum((want & got).values()) / longest
-    reason = "" if passed else _trajectory_reason(expected, actual, missing, extra)
-    return CheckResult.of(passed, score, list(actual), reason, missing=missing, extra=extra,
-                          calls=list(actual))
-
-
-def _canonical(name: str, expected: list[str], dotted: bool) -> str:
-    return next((e for e in expected if same_name(e, name, dotted)), name)
-
-
-def _lcs(a: list[str], b: list[str]) -> int:
-    row = [0] * (len(b) + 1)
-    for x in a:
-        prev = 0
-        for j, y in enumerate(b, 1):
-            prev, row[j] = row[j], prev + 1 if x == y else max(row[j], row[j - 1])
-    return row[-1]
-
-
-def _trajectory_reason(expected: list[str], actual: list[str], missing: list[str],
-                       extra: list[str]) -> str:
-    parts = [f"called {' → '.join(actual) or 'nothing'}, expected {' → '.join(expected)}"]
-    if missing:
-        parts.append("missing " + ", ".join(f"`{m}`" for m in missing))
-    if extra:
-        parts.append("extra " + ", ".join(f"`{m}`" for m in extra))
-    return "; ".join(parts)
 
 
 class ToolCalledParams(Params):

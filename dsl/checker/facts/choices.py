@@ -16,6 +16,8 @@ import dataclasses
 import types
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
+from pydantic import BaseModel
+
 from evaldsl.checker.facts.annotations import param_fields
 from evaldsl.checker.facts.symbols import SymbolTable
 from evaldsl.i18n import _
@@ -73,9 +75,53 @@ def _check(check: n.Check, symbols: SymbolTable, registry: Registry) -> n.Check:
 
 
 def _argument(arg: n.KeywordArg, field: Any, symbols: SymbolTable) -> n.KeywordArg:
-    value = arg.value
-    if field is None or not isinstance(value, n.Name) or symbols.kind_of(value.name):
+    if field is None:
         return arg
-    if value.name not in choices(field.annotation):
-        return arg
-    return dataclasses.replace(arg, value=n.String(value.name, value.span))
+    value = _value(arg.value, field.annotation, symbols)
+    return arg if value is arg.value else dataclasses.replace(arg, value=value)
+
+
+def _value(value: n.Expr, annotation: Any, symbols: SymbolTable) -> n.Expr:
+    """`value` with its choice words read as texts, inside map literals too.
+
+    A map of options (`tools: {book: {args: superset}}`) is a map of choice
+    parameters one level down: the same reading applies to each entry whose
+    annotation is a choice, through `dict[str, X]` and params models alike.
+    """
+    if isinstance(value, n.MapLit):
+        return _map(value, annotation, symbols)
+    if not isinstance(value, n.Name) or symbols.kind_of(value.name):
+        return value
+    if value.name not in choices(annotation):
+        return value
+    return n.String(value.name, value.span)
+
+
+def _map(value: n.MapLit, annotation: Any, symbols: SymbolTable) -> n.MapLit:
+    entries = tuple(_entry(e, _entry_annotation(annotation, e.key), symbols)
+                    for e in value.entries)
+    if all(a is b for a, b in zip(entries, value.entries, strict=True)):
+        return value
+    return dataclasses.replace(value, entries=entries)
+
+
+def _entry(entry: n.MapEntry, annotation: Any, symbols: SymbolTable) -> n.MapEntry:
+    if annotation is None:
+        return entry
+    value = _value(entry.value, annotation, symbols)
+    return entry if value is entry.value else dataclasses.replace(entry, value=value)
+
+
+def _entry_annotation(annotation: Any, key: str) -> Any:
+    """The annotation of entry `key` of a map typed `annotation` (None when unknown)."""
+    origin = get_origin(annotation)
+    if origin is Union or origin is types.UnionType:
+        members = [m for m in get_args(annotation) if m is not type(None)]
+        return _entry_annotation(members[0], key) if len(members) == 1 else None
+    if origin is dict:
+        args = get_args(annotation)
+        return args[1] if len(args) == 2 else None
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        field = annotation.model_fields.get(key)
+        return field.annotation if field is not None else None
+    return None

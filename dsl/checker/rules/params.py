@@ -1,9 +1,9 @@
 """Primitive arguments, driven by each primitive's pydantic params model.
 
 E106 unknown primitive, E014 an argument without a name, E211 an argument
-given twice, E201 unknown, E202 missing, E203 mistyped or not constant,
-E204 out of range. A new primitive gets all of these from its params model
-alone; the framework-level `scope:` argument is in `scopes.py`.
+given twice, E201 unknown (or an unknown key of an options map), E202 missing,
+E203 mistyped or not constant, E204 out of range. A new primitive gets all
+of these from its params model alone; the framework-level `scope:` argument is in `scopes.py`.
 """
 
 from __future__ import annotations
@@ -208,8 +208,15 @@ def _from_pydantic(args: Arguments, check: n.Check, err: dict[str, Any],
             check.primitive_span,
             _("add `{name}: ...`").format(name=name) + _described(args.primitive, name),
         )
-    if kind == "extra_forbidden" or name not in args.given:
+    if name not in args.given or (kind == "extra_forbidden" and len(loc) == 1):
         return None
+    if kind == "extra_forbidden":
+        return error(
+            "E201",
+            _("unknown key `{key}` in `{path}`").format(key=loc[-1], path=_path(loc[:-1])),
+            _key_span(args.given[name].value, loc[1:]),
+            _field_hint(args.primitive, name),
+        )
     span = _locate(args.given[name].value, loc[1:])
     if kind == "literal_error":
         return _choice(args.primitive, name, loc, err, span)
@@ -359,6 +366,24 @@ def _description(primitive: Primitive, name: str) -> str:
     if text[:1].isupper() and not text[1:2].isupper():
         text = text[0].lower() + text[1:]
     return text.rstrip(".")
+
+
+def _key_span(expr: n.Expr, path: tuple[Any, ...]) -> Span:
+    """The span of the last key of `path` inside a map literal (an option nobody declares)."""
+    parent = unwrap(expr)
+    for key in path[:-1]:
+        entry = _entry(parent, key)
+        if entry is None:
+            return parent.span
+        parent = unwrap(entry.value)
+    last = _entry(parent, path[-1])
+    return last.key_span if last is not None else parent.span
+
+
+def _entry(expr: n.Expr, key: Any) -> n.MapEntry | None:
+    if not isinstance(expr, n.MapLit):
+        return None
+    return next((e for e in expr.entries if e.key == str(key)), None)
 
 
 def _locate(expr: n.Expr, path: tuple[Any, ...]) -> Span:
