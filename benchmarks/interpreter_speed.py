@@ -94,7 +94,7 @@ def dialogs(count: int, seed: int = 7) -> list[Case]:
 
 
 def speed(count: int) -> None:
-    spec = evaldsl.load(DETERMINISTIC)
+    spec = evaldsl.loads(DETERMINISTIC)
     cases = dialogs(count)
     for case in cases[:2000]:
         spec.evaluate(case)
@@ -132,7 +132,7 @@ def gated(count: int, counting: bool) -> None:
         for m in c.messages]}) for c in dialogs(count, seed=11)]
     if counting:
         runtime = CountingRuntime()
-        spec = evaldsl.load(GATED, runtime=runtime)
+        spec = evaldsl.loads(GATED, runtime=runtime)
         calls, served = _run(spec, cases), "in-process counting runtime"
         made = runtime.calls
     else:
@@ -157,7 +157,7 @@ def _run_on_test_server(cases: list[Case]) -> tuple[int, list[evaldsl.CaseResult
     try:
         env = {"EVALDSL_JUDGE_BASE_URL": server.base_url, "EVALDSL_JUDGE_API_KEY": "bench",
                "EVALDSL_NO_CACHE": "1", "EVALDSL_JUDGE_CONCURRENCY": "32"}
-        spec = evaldsl.load(GATED, settings=Settings.load(env=env))
+        spec = evaldsl.loads(GATED, settings=Settings.load(env=env))
         results = _run(spec, cases)
         stats = spec.model_stats()
         server_calls = server.stats()["chat"]

@@ -104,7 +104,7 @@ def child(cases_file: Path) -> None:
     from evaldsl.cases.loading import read_cases
     from evaldsl.cases.rows import CaseSchema
 
-    spec = evaldsl.load(SPEC)
+    spec = evaldsl.loads(SPEC)
     baseline = peak_mb()
     started = time.perf_counter()
     stream = (c for c in read_cases(cases_file, CaseSchema.of(spec), "skip")

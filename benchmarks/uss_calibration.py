@@ -166,13 +166,13 @@ def refined_spec(text: str) -> str:
 def explore(cases: list[dict[str, Any]], labels: list[dict[str, Any]]) -> dict[str, Any]:
     """The refined spec's figures, and the best thresholds for the shipped score."""
     from evaldsl.analysis.calibrate import Judged, calibrate
-    from evaldsl.api import load
+    from evaldsl.api import loads
 
     human = {r["id"]: r for r in labels}
     out: dict[str, Any] = {}
     for name, text in (("shipped", SPEC.read_text("utf-8")),
                        ("refined", refined_spec(SPEC.read_text("utf-8")))):
-        spec = load(text, name=f"{name}.eval")
+        spec = loads(text, name=f"{name}.eval")
         judged = []
         for case in cases:
             result = spec.evaluate(case)

@@ -2,7 +2,7 @@
 
     import evaldsl
 
-    spec = evaldsl.load("specs/repair_booking.eval")
+    spec = evaldsl.load("specs/repair_booking.eval")   # a path; evaldsl.loads(text) for text
     result = spec.evaluate({"id": "c1", "messages": [...]})
     report = spec.run(cases)
 
@@ -16,7 +16,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from evaldsl.api import Spec, load
+    from evaldsl.api import Spec, load, loads
     from evaldsl.cases.case import Case
     from evaldsl.cases.scopes import Scope, Unit, evaluate_over
     from evaldsl.errors import EvaldslError, SpecError
@@ -43,6 +43,7 @@ _HOMES = {
     "Unit": "evaldsl.cases.scopes",
     "evaluate_over": "evaldsl.cases.scopes",
     "load": "evaldsl.api",
+    "loads": "evaldsl.api",
     "primitive": "evaldsl.primitives.registry",
     "set_language": "evaldsl.i18n",
 }
@@ -83,6 +84,7 @@ __all__ = [
     "Unit",
     "evaluate_over",
     "load",
+    "loads",
     "primitive",
     "set_language",
 ]

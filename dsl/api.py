@@ -1,6 +1,6 @@
 """The public API for engines: `load` a spec, `evaluate` cases, `run` them into a `Report`.
 
-    spec = evaldsl.load("specs/repair_booking.eval")
+    spec = evaldsl.load("specs/repair_booking.eval")   # or evaldsl.loads(spec_text)
     result = spec.evaluate({"id": "c1", "messages": [...], "intent": "inquiry"})
     result.labels["outcome"], result.checks["intent"].passed, result.trace
     report = spec.run(cases)          # or: report = spec.new_report(); report.add(result)
@@ -214,31 +214,50 @@ class Spec:
 
 
 def load(
-    spec: str | bytes | os.PathLike[str],
+    path: str | os.PathLike[str],
     *,
     registry: Registry | None = None,
     judge: Judge | None = None,
     embedder: Embedder | None = None,
     runtime: ModelRuntime | None = None,
     settings: Any = None,
-    name: str | None = None,
 ) -> Spec:
-    """Load a spec from a path or from its text, check it and compile it.
+    """Load the spec file at `path`, check it and compile it; `loads` takes spec text.
 
     Args:
-        spec: a path (`Path`, or a one-line `str` naming an existing file or
-            ending in `.eval`) or the spec text itself (`str`, or UTF-8 `bytes`).
+        path: the spec file (a `str` or `Path`); diagnostics name it as given.
         registry: the primitives; the standard library plus installed plugins by default.
         judge, embedder: model interfaces an engine injects; used by the default runtime.
         runtime: a whole `ModelRuntime` replacing the default one.
         settings: passed to `evaldsl.model.default_runtime`.
-        name: the file name diagnostics show for spec text (default `<spec>`).
+
+    Raises:
+        SpecError: the file cannot be read, or the spec has errors; `.diagnostics` lists
+            them, `str()` renders them.
+    """
+    return loads(_read(path), registry=registry, judge=judge, embedder=embedder,
+                 runtime=runtime, settings=settings, name=os.fspath(path))
+
+
+def loads(
+    text: str | bytes,
+    *,
+    registry: Registry | None = None,
+    judge: Judge | None = None,
+    embedder: Embedder | None = None,
+    runtime: ModelRuntime | None = None,
+    settings: Any = None,
+    name: str = "<spec>",
+) -> Spec:
+    """Load a spec from its text (`str`, or UTF-8 `bytes`), check it and compile it.
+
+    The text is never taken for a path, however short. `name` is the file name
+    diagnostics and reports show for it; the other arguments are those of `load`.
 
     Raises:
         SpecError: the spec has errors; `.diagnostics` lists them, `str()` renders them.
     """
-    text, file_name = _read(spec, name)
-    graph = compile_spec(text, file_name, registry or default_registry())
+    graph = compile_spec(text, name, registry or default_registry())
     return Spec(graph, judge=judge, embedder=embedder, runtime=runtime, settings=settings)
 
 
@@ -271,27 +290,14 @@ def as_case(case: CaseLike, schema: CaseSchema = EMPTY_SCHEMA) -> Case:
     raise TypeError(f"a case must be an evaldsl.Case or a dict, not {type(case).__name__}")
 
 
-def _read(spec: str | bytes | os.PathLike[str], name: str | None) -> tuple[str | bytes, str]:
-    if isinstance(spec, bytes):
-        return spec, name or "<spec>"
-    if isinstance(spec, os.PathLike) or _looks_like_path(spec):
-        path = Path(spec)
-        try:
-            return path.read_bytes(), name or str(spec)
-        except OSError as exc:
-            raise SpecError(
-                [],
-                _("cannot read spec `{spec}`: {value}").format(
-                    spec=spec, value=exc.strerror or exc
-                ),
-            ) from exc
-    return spec, name or "<spec>"
-
-
-def _looks_like_path(text: str) -> bool:
-    if "\n" in text or len(text) > 4096:
-        return False
-    return text.endswith(".eval") or Path(text).is_file()
+def _read(path: str | os.PathLike[str]) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except (OSError, ValueError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise SpecError(
+            [], _("cannot read spec `{spec}`: {value}").format(spec=os.fspath(path), value=why)
+        ) from exc
 
 
 def _default_runtime(settings: Any, judge: Judge | None,

@@ -16,6 +16,7 @@ CODES: dict[str, str] = {
     "E001": N_("the file is not UTF-8 text"),
     "E002": N_("the file is too large to be a spec"),
     "E003": N_("nesting is too deep"),
+    "E004": N_("a lone surrogate, which is no character"),
     "E010": N_("a character that cannot start anything"),
     "E011": N_("a token where the grammar expects something else"),
     "E012": N_("the file ends in the middle of a form"),

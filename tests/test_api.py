@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import jsonschema
@@ -12,6 +13,7 @@ import pytest
 import evaldsl
 from evaldsl.errors import CaseDataError
 from tests.support import interpreter_kit as kit
+from tests.support.long_specs import let_chain, many_checks
 
 REPO = Path(__file__).resolve().parents[1]
 TEXT = 'check a = probe(key: "a")\noutcome {\n  ok if a\n  bad otherwise\n}\n' \
@@ -20,39 +22,63 @@ TEXT = 'check a = probe(key: "a")\noutcome {\n  ok if a\n  bad otherwise\n}\n' \
 
 class TestLoad:
     def test_from_text_and_from_a_path(self, tmp_path: Path) -> None:
+        """`loads` takes the text, `load` a path (a `Path` or a `str`): the same spec."""
         registry = kit.make_kit().registry
         path = tmp_path / "s.eval"
         path.write_text(TEXT, "utf-8")
-        from_text = evaldsl.load(TEXT, registry=registry)
+        from_text = evaldsl.loads(TEXT, registry=registry)
         from_path = evaldsl.load(path, registry=registry)
         from_str_path = evaldsl.load(str(path), registry=registry)
         assert from_text.hash == from_path.hash == from_str_path.hash
         assert from_path.source.name == str(path)
+        assert from_text.source.name == "<spec>"
         assert from_text.outcomes == {"outcome": ("ok", "bad")}
         assert from_text.checks == ("a",) and from_text.metrics == ("ok_rate",)
 
+    def test_long_one_line_text_is_text(self) -> None:
+        """`loads` never takes its text for a path: one line over 255 bytes is just a spec."""
+        text = 'check a = probe(key: "a") ' + " ".join(
+            f"metric m{i} = rate(a)" for i in range(30))
+        assert "\n" not in text and len(text) > 255
+        spec = evaldsl.loads(text, registry=kit.make_kit().registry, name="one.eval")
+        assert len(spec.metrics) == 30 and spec.source.name == "one.eval"
+
+    def test_a_path_is_never_read_as_text(self, tmp_path: Path) -> None:
+        """`load` of spec text is a spec error naming the file it could not read, not an OSError."""
+        text = 'check a = probe(key: "a") ' + "metric m = rate(a) " * 20
+        with pytest.raises(evaldsl.SpecError, match="cannot read spec"):
+            evaldsl.load(text, registry=kit.make_kit().registry)
+        with pytest.raises(evaldsl.SpecError, match="cannot read spec"):
+            evaldsl.load('check a = probe(key: "a")', registry=kit.make_kit().registry)
+
     def test_a_spec_with_errors_raises_spec_error_with_diagnostics(self) -> None:
         with pytest.raises(evaldsl.SpecError) as info:
-            evaldsl.load('check a = probe(key: "a")\noutcome {\n  ok if b\n  no otherwise\n}',
-                         registry=kit.make_kit().registry)
+            evaldsl.loads('check a = probe(key: "a")\noutcome {\n  ok if b\n  no otherwise\n}',
+                          registry=kit.make_kit().registry)
         assert info.value.diagnostics[0].code == "E101"
         assert "3 |   ok if b" in str(info.value)
         assert isinstance(info.value, evaldsl.EvaldslError)
 
     def test_spec_bytes_are_read_as_utf8(self) -> None:
         registry = kit.make_kit().registry
-        assert evaldsl.load(TEXT.encode(), registry=registry).hash == \
-            evaldsl.load(TEXT, registry=registry).hash
+        assert evaldsl.loads(TEXT.encode(), registry=registry).hash == \
+            evaldsl.loads(TEXT, registry=registry).hash
         with pytest.raises(evaldsl.SpecError) as info:
-            evaldsl.load(b"check a = \xff", registry=registry)
+            evaldsl.loads(b"check a = \xff", registry=registry)
         assert info.value.diagnostics[0].code == "E001"
+
+    def test_a_lone_surrogate_is_a_spec_error(self) -> None:
+        """Raw text with a lone surrogate is E004, not a crash in a writer later."""
+        with pytest.raises(evaldsl.SpecError) as info:
+            evaldsl.loads('spec "a\udc00"\n' + TEXT, registry=kit.make_kit().registry)
+        assert [d.code for d in info.value.diagnostics] == ["E004"]
 
     def test_a_missing_file_is_a_spec_error(self, tmp_path: Path) -> None:
         with pytest.raises(evaldsl.SpecError, match="cannot read spec"):
             evaldsl.load(str(tmp_path / "missing.eval"))
 
     def test_cases_may_be_dicts_or_case_objects(self) -> None:
-        spec = evaldsl.load(TEXT, registry=kit.make_kit().registry)
+        spec = evaldsl.loads(TEXT, registry=kit.make_kit().registry)
         as_dict = spec.evaluate(kit.case("x", a=1.0))
         as_case = spec.evaluate(evaldsl.Case.from_dict(kit.case("x", a=1.0)))
         assert as_dict == as_case and as_dict.label == "ok"
@@ -61,7 +87,7 @@ class TestLoad:
 
     def test_a_malformed_case_is_a_case_data_error_naming_the_field(self) -> None:
         """A dict is checked as a case file's row is: the same words, the field named."""
-        spec = evaldsl.load(TEXT, registry=kit.make_kit().registry)
+        spec = evaldsl.loads(TEXT, registry=kit.make_kit().registry)
         with pytest.raises(CaseDataError) as info:
             spec.evaluate({"id": "x", "messages": "hello"})
         assert info.value.field == "messages"
@@ -71,7 +97,7 @@ class TestLoad:
         assert info.value.field == "messages[0].role"
 
     def test_a_case_violating_the_case_block_is_a_case_data_error(self) -> None:
-        spec = evaldsl.load("case {\n  intent: text\n}\n" + TEXT,
+        spec = evaldsl.loads("case {\n  intent: text\n}\n" + TEXT,
                             registry=kit.make_kit().registry)
         with pytest.raises(CaseDataError) as info:
             spec.evaluate(kit.case("x", a=1.0))
@@ -80,7 +106,7 @@ class TestLoad:
 
 class TestReport:
     def test_counts_metrics_and_summary(self) -> None:
-        spec = evaldsl.load(TEXT, registry=kit.make_kit().registry)
+        spec = evaldsl.loads(TEXT, registry=kit.make_kit().registry)
         report = spec.run([kit.case("x", a=1.0), kit.case("y", a=0.0), kit.case("z")])
         data = report.to_dict()
         assert data["cases"] == 3
@@ -90,7 +116,7 @@ class TestReport:
         assert "ok_rate 50.0% (1/2; 1 error left out)" in report.summary()
 
     def test_an_unknown_metric_names_the_known_ones(self) -> None:
-        report = evaldsl.load(TEXT, registry=kit.make_kit().registry).new_report()
+        report = evaldsl.loads(TEXT, registry=kit.make_kit().registry).new_report()
         with pytest.raises(evaldsl.EvaldslError) as info:
             report.metric("ok_rat")
         assert str(info.value) == "unknown metric `ok_rat` (metrics: `ok_rate`)"
@@ -100,8 +126,8 @@ class TestReport:
 
     def test_reports_of_different_specs_do_not_merge(self) -> None:
         registry = kit.make_kit().registry
-        one = evaldsl.load(TEXT, registry=registry).new_report()
-        other = evaldsl.load(TEXT + "\n# changed\n", registry=registry).new_report()
+        one = evaldsl.loads(TEXT, registry=registry).new_report()
+        other = evaldsl.loads(TEXT + "\n# changed\n", registry=registry).new_report()
         with pytest.raises(evaldsl.EvaldslError, match="different specs"):
             one.merge(other)
 
@@ -111,7 +137,7 @@ class TestReportFiles:
 
     @pytest.fixture
     def report(self) -> evaldsl.Report:
-        spec = evaldsl.load(TEXT, registry=kit.make_kit().registry)
+        spec = evaldsl.loads(TEXT, registry=kit.make_kit().registry)
         return spec.run([kit.case("x", a=1.0), kit.case("y", a=0.0), kit.case("z"),
                          kit.case("w", a=1.0)])
 
@@ -159,7 +185,7 @@ class TestReportFiles:
 
     @staticmethod
     def _results() -> list[evaldsl.CaseResult]:
-        spec = evaldsl.load(TEXT, registry=kit.make_kit().registry)
+        spec = evaldsl.loads(TEXT, registry=kit.make_kit().registry)
         return [spec.evaluate(c) for c in (kit.case("x", a=1.0), kit.case("y", a=0.0),
                                            kit.case("z"), kit.case("w", a=1.0))]
 
@@ -194,4 +220,46 @@ class TestNoHiddenLayers:
         """A broken install never loads a spec unchecked."""
         monkeypatch.setitem(sys.modules, "evaldsl.checker", None)
         with pytest.raises(ImportError):
-            evaldsl.load(TEXT, registry=kit.make_kit().registry)
+            evaldsl.loads(TEXT, registry=kit.make_kit().registry)
+
+
+def _steps(work: Callable[[], object]) -> int:
+    """Lines of Python `work` runs: a measure of work that no load on the machine moves.
+
+    Lines, not calls: a scan inside one generator (`next(c for c in checks if ...)`) is one
+    call however long it runs, but a line per item it looks at.
+    """
+    count = 0
+
+    def tally(frame: object, event: str, arg: object) -> object:
+        nonlocal count
+        count += 1
+        return tally
+
+    sys.settrace(tally)
+    try:
+        work()
+    finally:
+        sys.settrace(None)
+    return count
+
+
+class TestLongSpecs:
+    """Loading, checking and running grow linearly with a spec (docs/language.md, Limits)."""
+
+    def _load_and_run(self, text: str) -> Callable[[], object]:
+        registry = kit.make_kit().registry
+        return lambda: evaldsl.loads(text, registry=registry).evaluate(
+            {**kit.case("c", a=0.9), "x": 1})
+
+    def test_a_chain_of_lets_costs_linear_work(self) -> None:
+        """Twice the lets, twice the steps (2.0 measured; a quadratic step makes it more)."""
+        self._load_and_run(let_chain(50))()
+        small, large = (_steps(self._load_and_run(let_chain(n))) for n in (1000, 2000))
+        assert large < 2.1 * small
+
+    def test_many_checks_cost_linear_work(self) -> None:
+        """Twice the checks, twice the steps (a scan for a check by name made it 2.27)."""
+        self._load_and_run(many_checks(50))()
+        small, large = (_steps(self._load_and_run(many_checks(n))) for n in (1000, 2000))
+        assert large < 2.1 * small

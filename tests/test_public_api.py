@@ -11,7 +11,7 @@ import evaldsl
 PUBLIC = [
     "Case", "CaseResult", "CheckResult", "Cost", "Embedder", "ErrorValue", "EvaldslError",
     "Judge", "Registry", "Report", "Scope", "Spec", "SpecError", "Unit", "evaluate_over", "load",
-    "primitive", "set_language",
+    "loads", "primitive", "set_language",
 ]
 
 

@@ -47,8 +47,9 @@ def run(args: argparse.Namespace) -> int:
     changed = 0
     for path in files:
         try:
-            new = formatted(path.read_bytes(), str(path))
-            old = path.read_text("utf-8-sig")
+            data = path.read_bytes()
+            new = formatted(data, str(path))
+            old = data.decode("utf-8-sig")  # as it is: `\r` line breaks are a change
         except (OSError, UnicodeDecodeError, SpecError) as exc:
             print(_why(path, exc), file=sys.stderr)
             status = EXIT_USAGE

@@ -1,7 +1,7 @@
 """The two interfaces through which every model call goes.
 
 Engines that have their own model stack implement `Judge` and/or `Embedder`
-and pass them to `evaldsl.load(..., judge=..., embedder=...)`; the default
+and pass them to `evaldsl.load(..., judge=..., embedder=...)` (or `loads`); the default
 implementations speak to any OpenAI-compatible server through the official
 `openai` client. Both are async: the interpreter overlaps many cases.
 """

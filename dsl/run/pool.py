@@ -154,9 +154,9 @@ def _failure(exc: BaseException) -> Failed:
 
 class _Evaluator:
     def __init__(self, setup: WorkerSetup) -> None:
-        from evaldsl.api import load
+        from evaldsl.api import loads
 
-        spec = load(setup.spec_text, name=setup.spec_name, settings=setup.settings)
+        spec = loads(setup.spec_text, name=setup.spec_name, settings=setup.settings)
         self.setup = setup
         self.schema = CaseSchema.of(spec)
         self.shard = Shard(spec, setup.layout, setup.concurrency)

@@ -258,7 +258,7 @@ def pin(spec: Spec, check: str, fields: dict[str, Any], case: Mapping[str, Any])
     """The full result a check would give with `fields` pinned."""
     try:
         node = spec.graph.check(check)
-    except StopIteration:
+    except KeyError:
         raise ExampleProblem(
             _("`given {check}`: the spec has no check `{check}`").format(check=check)
         ) from None

@@ -42,7 +42,7 @@ def check_field(i: int, name: str, check: str) -> Fn:
     def field_value(fr: Frame) -> Any:
         v = fr.vals[i]
         if v is MISSING:
-            v = fr.vals[i] = fr.forcers[i](fr)
+            v = fr.force(i)
         return v.get(name, check)
     return field_value
 

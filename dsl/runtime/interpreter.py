@@ -81,10 +81,9 @@ class Interpreter:
 
     def _round(self, fr: Frame) -> None:
         vals = fr.vals
-        forcers = self._forcers
         for i in self._targets:
             if vals[i] is MISSING:
-                vals[i] = forcers[i](fr)
+                fr.force(i)
 
     async def _complete(self, fr: Frame) -> None:
         for _ in range(self._max_rounds):

@@ -90,6 +90,8 @@ def build_program(graph: Graph, runtime: RuntimeGetter) -> Program:
     checks = tuple(_check_plan(compiler, c, slots.checks[c.name]) for c in graph.checks)
     for check in checks:
         forcers[check.slot] = _check_forcer(check, runtime)
+    for name in _lets_in_order(graph):  # a let's own lets compiled first: no recursion
+        compiler.let_value(name)
     for name, i in slots.lets.items():
         forcers[i] = compiler.let_value(name).fn
     blocks = tuple(_block_plan(compiler, b, slots.blocks[b.key]) for b in graph.blocks)
@@ -131,6 +133,11 @@ def _layout(graph: Graph) -> tuple[Slots, tuple[int, ...], int | None]:
     metric_slots = tuple(slots.add({}, m.name) for m in graph.metrics)
     review_slot = slots.add({}, "review") if graph.review is not None else None
     return slots, metric_slots, review_slot
+
+
+def _lets_in_order(graph: Graph) -> list[str]:
+    """Every let, each after the lets it reads (the graph's plan)."""
+    return [node_id[4:] for node_id in graph.plan if node_id.startswith("let:")]
 
 
 def _unreachable(fr: Frame) -> Any:  # pragma: no cover - every slot gets a forcer

@@ -65,12 +65,17 @@ def _unquote(token: Token) -> str:
     return _ESCAPES_RE.sub(_unescape, raw)
 
 
-_ESCAPES_RE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)")
+_ESCAPES_RE = re.compile(
+    r"\\(u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|.)")
+"""An escape: a surrogate pair first (one character, as in JSON), `\\uXXXX`, one letter."""
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'"}
 
 
 def _unescape(match: re.Match[str]) -> str:
     body = match.group(1)
+    if body.startswith("u") and len(body) == 11:
+        high, low = int(body[1:5], 16), int(body[7:], 16)
+        return chr(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
     if body.startswith("u") and len(body) == 5:
         return chr(int(body[1:], 16))
     return _SIMPLE_ESCAPES.get(body, "\\" + body)

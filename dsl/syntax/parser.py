@@ -25,6 +25,7 @@ from evaldsl.syntax.builder import Builder, comment
 from evaldsl.syntax.fastparse import Fallback, Tables, load_tables, parse_fast
 from evaldsl.syntax.lookalikes import lookalikes
 from evaldsl.syntax.source import Source, Span
+from evaldsl.syntax.surrogates import escaped_surrogates, raw_surrogate
 
 MAX_SPEC_BYTES = 1_000_000
 MAX_NESTING = 64
@@ -41,17 +42,35 @@ def parse(text: str | bytes, name: str = "<spec>") -> ParseResult:
     decoded = _decode(text, name)
     if isinstance(decoded, Diagnostic):
         return ParseResult(None, [decoded], Source("", name))
-    source = Source(decoded, name)
+    text = one_newline(decoded)
+    source = Source(text, name)
     problem = _input_problem(source)
     if problem is not None:
         return ParseResult(None, [problem], source)
-    fast = _fast_module(decoded, source)
+    result = _module(text, source)
+    if result.module is None:
+        return result
+    lone = escaped_surrogates(result.module, source)
+    return ParseResult(None, lone, source) if lone else result
+
+
+def one_newline(text: str) -> str:
+    """`\\r\\n` and a lone `\\r` (old Mac files) as `\\n`: one line break for both parse paths,
+    every position in a diagnostic, and the formatter, which writes `\\n`."""
+    if "\r" not in text:
+        return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _module(text: str, source: Source) -> ParseResult:
+    """The fast path for valid text; lark for the rest, after the lookalike characters."""
+    fast = _fast_module(text, source)
     if fast is not None:
         return ParseResult(fast, [], source)
     found = lookalikes(source)
     if found:
         return ParseResult(None, found, source)
-    return _lark_module(decoded, source)
+    return _lark_module(text, source)
 
 
 def _lark_module(text: str, source: Source) -> ParseResult:
@@ -112,8 +131,8 @@ def _decode(text: str | bytes, name: str) -> str | Diagnostic:
     try:
         return text.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = text.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (text.rfind(b"\n", 0, exc.start) + 1) + 1
+        before = Source(one_newline(text[: exc.start].decode("utf-8-sig")), name)
+        line, col = before.position(len(before.text))
         return error(
             "E001",
             _("the file is not UTF-8 text (byte 0x{text:02x} at offset {start})").format(
@@ -143,7 +162,7 @@ def _input_problem(source: Source) -> Diagnostic | None:
             source.span(nul, nul + 1),
             _("`.eval` files are UTF-8 text"),
         )
-    return _nesting_problem(source)
+    return raw_surrogate(source) or _nesting_problem(source)
 
 
 def _nesting_problem(source: Source) -> Diagnostic | None:

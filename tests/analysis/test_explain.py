@@ -34,7 +34,7 @@ def gated(tmp_path: Path) -> Path:
 
 class TestGraph:
     def test_edges_plan_and_costs(self) -> None:
-        spec = evaldsl.load(GATED)
+        spec = evaldsl.loads(GATED)
         graph = spec.graph
         assert graph.edges["outcome:outcome"] == ("check:gate", "check:polite")
         assert graph.edges["metric:fast_rate"] == ("check:fast", "check:gate")
@@ -45,7 +45,7 @@ class TestGraph:
         assert graph.has_model_checks
 
     def test_needs_every_some_never(self) -> None:
-        found = needs(evaldsl.load(GATED).graph)
+        found = needs(evaldsl.loads(GATED).graph)
         assert found.every == {"gate"}
         assert found.some == {"polite", "fast"}
         assert found.never == {"unused"}
@@ -63,14 +63,14 @@ class TestGraph:
         text = (f'check m = ask(key: "m")\ncheck n = ask(key: "n")\ncheck g = probe(key: "g")\n'
                 f"outcome {{\n ok if {condition}\n no otherwise\n}}")
         runtime = kit.CountingRuntime()
-        spec = evaldsl.load(text, registry=kit.make_kit().registry, runtime=runtime)
+        spec = evaldsl.loads(text, registry=kit.make_kit().registry, runtime=runtime)
         found = needs(spec.graph)
         assert (found.every, found.some) == (every, some)
         result = spec.evaluate(kit.case("x", g=0.9, m=0.9, n=0.9))
         assert every <= set(result.checks)
 
     def test_labels_of_another_block_are_edges(self) -> None:
-        spec = evaldsl.load('check a = probe(key: "a")\noutcome v {\n x if a\n y otherwise\n}\n'
+        spec = evaldsl.loads('check a = probe(key: "a")\noutcome v {\n x if a\n y otherwise\n}\n'
                             "outcome {\n p if x\n q otherwise\n}", registry=kit.make_kit().registry)
         assert spec.graph.edges["outcome:outcome"] == ("outcome:v",)
         assert spec.graph.plan == ("check:a", "outcome:v", "outcome:outcome")

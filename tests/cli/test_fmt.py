@@ -48,6 +48,22 @@ class TestFmt:
         assert "error[E012]" in capsys.readouterr().err
         assert broken.read_text("utf-8") == "let x = (\n"
 
+    @pytest.mark.parametrize("newline", [b"\r", b"\r\n"])
+    def test_other_line_breaks_are_written_as_newlines(self, tmp_path: Path,
+                                                       newline: bytes) -> None:
+        """A CR-only (old Mac) or CRLF file is read line by line and written with `\\n`."""
+        spec = _write(tmp_path, "cr.eval", GOOD.encode().replace(b"\n", newline))
+        assert main(["fmt", "--check", str(spec)]) == 1
+        assert main(["fmt", str(spec)]) == 0
+        assert spec.read_bytes() == GOOD.encode()
+
+    def test_a_surrogate_is_a_spec_error(self, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+        """An escaped lone surrogate is E004 (exit 2), not an encoding crash."""
+        spec = _write(tmp_path, "s.eval", 'check a = keyword(any: ["\\ud800"])\n')
+        assert main(["fmt", str(spec)]) == 2
+        assert "error[E004]" in capsys.readouterr().err
+
     def test_binary_input(self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         """Junk is an error, not a traceback."""
         assert main(["fmt", str(_write(tmp_path, "junk.eval", b"\xff\x00\xfe"))]) == 2

@@ -35,7 +35,7 @@ def loads_if_checked(text: str, name: str = "law.eval") -> evaldsl.Spec | None:
     _, found = check_source(text, name)
     if any(d.is_error for d in found):
         return None
-    return evaldsl.load(text, name=name)
+    return evaldsl.loads(text, name=name)
 
 
 class TestCheckedSpecsLoad:
@@ -71,7 +71,7 @@ def evaluates(text: str, name: str = "law.eval") -> None:
     _, found = check_source(text, name)
     if any(d.is_error for d in found):
         return
-    spec = evaldsl.load(text, name=name, runtime=AnsweringRuntime())
+    spec = evaldsl.loads(text, name=name, runtime=AnsweringRuntime())
     case = fitting_case(spec)
     spec.evaluate(case)
     spec.run([case, {**case, "id": "c2", "messages": []}]).to_dict()

@@ -125,7 +125,7 @@ outcome {{
   no otherwise
 }}
 """
-    return evaldsl.load(text, registry=k.registry, runtime=kit.CountingRuntime())
+    return evaldsl.loads(text, registry=k.registry, runtime=kit.CountingRuntime())
 
 
 PAIRS = [

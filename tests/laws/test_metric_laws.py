@@ -42,7 +42,7 @@ rows_strategy = st.lists(probes, min_size=0, max_size=25)
 
 
 def make_spec() -> evaldsl.Spec:
-    return evaldsl.load(SPEC, registry=kit.make_kit().registry, runtime=kit.CountingRuntime())
+    return evaldsl.loads(SPEC, registry=kit.make_kit().registry, runtime=kit.CountingRuntime())
 
 
 SPEC_OBJ = make_spec()
@@ -142,7 +142,7 @@ class TestPercentileRank:
         """`percentile(x, (90%))` is the 90th percentile, as the checker reads it."""
         text = ('check a = probe(key: "a")\nmetric p = percentile(a, 90)\n'
                 "metric q = percentile(a, (90%))\n")
-        spec = evaldsl.load(text, registry=kit.make_kit().registry)
+        spec = evaldsl.loads(text, registry=kit.make_kit().registry)
         report = spec.new_report()
         for i, score in enumerate([0.1, 0.2, 0.3, 0.9]):
             report.add(spec.evaluate(kit.case(f"c{i}", a=score)))

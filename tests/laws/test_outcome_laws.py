@@ -47,7 +47,7 @@ def lazy_and_eager() -> tuple[evaldsl.Spec, Interpreter, kit.CountingRuntime,
                                kit.CountingRuntime]:
     k = kit.make_kit()
     lazy_runtime, eager_runtime = kit.CountingRuntime(), kit.CountingRuntime()
-    spec = evaldsl.load(SPEC, registry=k.registry, runtime=lazy_runtime)
+    spec = evaldsl.loads(SPEC, registry=k.registry, runtime=lazy_runtime)
     eager = Interpreter(spec.graph, lambda: eager_runtime, eager=True)
     return spec, eager, lazy_runtime, eager_runtime
 
@@ -80,7 +80,7 @@ class TestLaziness:
         """Law: `g and m` asks the model exactly for cases whose cheap gate is not false."""
         k = kit.make_kit()
         runtime = kit.CountingRuntime()
-        spec = evaldsl.load('check m = ask(key: "m")\ncheck g = probe(key: "g")\n'
+        spec = evaldsl.loads('check m = ask(key: "m")\ncheck g = probe(key: "g")\n'
                             "outcome {\n pass if m and g\n fail otherwise\n}",
                             registry=k.registry, runtime=runtime)
         for i, g in enumerate(gates):
@@ -91,7 +91,7 @@ class TestLaziness:
     def test_cheap_operands_are_evaluated_before_model_ones_in_one_round(self) -> None:
         k = kit.make_kit()
         runtime = kit.CountingRuntime()
-        spec = evaldsl.load('check m = ask(key: "m")\ncheck n = ask(key: "n")\n'
+        spec = evaldsl.loads('check m = ask(key: "m")\ncheck n = ask(key: "n")\n'
                             'check g = cheap(key: "g")\ncheck f = probe(key: "f")\n'
                             "outcome {\n pass if m and n and g and f\n fail otherwise\n}",
                             registry=k.registry, runtime=runtime)
@@ -126,7 +126,7 @@ class TestOutcomeLaws:
                                                        t1: float, t2: float) -> None:
         """Law: raising check scores never lowers the verdict of a best-first `>=` block."""
         k = kit.make_kit()
-        spec = evaldsl.load(
+        spec = evaldsl.loads(
             'check s = probe(key: "s")\ncheck t = probe(key: "t")\n'
             "outcome {\n excellent if s >= 0.8 and t >= 0.5\n good if s >= 0.5 or t >= 0.9\n"
             " fair if s + t >= 0.4\n poor otherwise\n}", registry=k.registry)
@@ -137,7 +137,7 @@ class TestOutcomeLaws:
 
     def test_errored_condition_before_a_true_one_makes_the_block_error(self) -> None:
         k = kit.make_kit()
-        spec = evaldsl.load('check a = probe(key: "a")\ncheck b = probe(key: "b")\n'
+        spec = evaldsl.loads('check a = probe(key: "a")\ncheck b = probe(key: "b")\n'
                             "outcome {\n x if a\n y if b\n z otherwise\n}", registry=k.registry)
         result = spec.evaluate(kit.case("c", a="error", b=1.0))
         assert result.label == "error" and result.branches["outcome"] is None

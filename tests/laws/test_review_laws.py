@@ -24,7 +24,7 @@ review (seed: {seed}) {{
   sample {rate}
 }}
 """
-    return evaldsl.load(text, registry=kit.make_kit().registry, runtime=kit.CountingRuntime())
+    return evaldsl.loads(text, registry=kit.make_kit().registry, runtime=kit.CountingRuntime())
 
 
 ids = st.lists(st.text(min_size=1, max_size=12), min_size=1, max_size=40, unique=True)

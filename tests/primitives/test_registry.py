@@ -22,7 +22,7 @@ class TestLateRegistration:
         done = _python('''
             import evaldsl
             from pydantic import BaseModel
-            evaldsl.load('check a = length(max_chars: 9)\\nmetric r = rate(a)\\n')
+            evaldsl.loads('check a = length(max_chars: 9)\\nmetric r = rate(a)\\n')
 
             class Params(BaseModel):
                 word: str
@@ -35,7 +35,7 @@ class TestLateRegistration:
                         params.word in unit.text, None, None, ""))
                 return evaluate
 
-            spec = evaldsl.load('check s = says(word: "hi")\\nmetric r = rate(s)\\n')
+            spec = evaldsl.loads('check s = says(word: "hi")\\nmetric r = rate(s)\\n')
             case = {"id": "c", "messages": [{"role": "assistant", "content": "hi there"}]}
             print(spec.evaluate(case).checks["s"].passed)
         ''')
@@ -64,5 +64,5 @@ class TestStandardRegistry:
 
         assert registry.get("always") is not None
         assert "always" not in default_registry()
-        spec = evaldsl.load("check a = always()\nmetric r = rate(a)\n", registry=registry)
+        spec = evaldsl.loads("check a = always()\nmetric r = rate(a)\n", registry=registry)
         assert spec.evaluate({"id": "c", "messages": []}).checks["a"].passed is True

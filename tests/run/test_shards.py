@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaldsl.api import load
+from evaldsl.api import load, loads
 from evaldsl.cases.loading import load_cases
 from evaldsl.cases.rows import CaseSchema
 from evaldsl.report.json_report import cost_dict, metric_entry
@@ -77,6 +77,6 @@ def test_a_state_loads_only_into_a_spec_with_the_same_metrics(
         world: SimpleNamespace, tmp_path: Path, kit: Any) -> None:
     """The formulas come from the receiving spec; a spec without the metric cannot take it."""
     _, state = run_shard(world.spec, world.layout, world.cases[:3])
-    other = load(kit.SPEC.replace("metric avg_short", "metric mean_short"), name="other.eval")
+    other = loads(kit.SPEC.replace("metric avg_short", "metric mean_short"), name="other.eval")
     with pytest.raises(pickle.UnpicklingError, match="names `\\('metric', 'avg_short'\\)`"):
         ShardState.loads(state.dumps(), other, layout_of(other.source, "other.eval"))

@@ -22,7 +22,7 @@ outcome {{
   no otherwise
 }}
 """
-    spec = evaldsl.load(text, registry=kit.make_kit().registry)
+    spec = evaldsl.loads(text, registry=kit.make_kit().registry)
     fields = probes.pop("fields", {})
     return spec.evaluate({**kit.case("c", **probes), **fields}).label
 
@@ -112,5 +112,5 @@ outcome {
                                                   ("error", "error")])
     def test_labels_read_as_conditions_and_block_names_as_text(self, score: Any,
                                                                 label: str) -> None:
-        spec = evaldsl.load(self.SPEC, registry=kit.make_kit().registry)
+        spec = evaldsl.loads(self.SPEC, registry=kit.make_kit().registry)
         assert spec.evaluate(kit.case("c", s=score)).label == label

@@ -34,7 +34,7 @@ def make(runtime: Any = None, text: str = SPEC, **extra: Any) -> evaldsl.Spec:
     k = kit.make_kit()
     for primitive in extra.values():
         k.registry.add(primitive)
-    return evaldsl.load(text, registry=k.registry, runtime=runtime)
+    return evaldsl.loads(text, registry=k.registry, runtime=runtime)
 
 
 class TestCaseResult:

@@ -73,14 +73,14 @@ class TestPerCaseChecks:
 
     def test_each_case_is_judged_by_its_own_value(self) -> None:
         """Cases alternating between two patterns each get their own verdict."""
-        spec = evaldsl.load(SPEC)
+        spec = evaldsl.loads(SPEC)
         verdicts = [spec.evaluate(self._case(f"c{i}", p)).labels["outcome"]
                     for i, p in enumerate([r"\d{3}", "zzz", r"\d{3}", "zzz"])]
         assert verdicts == ["pass", "fail", "pass", "fail"]
 
     def test_an_invalid_value_is_an_error_result_per_case(self) -> None:
         """A pattern that does not compile makes each such case's check an error of its own."""
-        spec = evaldsl.load(SPEC)
+        spec = evaldsl.loads(SPEC)
         first, second = (spec.evaluate(self._case(f"c{i}", "(")).checks["pattern"]
                          for i in range(2))
         assert first.is_error and second.is_error and first is not second

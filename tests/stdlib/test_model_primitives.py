@@ -329,7 +329,7 @@ metric accuracy = rate(intent)
         import evaldsl
 
         judge = FakeJudge({"intent": {"reason": "", "label": "refund_request"}})
-        spec = evaldsl.load(self.SPEC, judge=judge)
+        spec = evaldsl.loads(self.SPEC, judge=judge)
         row = {"id": "c1", "intent": "refund_requests",
                "messages": [{"role": "user", "content": "我要退款"}]}
         result = spec.evaluate(row).checks["intent"]

@@ -72,7 +72,7 @@ class TestTrajectory:
         """`mode: unordered` without quotes is checked, compiled and run as the text."""
         text = ('check t = trajectory(expected: ["创建订单", "查询库存", "发送确认"], '
                 "mode: unordered)\nmetric r = rate(t)\n")
-        result = evaldsl.load(text, name="t.eval").evaluate(agent)
+        result = evaldsl.loads(text, name="t.eval").evaluate(agent)
         assert result.checks["t"].passed is True
 
 

@@ -277,6 +277,60 @@ class TestInputGuards:
         assert parse("\ufefflet x = 1\n".encode()).diagnostics == []
 
 
+class TestSurrogates:
+    """A lone surrogate is no character: no writer can encode it, so the parser refuses it."""
+
+    def test_escaped_in_a_text(self) -> None:
+        """`\\ud800` in a text literal is E004 at the literal."""
+        found = parse('let x = 1\nlet y = "a\\ud800b"\n', "t.eval").diagnostics
+        assert [(d.code, d.span.line, d.span.col) for d in found] == [("E004", 2, 9)]
+        assert "\\ud800" in found[0].message
+
+    def test_raw_in_the_text(self) -> None:
+        """A raw lone surrogate in text handed to the parser is E004 where it stands."""
+        found = parse("let x = 1\n# note \udc00\n", "t.eval").diagnostics
+        assert [(d.code, d.span.line, d.span.col) for d in found] == [("E004", 2, 8)]
+
+    def test_escaped_pair_is_one_character(self) -> None:
+        """A high and a low surrogate escape together spell one character."""
+        let = _one('let x = "\\ud83d\\ude00"\n')
+        assert isinstance(let, n.Let) and let.value == n.String("\U0001f600", span=None)  # type: ignore[arg-type]
+
+    @pytest.mark.parametrize("where", ['spec "\\udfff"\n', 'let m = {"\\ud800": 1}\n'])
+    def test_every_quoted_place(self, where: str) -> None:
+        """Titles and quoted map keys are texts too."""
+        assert [d.code for d in parse(where).diagnostics] == ["E004"]
+
+
+class TestLineEndings:
+    """`\\r\\n` and a lone `\\r` (old Mac files) end a line as `\\n` does."""
+
+    CR = 'spec "cr"\r# a comment\rcheck a = latency(max_ms: 10)\rmetric r = rate(a)\r'
+
+    def test_cr_only_file_is_read_line_by_line(self) -> None:
+        """A comment ends at a `\\r`: the statements after it are read."""
+        module = parse(self.CR).module
+        assert module is not None
+        assert [type(s).__name__ for s in module.statements] == ["SpecHeader", "Check", "Metric"]
+
+    @pytest.mark.parametrize("newline", ["\r", "\r\n", "\n"])
+    def test_positions_count_every_line_break(self, newline: str) -> None:
+        """Diagnostics give the same line and column whatever ends the lines."""
+        text = newline.join(["# one", "let x = 1", "let y = (2", ""])
+        found = parse(text, "t.eval").diagnostics
+        assert [(d.code, d.span.line, d.span.col) for d in found] == [("E012", 3, 10)]
+
+    def test_fast_path_spans_count_cr(self) -> None:
+        """Valid specs (the fast path) carry spans that count `\\r` as a break."""
+        module = parse("let x = 1\rlet y = 2\r").module
+        assert module is not None
+        assert [(s.span.line, s.span.col) for s in module.statements] == [(1, 1), (2, 1)]
+
+    def test_a_text_cannot_span_a_cr(self) -> None:
+        """A `\\r` ends a text literal's line as `\\n` does (E013)."""
+        assert [d.code for d in parse('let x = "a\rb"\r').diagnostics] == ["E013"]
+
+
 class TestLaws:
     @PROPERTY
     @given(st.text(max_size=300))

@@ -180,7 +180,7 @@ class TestUnavailable:
     def test_the_similarity_check_stops_with_that_error_not_a_verdict(self) -> None:
         """With no endpoint configured, no case can be embedded: the `ConfigError` stops the
         evaluation (a run exits 2 with it), never a pass, a fail or an error on every case."""
-        spec = evaldsl.load(
+        spec = evaldsl.loads(
             'check same = similarity(reference: "帮我约明早修理")\n'
             "outcome {\n  ok if same\n  no otherwise\n}\n",
             settings=Settings.load(env={"EVALDSL_NO_CACHE": "1"}))

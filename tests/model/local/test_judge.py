@@ -258,7 +258,7 @@ class TestEndToEnd:
         monkeypatch.setattr("evaldsl.model.local.judge.LocalJudgeServer", _Tracked)
         _Tracked.started.clear()
         settings = Settings.load(env={"EVALDSL_JUDGE": "local", "EVALDSL_NO_CACHE": "1"})
-        spec = evaldsl.load(SPEC, settings=settings)
+        spec = evaldsl.loads(SPEC, settings=settings)
         try:
             result = spec.evaluate(CASE)
         finally:
