@@ -11,6 +11,7 @@ error values.
 from __future__ import annotations
 
 import asyncio
+import math
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -84,7 +85,7 @@ class EmbedBatcher:
             return self._memory[text]
         if self.cache is None:
             return None
-        stored = self.cache.get(cache_key("embed", self.identity, text))
+        stored = self.cache.get(cache_key("embed", self.identity, text), _is_vector)
         if stored is None:
             return None
         self.tally.add(cached=1)
@@ -131,6 +132,14 @@ class EmbedBatcher:
         self._memory[text] = vector
         if len(self._memory) > MEMORY:
             self._memory.popitem(last=False)
+
+
+def _is_vector(value: object) -> bool:
+    """Whether a cached value is what an embedder returns: a non-empty list of finite
+    numbers (a damaged entry is embedded again rather than read)."""
+    return (isinstance(value, list) and bool(value)
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                    and math.isfinite(x) for x in value))
 
 
 def _unit(row: Sequence[float]) -> np.ndarray:

@@ -32,7 +32,7 @@ from evaldsl.model.limits import Limiter, RetryPolicy, with_retries
 from evaldsl.model.prompts import build_request, property_key, repair_request
 from evaldsl.model.protocols import Judge, JudgeAnswer, JudgeRequest
 from evaldsl.model.requests import ModelRequest, ModelStats
-from evaldsl.model.structured import Unparsed, read_answer
+from evaldsl.model.structured import Unparsed, problem, read_answer
 from evaldsl.model.tally import Tally
 from evaldsl.values import CheckResult
 
@@ -57,7 +57,12 @@ class DefaultRuntime:
         """Whether the judge has answered yet (a refused first connection stops the run)."""
 
     def stats(self) -> ModelStats:
-        return self.tally.snapshot()
+        """The calls counted so far, and the answer cache's failures."""
+        stats = self.tally.snapshot()
+        if self.cache is not None:
+            failures = self.cache.failures
+            stats.cache_read_failures, stats.cache_write_failures = failures
+        return stats
 
     async def resolve(self, case: Case, requests: Sequence[ModelRequest]) -> list[CheckResult]:
         """One result per request, in order; failures are error results."""
@@ -140,7 +145,7 @@ class DefaultRuntime:
         """The validated JSON answer: from the cache, or asked (with one repair)."""
         key = self._key(request, model)
         if key is not None and self.cache is not None:
-            stored = self.cache.get(key)
+            stored = self.cache.get(key, lambda value: _fits(value, request.schema))
             if stored is not None:
                 self.tally.add(cached=1)
                 return stored
@@ -213,6 +218,14 @@ class DefaultRuntime:
                 closer()
         if self.cache is not None:
             self.cache.close()
+
+
+def _fits(value: Any, schema: dict[str, Any] | None) -> bool:
+    """Whether a cached value is one a live answer to the request could be: the same
+    schema check, so a damaged or stale entry is asked again rather than read."""
+    if schema is None:
+        return True
+    return problem(value, schema) is None
 
 
 def _failure(exc: BaseException, check: str) -> CheckResult:

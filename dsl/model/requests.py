@@ -51,6 +51,10 @@ class ModelStats:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     by_kind: dict[str, int] = field(default_factory=dict)
+    cache_read_failures: int = 0
+    """Cache lookups that failed (an unreadable file, a stored value that does not fit)."""
+    cache_write_failures: int = 0
+    """Answers the cache could not store."""
 
     def merge(self, other: ModelStats) -> ModelStats:
         kinds = dict(self.by_kind)
@@ -60,6 +64,8 @@ class ModelStats:
             self.calls + other.calls, self.cached + other.cached, self.retries + other.retries,
             self.errors + other.errors, self.prompt_tokens + other.prompt_tokens,
             self.completion_tokens + other.completion_tokens, kinds,
+            self.cache_read_failures + other.cache_read_failures,
+            self.cache_write_failures + other.cache_write_failures,
         )
 
 

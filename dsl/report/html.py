@@ -32,6 +32,8 @@ COST_WORDS = {
     "model_errors": N_("model errors"),
     "prompt_tokens": N_("prompt tokens"),
     "completion_tokens": N_("completion tokens"),
+    "cache_read_failures": N_("answer cache reads failed"),
+    "cache_write_failures": N_("answer cache writes failed"),
 }
 """The cost section's keys in words; an unknown key is shown as it is."""
 STATUS_WORDS = {

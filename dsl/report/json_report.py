@@ -390,4 +390,6 @@ def cost_dict(stats: Any) -> dict[str, int]:
 
     return {"model_calls": get("calls"), "cached": get("cached"), "retries": get("retries"),
             "model_errors": get("errors"), "prompt_tokens": get("prompt_tokens"),
-            "completion_tokens": get("completion_tokens")}
+            "completion_tokens": get("completion_tokens"),
+            "cache_read_failures": get("cache_read_failures"),
+            "cache_write_failures": get("cache_write_failures")}

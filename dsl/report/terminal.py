@@ -86,7 +86,18 @@ def render_terminal(report: Mapping[str, Any]) -> str:
             value=cost["prompt_tokens"] + cost["completion_tokens"],
         )
     )
+    lines.extend(cache_line(cost))
     return "\n".join(lines)
+
+
+def cache_line(cost: Mapping[str, Any]) -> list[str]:
+    """`answer cache: 12 reads failed, 0 writes failed`, only when something failed: a
+    damaged cache costs calls, never verdicts, and the summary must say where they went."""
+    reads, writes = cost.get("cache_read_failures", 0), cost.get("cache_write_failures", 0)
+    if not (reads or writes):
+        return []
+    return [_("answer cache: {reads} reads failed, {writes} writes failed").format(
+        reads=reads, writes=writes)]
 
 
 def error_line(reasons: list[Mapping[str, Any]]) -> str:
