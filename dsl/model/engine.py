@@ -23,6 +23,7 @@ from evaldsl.cases.case import Case
 from evaldsl.cases.scopes import Unit, combine, select
 from evaldsl.errors import ConfigError, EvaldslError
 from evaldsl.model.batching import EmbedBatcher, cosine
+from evaldsl.model.breaker import Gate, NotAsked
 from evaldsl.model.cache import AnswerCache, cache_key
 from evaldsl.model.checks import AnswerError, ChatCheck, EmbedCheck
 from evaldsl.model.contact import Contact
@@ -42,7 +43,8 @@ class DefaultRuntime:
 
     def __init__(self, judge: Judge, batcher: EmbedBatcher, limiter: Limiter,
                  policy: RetryPolicy, tally: Tally, cache: AnswerCache | None = None,
-                 temperature: float = 0.0, closers: Sequence[object] = ()) -> None:
+                 temperature: float = 0.0, closers: Sequence[object] = (),
+                 gate: Gate | None = None) -> None:
         self.judge = judge
         self.batcher = batcher
         self.limiter = limiter
@@ -55,6 +57,8 @@ class DefaultRuntime:
         self._closers = list(closers)
         self.contact = Contact()
         """Whether the judge has answered yet (a refused first connection stops the run)."""
+        self.gate = gate if gate is not None else Gate()
+        """When to stop asking the judge: the circuit breaker and the run's deadline."""
 
     def stats(self) -> ModelStats:
         """The calls counted so far, and the answer cache's failures."""
@@ -62,6 +66,7 @@ class DefaultRuntime:
         if self.cache is not None:
             failures = self.cache.failures
             stats.cache_read_failures, stats.cache_write_failures = failures
+        stats.stopped = self.gate.stopped
         return stats
 
     async def resolve(self, case: Case, requests: Sequence[ModelRequest]) -> list[CheckResult]:
@@ -119,7 +124,10 @@ class DefaultRuntime:
         except ConfigError:
             raise
         except (ModelError, EvaldslError) as exc:
-            self.tally.add(errors=1)
+            if isinstance(exc, NotAsked):
+                self.tally.add(not_asked=sum(len(qs) for qs in fused.questions.values()))
+            else:
+                self.tally.add(errors=1)
             for qs in fused.questions.values():
                 for q in qs:
                     out[q.request][q.unit] = _failure(exc, requests[q.request].check)
@@ -178,11 +186,13 @@ class DefaultRuntime:
         ready = getattr(judge, "ready", None)
 
         async def attempt() -> JudgeAnswer:
+            self.gate.check()
             if ready is not None:  # before a slot: limits count requests the server sees
                 await ready()
             async with self.limiter.slot():
-                return await self.contact.send(lambda: judge.complete(request),
-                                               lambda: self.tally.add(calls=1, kind=kind))
+                self.gate.check()  # the breaker may have opened while this one waited
+                return await self.gate.send(self.contact.send(
+                    lambda: judge.complete(request), lambda: self.tally.add(calls=1, kind=kind)))
 
         answer = await with_retries(attempt, self.policy, lambda e: self.tally.add(retries=1))
         self.tally.add(prompt_tokens=answer.prompt_tokens,

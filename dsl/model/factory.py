@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from evaldsl.model.batching import EmbedBatcher
+from evaldsl.model.breaker import Gate
 from evaldsl.model.cache import AnswerCache
 from evaldsl.model.engine import DefaultRuntime
 from evaldsl.model.limits import Limiter, RetryPolicy
@@ -42,7 +43,7 @@ def default_runtime(settings: Settings | None = None, judge: Judge | None = None
     spec = settings.judge
     return DefaultRuntime(judge, batcher, Limiter(spec.concurrency, spec.requests_per_minute),
                           RetryPolicy(spec.max_retries, spec.backoff), tally, cache,
-                          spec.temperature, closers)
+                          spec.temperature, closers, Gate(spec.circuit_breaker))
 
 
 def _configured_judge(endpoint: Endpoint) -> tuple[Judge, Any]:

@@ -87,7 +87,20 @@ def render_terminal(report: Mapping[str, Any]) -> str:
         )
     )
     lines.extend(cache_line(cost))
+    lines.extend(stopped_line(cost))
     return "\n".join(lines)
+
+
+def stopped_line(cost: Mapping[str, Any]) -> list[str]:
+    """`stopped asking: deadline passed (37 model checks not asked)`, when the breaker
+    opened or the deadline passed: errors that no judge produced must not pass unexplained."""
+    reason = cost.get("stopped_asking")
+    if not reason:
+        return []
+    count = cost.get("not_asked", 0)
+    return [ngettext("stopped asking: {reason} ({count} model check not asked)",
+                     "stopped asking: {reason} ({count} model checks not asked)",
+                     count).format(reason=reason, count=count)]
 
 
 def cache_line(cost: Mapping[str, Any]) -> list[str]:

@@ -118,7 +118,7 @@ class TestSchema:
         jsonschema.validate(ReportBuilder(layout).build(
             [], {"model_calls": 0, "cached": 0, "retries": 0, "model_errors": 0,
                  "prompt_tokens": 0, "completion_tokens": 0, "cache_read_failures": 0,
-                 "cache_write_failures": 0}, [], 0), SCHEMA)
+                 "cache_write_failures": 0, "not_asked": 0, "stopped_asking": None}, [], 0), SCHEMA)
 
 
 rows = st.lists(
