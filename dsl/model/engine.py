@@ -66,7 +66,7 @@ class DefaultRuntime:
         if self.cache is not None:
             failures = self.cache.failures
             stats.cache_read_failures, stats.cache_write_failures = failures
-        stats.stopped = self.gate.stopped
+        stats.stopped = self.gate.stopped or self.batcher.gate.stopped
         return stats
 
     async def resolve(self, case: Case, requests: Sequence[ModelRequest]) -> list[CheckResult]:
@@ -209,7 +209,8 @@ class DefaultRuntime:
         except ConfigError:
             raise
         except Exception as exc:  # an embedder may raise anything; it is this check's error
-            self.tally.add(errors=1)
+            unasked = isinstance(exc, NotAsked)
+            self.tally.add(not_asked=int(unasked), errors=int(not unasked))
             out[i][j] = _failure(exc, request.check)
 
     async def aclose(self) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from evaldsl.i18n import N_
 from evaldsl.model.batching import EmbedBatcher
 from evaldsl.model.breaker import Gate
 from evaldsl.model.cache import AnswerCache
@@ -39,11 +40,13 @@ def default_runtime(settings: Settings | None = None, judge: Judge | None = None
     spec = settings.embedder
     batcher = EmbedBatcher(embedder, Limiter(spec.concurrency, spec.requests_per_minute),
                            RetryPolicy(spec.max_retries, spec.backoff), tally, cache,
-                           getattr(embedder, "cache_identity", None))
+                           getattr(embedder, "cache_identity", None),
+                           gate=Gate(spec.circuit_breaker, settings.deadline, N_("embedding")))
     spec = settings.judge
     return DefaultRuntime(judge, batcher, Limiter(spec.concurrency, spec.requests_per_minute),
                           RetryPolicy(spec.max_retries, spec.backoff), tally, cache,
-                          spec.temperature, closers, Gate(spec.circuit_breaker))
+                          spec.temperature, closers,
+                          Gate(spec.circuit_breaker, settings.deadline))
 
 
 def _configured_judge(endpoint: Endpoint) -> tuple[Judge, Any]:

@@ -100,6 +100,9 @@ class Settings:
         default_factory=lambda: Endpoint(provider="local", model=DEFAULT_EMBED_MODEL))
     cache_enabled: bool = True
     cache_dir: Path = field(default_factory=lambda: default_cache_dir())
+    deadline: float | None = None
+    """When to stop asking any model (a `time.time()` value), set by `run --deadline`; never
+    read from a file or the environment: a deadline belongs to one run."""
 
     @classmethod
     def load(cls, config: str | Path | None = None, env: Mapping[str, str] | None = None,

@@ -88,6 +88,9 @@ def render_terminal(report: Mapping[str, Any]) -> str:
     )
     lines.extend(cache_line(cost))
     lines.extend(stopped_line(cost))
+    if report.get("run", {}).get("deadline_passed"):
+        lines.append(_("deadline passed: the run stopped before every case was judged; the "
+                       "cases not judged are not in the journal (`--resume` judges them)"))
     return "\n".join(lines)
 
 
