@@ -44,7 +44,7 @@ class TestBreaker:
                     "within 0.3 s; the remaining model checks were not asked")
         assert [r.reason for r in results[1:]] == [expected] * 19
         assert connections <= 5
-        assert elapsed < 8, elapsed
+        assert elapsed < 15, elapsed
         stats = runtime.stats()
         assert stats.not_asked == 19 and stats.stopped == expected
 
