@@ -11,6 +11,9 @@
         written; the summary lists the reasons). Not 1, which says a verdict was
         reached and was bad, nor 2, kept for settings caught as wrong (a judge
         that refuses the key or cannot be reached stops the run with 2 first)
+    5   cut short: `run --deadline` passed before every case was judged (the
+        reports and the journal hold what finished; `--resume` goes on). A run
+        whose every case errored exits 4 even then
     70  an internal error (a bug): one line on stderr, the traceback saved to a file
     130 interrupted (Ctrl-C)
     141 the reader of stdout went away (`evaldsl ... | head`): nothing on stderr,
@@ -40,6 +43,8 @@ EXIT_USAGE = 2
 EXIT_DATA = 3
 EXIT_NO_RESULTS = 4
 """Every case errored: the run produced reports but no result."""
+EXIT_DEADLINE = 5
+"""The deadline passed before every case was judged: the reports hold what finished."""
 EXIT_INTERNAL = 70
 """`EX_SOFTWARE` of sysexits.h: distinct from every code a user's input can cause."""
 EXIT_INTERRUPTED = 130

@@ -13,18 +13,29 @@ Exit codes: 0 ok; 1 a `--fail-under` threshold was missed; 2 usage, spec or
 settings errors (including resuming a journal of another spec, and a judge or
 embedder with no key, a refused key, an unknown model or no server at the first
 request); 3 data errors (a bad row with `--on-bad-row fail`, an unreadable case
-file, a damaged journal); 4 every case errored (the reports are written).
+file, a damaged journal); 4 every case errored (the reports are written); 5 the
+`--deadline` passed before every case was judged (the reports and journal hold what
+finished).
 """
 
 from __future__ import annotations
 
 import argparse
 import errno
+import re
 import sys
+import time
 from pathlib import Path
 from typing import Any, NamedTuple, TextIO
 
-from evaldsl.cli.exits import EXIT_FAILED, EXIT_NO_RESULTS, EXIT_OK, Interrupted, UsageError
+from evaldsl.cli.exits import (
+    EXIT_DEADLINE,
+    EXIT_FAILED,
+    EXIT_NO_RESULTS,
+    EXIT_OK,
+    Interrupted,
+    UsageError,
+)
 from evaldsl.i18n import _, ngettext
 
 BAD_ROWS_SHOWN = 10
@@ -54,6 +65,9 @@ def add_parser(subparsers: Any) -> None:
                            "(default: 1, this process)"))
     flow.add_argument("--limit", type=_positive, default=None, metavar="N",
                       help=_("judge only the first N cases"))
+    flow.add_argument("--deadline", type=parse_duration, default=None, metavar="DURATION",
+                      help=_("stop asking after this long (`90s`, `30m`, `2h`): unjudged "
+                           "model checks error, the reports are written, exit 5"))
     journal = flow.add_mutually_exclusive_group()
     journal.add_argument("--resume", action="store_true",
                          help=_("continue the run recorded in --results"))
@@ -89,6 +103,25 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(_("must be at least 1, got {value}").format(value=value))
     return value
+
+
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)([smh])")
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600}
+
+
+def parse_duration(text: str) -> float:
+    """`90s`, `30m`, `2h`, `1h30m` in seconds. A unit is required: a bare `10` could
+    mean seconds or minutes, and a deadline read the wrong way cuts a run short."""
+    spelled = text.strip().lower()
+    parts = _DURATION.findall(spelled)
+    if not parts or "".join(n + u for n, u in parts) != spelled:
+        raise argparse.ArgumentTypeError(
+            _("expected a duration such as `90s`, `30m` or `2h`, got `{text}`").format(text=text))
+    seconds = sum(float(n) * _UNIT_SECONDS[u] for n, u in parts)
+    if seconds <= 0:
+        raise argparse.ArgumentTypeError(
+            _("a deadline must be longer than zero, got `{text}`").format(text=text))
+    return seconds
 
 
 def add_report_outputs(p: argparse.ArgumentParser) -> Any:
@@ -160,12 +193,15 @@ def run(args: argparse.Namespace) -> int:
     if args.resume and args.results is None:
         raise UsageError(_("--resume needs --results: the journal to resume from"))
     check_outputs(args)
+    if args.deadline is not None and args.workers > 1:
+        raise UsageError(_("--deadline works with one process only; leave out --workers"))
+    deadline = time.time() + args.deadline if args.deadline is not None else None
     from evaldsl.api import Spec, load
     from evaldsl.report.layout import layout_of
     from evaldsl.run.runner import RunOptions
 
     spec = load(args.spec)
-    settings = _settings(args) if spec.has_model_checks else None
+    settings = _settings(args, deadline) if spec.has_model_checks else None
     runtime = None
     if settings is not None and args.workers == 1:
         from evaldsl.model.factory import default_runtime
@@ -186,7 +222,8 @@ def run(args: argparse.Namespace) -> int:
                          limit=args.limit,
                          resume=args.resume, overwrite=args.overwrite,
                          on_bad_row=args.on_bad_row, progress=args.progress,
-                         total=_count_rows(args), generated_by=tool_version(), announce=_warn)
+                         total=_count_rows(args), generated_by=tool_version(), announce=_warn,
+                         deadline=deadline)
     junit = junit_sink(args, layout)
     try:
         result = _evaluate(args, spec, layout, options, runtime, settings, junit)
@@ -216,7 +253,8 @@ def run(args: argparse.Namespace) -> int:
         print(render_terminal(result.report), file=summary_stream(args))
     if _no_results(result.report):
         return EXIT_NO_RESULTS
-    return report_thresholds(args.fail_under, result.report)
+    verdict = report_thresholds(args.fail_under, result.report)
+    return EXIT_DEADLINE if result.report["run"].get("deadline_passed") else verdict
 
 
 def _warn(line: str) -> None:
@@ -285,8 +323,10 @@ def _cases_in_flight(args: argparse.Namespace, settings: Any) -> int:
     return CASES_PER_REQUEST * int(requests)
 
 
-def _settings(args: argparse.Namespace) -> Any:
+def _settings(args: argparse.Namespace, deadline: float | None = None) -> Any:
     """The model settings the flags ask for (the runtime is built lazily from them)."""
+    from dataclasses import replace
+
     from evaldsl.model.settings import Settings
 
     overrides: dict[str, Any] = {"judge_model": args.judge_model,
@@ -299,7 +339,7 @@ def _settings(args: argparse.Namespace) -> Any:
         overrides["cache_enabled"] = False
     if args.cache_dir is not None:
         overrides["cache_dir"] = str(args.cache_dir)
-    settings = Settings.load(args.config, **overrides)
+    settings = replace(Settings.load(args.config, **overrides), deadline=deadline)
     if args.judge not in (None, "local"):
         settings = _keyless(settings)
     if settings.judge.provider == "local":

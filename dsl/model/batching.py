@@ -11,12 +11,15 @@ error values.
 from __future__ import annotations
 
 import asyncio
+import math
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from evaldsl.i18n import N_
+from evaldsl.model.breaker import Gate
 from evaldsl.model.cache import AnswerCache, cache_key
 from evaldsl.model.contact import Contact
 from evaldsl.model.errors import MalformedAnswer
@@ -42,7 +45,7 @@ class EmbedBatcher:
 
     def __init__(self, embedder: Embedder, limiter: Limiter, policy: RetryPolicy,
                  tally: Tally, cache: AnswerCache | None = None, identity: str | None = None,
-                 max_batch: int = 64, wait: float = 0.003) -> None:
+                 max_batch: int = 64, wait: float = 0.003, gate: Gate | None = None) -> None:
         self.embedder = embedder
         self.limiter = limiter
         self.policy = policy
@@ -55,6 +58,8 @@ class EmbedBatcher:
         self._pending: PerLoop[_Pending] = PerLoop(_Pending)
         self.contact = Contact()
         """Whether the embedder has answered yet (a refused first connection stops the run)."""
+        self.gate = gate if gate is not None else Gate(what=N_("embedding"))
+        """When to stop asking the embedder: its circuit breaker and the run's deadline."""
 
     async def vectors(self, texts: Sequence[str]) -> list[np.ndarray]:
         """One unit-length vector per text (raises the batch's error)."""
@@ -84,7 +89,7 @@ class EmbedBatcher:
             return self._memory[text]
         if self.cache is None:
             return None
-        stored = self.cache.get(cache_key("embed", self.identity, text))
+        stored = self.cache.get(cache_key("embed", self.identity, text), _is_vector)
         if stored is None:
             return None
         self.tally.add(cached=1)
@@ -123,14 +128,24 @@ class EmbedBatcher:
                 batch[text].set_result(vector)
 
     async def _request(self, texts: list[str]) -> list[list[float]]:
+        self.gate.check()
         async with self.limiter.slot():
-            return await self.contact.send(lambda: self.embedder.embed(texts),
-                                           lambda: self.tally.add(calls=1, kind="embed"))
+            self.gate.check()
+            return await self.gate.send(self.contact.send(
+                lambda: self.embedder.embed(texts), lambda: self.tally.add(calls=1, kind="embed")))
 
     def _remember(self, text: str, vector: np.ndarray) -> None:
         self._memory[text] = vector
         if len(self._memory) > MEMORY:
             self._memory.popitem(last=False)
+
+
+def _is_vector(value: object) -> bool:
+    """Whether a cached value is what an embedder returns: a non-empty list of finite
+    numbers (a damaged entry is embedded again rather than read)."""
+    return (isinstance(value, list) and bool(value)
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                    and math.isfinite(x) for x in value))
 
 
 def _unit(row: Sequence[float]) -> np.ndarray:

@@ -25,6 +25,7 @@ from evaldsl.cases.case import Case
 from evaldsl.cases.scopes import Unit, combine, select
 from evaldsl.errors import ConfigError, EvaldslError
 from evaldsl.model.batching import EmbedBatcher, cosine
+from evaldsl.model.breaker import Gate, NotAsked
 from evaldsl.model.cache import AnswerCache, cache_key
 from evaldsl.model.checks import AnswerError, ChatCheck, EmbedCheck
 from evaldsl.model.contact import Contact
@@ -35,7 +36,7 @@ from evaldsl.model.prompts import build_request, property_key, repair_request
 from evaldsl.model.protocols import Judge, JudgeAnswer, JudgeRequest
 from evaldsl.model.redact import Redactor
 from evaldsl.model.requests import ModelRequest, ModelStats
-from evaldsl.model.structured import Unparsed, read_answer
+from evaldsl.model.structured import Unparsed, problem, read_answer
 from evaldsl.model.tally import Tally
 from evaldsl.values import CheckResult
 
@@ -46,7 +47,7 @@ class DefaultRuntime:
     def __init__(self, judge: Judge, batcher: EmbedBatcher, limiter: Limiter,
                  policy: RetryPolicy, tally: Tally, cache: AnswerCache | None = None,
                  temperature: float = 0.0, closers: Sequence[object] = (),
-                 redactor: Redactor | None = None) -> None:
+                 redactor: Redactor | None = None, gate: Gate | None = None) -> None:
         self.judge = judge
         self.batcher = batcher
         self.limiter = limiter
@@ -61,9 +62,17 @@ class DefaultRuntime:
         """Whether the judge has answered yet (a refused first connection stops the run)."""
         self.redactor = redactor or Redactor()
         """What every server text passes through before it becomes part of a result."""
+        self.gate = gate if gate is not None else Gate()
+        """When to stop asking the judge: the circuit breaker and the run's deadline."""
 
     def stats(self) -> ModelStats:
-        return self.tally.snapshot()
+        """The calls counted so far, and the answer cache's failures."""
+        stats = self.tally.snapshot()
+        if self.cache is not None:
+            failures = self.cache.failures
+            stats.cache_read_failures, stats.cache_write_failures = failures
+        stats.stopped = self.gate.stopped or self.batcher.gate.stopped
+        return stats
 
     async def resolve(self, case: Case, requests: Sequence[ModelRequest]) -> list[CheckResult]:
         """One result per request, in order; failures are error results."""
@@ -120,7 +129,10 @@ class DefaultRuntime:
         except ConfigError:
             raise
         except (ModelError, EvaldslError) as exc:
-            self.tally.add(errors=1)
+            if isinstance(exc, NotAsked):
+                self.tally.add(not_asked=sum(len(qs) for qs in fused.questions.values()))
+            else:
+                self.tally.add(errors=1)
             for qs in fused.questions.values():
                 for q in qs:
                     out[q.request][q.unit] = self._failure(exc, requests[q.request].check)
@@ -146,7 +158,7 @@ class DefaultRuntime:
         """The validated JSON answer: from the cache, or asked (with one repair)."""
         key = self._key(request, model)
         if key is not None and self.cache is not None:
-            stored = self.cache.get(key)
+            stored = self.cache.get(key, lambda value: _fits(value, request.schema))
             if stored is not None:
                 self.tally.add(cached=1)
                 return self.redactor.value(stored)
@@ -180,11 +192,13 @@ class DefaultRuntime:
         ready = getattr(judge, "ready", None)
 
         async def attempt() -> JudgeAnswer:
+            self.gate.check()
             if ready is not None:  # before a slot: limits count requests the server sees
                 await ready()
             async with self.limiter.slot():
-                return await self.contact.send(lambda: judge.complete(request),
-                                               lambda: self.tally.add(calls=1, kind=kind))
+                self.gate.check()  # the breaker may have opened while this one waited
+                return await self.gate.send(self.contact.send(
+                    lambda: judge.complete(request), lambda: self.tally.add(calls=1, kind=kind)))
 
         answer = await with_retries(attempt, self.policy, lambda e: self.tally.add(retries=1))
         self.tally.add(prompt_tokens=answer.prompt_tokens,
@@ -201,7 +215,8 @@ class DefaultRuntime:
         except ConfigError:
             raise
         except Exception as exc:  # an embedder may raise anything; it is this check's error
-            self.tally.add(errors=1)
+            unasked = isinstance(exc, NotAsked)
+            self.tally.add(not_asked=int(unasked), errors=int(not unasked))
             out[i][j] = self._failure(exc, request.check)
 
     def _failure(self, exc: BaseException, check: str) -> CheckResult:
@@ -232,3 +247,11 @@ class DefaultRuntime:
         if self.cache is not None:
             self.cache.close()
 
+
+
+def _fits(value: Any, schema: dict[str, Any] | None) -> bool:
+    """Whether a cached value is one a live answer to the request could be: the same
+    schema check, so a damaged or stale entry is asked again rather than read."""
+    if schema is None:
+        return True
+    return problem(value, schema) is None

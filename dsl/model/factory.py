@@ -13,7 +13,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from evaldsl.i18n import N_
 from evaldsl.model.batching import EmbedBatcher
+from evaldsl.model.breaker import Gate
 from evaldsl.model.cache import AnswerCache
 from evaldsl.model.engine import DefaultRuntime
 from evaldsl.model.limits import Limiter, RetryPolicy
@@ -39,11 +41,13 @@ def default_runtime(settings: Settings | None = None, judge: Judge | None = None
     spec = settings.embedder
     batcher = EmbedBatcher(embedder, Limiter(spec.concurrency, spec.requests_per_minute),
                            RetryPolicy(spec.max_retries, spec.backoff), tally, cache,
-                           getattr(embedder, "cache_identity", None))
+                           getattr(embedder, "cache_identity", None),
+                           gate=Gate(spec.circuit_breaker, settings.deadline, N_("embedding")))
     spec = settings.judge
     return DefaultRuntime(judge, batcher, Limiter(spec.concurrency, spec.requests_per_minute),
                           RetryPolicy(spec.max_retries, spec.backoff), tally, cache,
-                          spec.temperature, closers, redactor_of(settings))
+                          spec.temperature, closers, redactor_of(settings),
+                          Gate(spec.circuit_breaker, settings.deadline))
 
 
 def redactor_of(settings: Settings) -> Redactor:

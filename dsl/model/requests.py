@@ -51,6 +51,14 @@ class ModelStats:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     by_kind: dict[str, int] = field(default_factory=dict)
+    cache_read_failures: int = 0
+    """Cache lookups that failed (an unreadable file, a stored value that does not fit)."""
+    cache_write_failures: int = 0
+    """Answers the cache could not store."""
+    not_asked: int = 0
+    """Model checks failed without a request: the breaker was open or the deadline passed."""
+    stopped: str | None = None
+    """Why the runtime stopped asking (the breaker's reason, or the deadline), if it did."""
 
     def merge(self, other: ModelStats) -> ModelStats:
         kinds = dict(self.by_kind)
@@ -60,6 +68,9 @@ class ModelStats:
             self.calls + other.calls, self.cached + other.cached, self.retries + other.retries,
             self.errors + other.errors, self.prompt_tokens + other.prompt_tokens,
             self.completion_tokens + other.completion_tokens, kinds,
+            self.cache_read_failures + other.cache_read_failures,
+            self.cache_write_failures + other.cache_write_failures,
+            self.not_asked + other.not_asked, self.stopped or other.stopped,
         )
 
 

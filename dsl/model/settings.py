@@ -15,10 +15,11 @@ the user's key to a host of its choosing.
     base_url = "https://..."         # read here, never written anywhere
     api_key_env = "MY_JUDGE_API_KEY" # the variable that holds the key (`_API_KEY`, `_TOKEN`)
     temperature = 0
-    timeout = 60                     # seconds per request
+    timeout = 30                     # seconds per request
     concurrency = 8                  # requests in flight
     requests_per_minute = 600
-    max_retries = 4
+    max_retries = 2
+    circuit_breaker = 5              # identical failures in a row that stop asking (0: never)
     [embedder]
     model = "text-embedding-3-small" # configuring a model or base_url selects an endpoint
     [cache]
@@ -42,6 +43,7 @@ from typing import Any
 
 from evaldsl.errors import ConfigError
 from evaldsl.i18n import _
+from evaldsl.model.breaker import DEFAULT_THRESHOLD
 from evaldsl.model.keys import COMMAND_LINE, ENVIRONMENT, Layer, check_names, resolve_key
 
 CONFIG_FILE = "evaldsl.toml"
@@ -62,12 +64,16 @@ class Endpoint:
     api_key: str | None = field(default=None, repr=False)
     """Read from the environment only; never printed (repr=False)."""
     temperature: float = 0.0
-    timeout: float = 60.0
+    timeout: float = 30.0
+    """Seconds per request: with two retries and the breaker, a server that never answers
+    costs the first wave of requests (about 30 s), not every case's whole budget."""
     concurrency: int = 8
     requests_per_minute: float | None = None
-    max_retries: int = 4
+    max_retries: int = 2
     backoff: float = 0.5
     """Base delay in seconds of the exponential backoff between retries."""
+    circuit_breaker: int = DEFAULT_THRESHOLD
+    """Identical transport failures in a row after which the rest is not asked (0: never)."""
     configured: bool = False
     """Whether any source set a model or endpoint (decides remote vs in-process embeddings)."""
 
@@ -80,7 +86,7 @@ class Endpoint:
                 )
             )
         for attr, low in (("timeout", 0.0), ("concurrency", 1), ("max_retries", 0),
-                          ("backoff", 0.0), ("temperature", 0.0)):
+                          ("backoff", 0.0), ("temperature", 0.0), ("circuit_breaker", 0)):
             if getattr(self, attr) < low:
                 raise ConfigError(
                     _("{name}: `{attr}` must be at least {low}").format(
@@ -99,6 +105,9 @@ class Settings:
         default_factory=lambda: Endpoint(provider="local", model=DEFAULT_EMBED_MODEL))
     cache_enabled: bool = True
     cache_dir: Path = field(default_factory=lambda: default_cache_dir())
+    deadline: float | None = None
+    """When to stop asking any model (a `time.time()` value), set by `run --deadline`; never
+    read from a file or the environment: a deadline belongs to one run."""
 
     @classmethod
     def load(cls, config: str | Path | None = None, env: Mapping[str, str] | None = None,
@@ -139,7 +148,8 @@ RETIRED = {"client_process": "requests are always sent from the evaluating proce
 """Settings an earlier version had, with what to do instead: a file that still sets one is
 told so, rather than that the setting is unknown."""
 _NUMERIC = {"temperature": float, "timeout": float, "concurrency": int,
-            "requests_per_minute": float, "max_retries": int, "backoff": float}
+            "requests_per_minute": float, "max_retries": int, "backoff": float,
+            "circuit_breaker": int}
 
 
 def default_cache_dir() -> Path:

@@ -15,7 +15,8 @@ class Tally:
         self._lock = threading.Lock()
 
     def add(self, calls: int = 0, cached: int = 0, retries: int = 0, errors: int = 0,
-            prompt_tokens: int = 0, completion_tokens: int = 0, kind: str | None = None) -> None:
+            prompt_tokens: int = 0, completion_tokens: int = 0, kind: str | None = None,
+            not_asked: int = 0) -> None:
         """Add to the counters; `kind` also counts `calls` under `by_kind[kind]`."""
         with self._lock:
             s = self._stats
@@ -25,6 +26,7 @@ class Tally:
             s.errors += errors
             s.prompt_tokens += prompt_tokens
             s.completion_tokens += completion_tokens
+            s.not_asked += not_asked
             if kind is not None:
                 s.by_kind[kind] = s.by_kind.get(kind, 0) + calls
 

@@ -32,6 +32,10 @@ COST_WORDS = {
     "model_errors": N_("model errors"),
     "prompt_tokens": N_("prompt tokens"),
     "completion_tokens": N_("completion tokens"),
+    "cache_read_failures": N_("answer cache reads failed"),
+    "cache_write_failures": N_("answer cache writes failed"),
+    "not_asked": N_("model checks not asked"),
+    "stopped_asking": N_("stopped asking"),
 }
 """The cost section's keys in words; an unknown key is shown as it is."""
 STATUS_WORDS = {
@@ -258,8 +262,8 @@ def _ident(name: str) -> str:
 def _cost(cost: Mapping[str, Any]) -> str:
     rows = [
         f'<tr><td>{esc(_(COST_WORDS.get(k, k.replace("_", " "))))}</td>'
-        f'<td class="num">{v}</td></tr>'
-        for k, v in cost.items()
+        f'<td class="num">{esc(str(v))}</td></tr>'
+        for k, v in cost.items() if v is not None
     ]
     return _section("cost", _("Cost"), _table([("", ""), ("", "num")], rows, "cost-table"))
 

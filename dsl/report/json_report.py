@@ -255,7 +255,7 @@ class ReportBuilder:
         mean = round(total / count, 9) if count else 1.0
         return mean, str(record.get("id", ""))
 
-    def build(self, metrics: Sequence[Mapping[str, Any]], cost: Mapping[str, int],
+    def build(self, metrics: Sequence[Mapping[str, Any]], cost: Mapping[str, Any],
               bad_rows: Sequence[Row], bad_row_count: int,
               run: Mapping[str, Any] | None = None, generated_by: str = "evaldsl",
               ) -> dict[str, Any]:
@@ -396,11 +396,14 @@ def metric_entry(metric: Any, expression: str | None = None) -> dict[str, Any]:
             "error_examples": list(getattr(metric, "error_examples", ()))}
 
 
-def cost_dict(stats: Any) -> dict[str, int]:
+def cost_dict(stats: Any) -> dict[str, Any]:
     """`ModelStats` (or None) as the report's cost section."""
     def get(name: str) -> int:
         return int(getattr(stats, name, 0) or 0)
 
     return {"model_calls": get("calls"), "cached": get("cached"), "retries": get("retries"),
             "model_errors": get("errors"), "prompt_tokens": get("prompt_tokens"),
-            "completion_tokens": get("completion_tokens")}
+            "completion_tokens": get("completion_tokens"),
+            "cache_read_failures": get("cache_read_failures"),
+            "cache_write_failures": get("cache_write_failures"),
+            "not_asked": get("not_asked"), "stopped_asking": getattr(stats, "stopped", None)}

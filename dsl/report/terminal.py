@@ -86,7 +86,34 @@ def render_terminal(report: Mapping[str, Any]) -> str:
             value=cost["prompt_tokens"] + cost["completion_tokens"],
         )
     )
+    lines.extend(cache_line(cost))
+    lines.extend(stopped_line(cost))
+    if report.get("run", {}).get("deadline_passed"):
+        lines.append(_("deadline passed: the run stopped before every case was judged; the "
+                       "cases not judged are not in the journal (`--resume` judges them)"))
     return "\n".join(lines)
+
+
+def stopped_line(cost: Mapping[str, Any]) -> list[str]:
+    """`stopped asking: deadline passed (37 model checks not asked)`, when the breaker
+    opened or the deadline passed: errors that no judge produced must not pass unexplained."""
+    reason = cost.get("stopped_asking")
+    if not reason:
+        return []
+    count = cost.get("not_asked", 0)
+    return [ngettext("stopped asking: {reason} ({count} model check not asked)",
+                     "stopped asking: {reason} ({count} model checks not asked)",
+                     count).format(reason=reason, count=count)]
+
+
+def cache_line(cost: Mapping[str, Any]) -> list[str]:
+    """`answer cache: 12 reads failed, 0 writes failed`, only when something failed: a
+    damaged cache costs calls, never verdicts, and the summary must say where they went."""
+    reads, writes = cost.get("cache_read_failures", 0), cost.get("cache_write_failures", 0)
+    if not (reads or writes):
+        return []
+    return [_("answer cache: {reads} reads failed, {writes} writes failed").format(
+        reads=reads, writes=writes)]
 
 
 def error_line(reasons: list[Mapping[str, Any]]) -> str:

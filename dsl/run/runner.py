@@ -84,6 +84,10 @@ class RunOptions:
     generated_by: str = "evaldsl"
     announce: Callable[[str], None] | None = None
     """Where one-line notices go (`resumed: ...`); None keeps the run silent."""
+    deadline: float | None = None
+    """When to stop (a `time.time()` value): no case starts after it, and a case that then
+    finishes with an error (a model check cut short) stays out of the journal, so that
+    `resume` judges it again. The model runtime stops asking at the same moment."""
 
 
 @dataclass
@@ -138,6 +142,8 @@ class Run:
         self.evaluated = 0
         self.resumed = 0
         self.progress = Progress(options.progress, options.total, options.limit)
+        self.cut = False
+        """Whether the deadline stopped the run before every case was judged."""
 
     def execute(self, source: Iterable[Any]) -> RunResult:
         started = time.monotonic()
@@ -245,6 +251,9 @@ class Run:
         for item in items:
             if limit is not None and self.seen >= limit:
                 return
+            if self._past_deadline():
+                self.cut = True
+                return
             if isinstance(item, BadRow):
                 self._bad_row(item)
                 continue
@@ -283,9 +292,15 @@ class Run:
     async def _evaluate(self, case: Case) -> tuple[Case, CaseResult]:
         return case, await self.spec.evaluate_async(case)
 
+    def _past_deadline(self) -> bool:
+        deadline = self.options.deadline
+        return deadline is not None and time.time() >= deadline
+
     def _record(self, case: Case, result: CaseResult) -> None:
         record = case_record(result, case)
-        if self.writer is not None:
+        if self._past_deadline() and _has_error(record):
+            self.cut = True  # maybe cut short: reported, but left for `resume` to judge again
+        elif self.writer is not None:
             self.writer.write(record)
         self.state.add(result, record, case)
         for sink in self.sinks:
@@ -298,13 +313,18 @@ class Run:
     def _report(self, elapsed: float) -> dict[str, Any]:
         run_info = {"resumed_cases": self.resumed, "evaluated_cases": self.evaluated,
                     "elapsed_seconds": round(elapsed, 3), "concurrency": self.options.concurrency,
-                    "workers": self.workers}
+                    "workers": self.workers, "deadline_passed": self.cut}
         return self.state.report_dict(run_info, self.bad_rows, self.bad_row_count,
                                       self.options.generated_by)
 
 
 def _names(paths: tuple[str, ...]) -> str:
     return ", ".join(f"`{p}`" for p in paths) if paths else _("unnamed cases")
+
+
+def _has_error(record: dict[str, Any]) -> bool:
+    """Whether any check of a case record is an error."""
+    return any(c.get("status") == "error" for c in record["checks"].values())
 
 
 def _close(runtime: Any) -> None:

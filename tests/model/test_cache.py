@@ -110,3 +110,62 @@ def test_a_full_cache_warns_once_and_keeps_serving(
     assert err.count("warning:") == 1 and str(cache.path) in err
     assert cache.get("k0") == "seed"
     cache.close()
+
+
+class TestCachedAnswersAreValidated:
+    def _rewrite(self, directory: Path, kind: str, value: str) -> int:
+        import sqlite3
+
+        conn = sqlite3.connect(directory / "answers.sqlite3")
+        try:
+            with conn:
+                return conn.execute("UPDATE answers SET value = ? WHERE kind = ?",
+                                    (value, kind)).rowcount
+        finally:
+            conn.close()
+
+    @pytest.mark.parametrize("stored", ['{"polite": {"score": 99}}', '[1, 2]', '{"polite'],
+                             ids=["out-of-schema", "wrong-type", "not-json"])
+    def test_a_chat_entry_that_does_not_fit_is_asked_again_and_overwritten(
+            self, runtime_for: Any, requests_of: Any, make_dialog: Any, openai_server: Any,
+            tmp_path: Path, stored: str) -> None:
+        """A cached answer gets the validation a live one gets: one that does not fit the
+        request's schema is a miss, asked again, and replaced by the good answer."""
+        case = make_dialog("hi", "hello")
+        asked = [requests_of("polite", "judge", criteria="polite")]
+        first, = run(runtime_for(), case, asked)
+        assert self._rewrite(tmp_path / "cache", "chat", stored) == 1
+        again = runtime_for()
+        second, = run(again, case, asked)
+        assert second.to_dict() == first.to_dict()
+        assert (again.stats().calls, again.stats().cached) == (1, 0)
+        assert again.stats().cache_read_failures == 1
+        third = runtime_for()
+        run(third, case, asked)
+        assert (third.stats().calls, third.stats().cached) == (0, 1)
+        assert openai_server.stats()["chat"] == 2
+
+    def test_an_embedding_entry_that_is_no_vector_is_asked_again(
+            self, runtime_for: Any, requests_of: Any, make_dialog: Any, openai_server: Any,
+            tmp_path: Path) -> None:
+        case = make_dialog("我想约维修", "师傅明天上门")
+        asked = [requests_of("same", "similarity", reference="明天上门")]
+        first, = run(runtime_for(), case, asked)
+        assert self._rewrite(tmp_path / "cache", "embed", '"not a vector"') == 2
+        again = runtime_for()
+        second, = run(again, case, asked)
+        assert second.to_dict() == first.to_dict()
+        assert again.stats().cache_read_failures == 2
+
+
+class TestUnreadableCache:
+    def test_a_file_that_is_no_database_is_a_miss_with_one_warning(
+            self, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        (tmp_path / "answers.sqlite3").write_bytes(b"\x13" * 8192)
+        cache = AnswerCache(tmp_path)
+        assert [cache.get(f"k{i}") for i in range(3)] == [None] * 3
+        cache.put("k0", "chat", "value")
+        err = capsys.readouterr().err
+        assert err.count("warning:") == 1 and str(cache.path) in err
+        assert (cache.failures.reads, cache.failures.writes) == (3, 1)
+        cache.close()

@@ -117,7 +117,8 @@ class TestSchema:
     def test_empty_run_validates(self, layout: SpecLayout) -> None:
         jsonschema.validate(ReportBuilder(layout).build(
             [], {"model_calls": 0, "cached": 0, "retries": 0, "model_errors": 0,
-                 "prompt_tokens": 0, "completion_tokens": 0}, [], 0), SCHEMA)
+                 "prompt_tokens": 0, "completion_tokens": 0, "cache_read_failures": 0,
+                 "cache_write_failures": 0, "not_asked": 0, "stopped_asking": None}, [], 0), SCHEMA)
 
 
 rows = st.lists(
