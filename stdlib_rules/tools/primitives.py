@@ -37,7 +37,8 @@ class ArgsMatchParams(Params):
     table: Table | None = None
     """Normalization for every string argument that `tables` does not name."""
     tables: dict[str, Table] = Field(default_factory=dict)
-    """Argument path (`region`, `address.city`) -> its normalization table."""
+    """Argument path (`region`, `address.city`), or one qualified by the function
+    (`"get_weather.location"`, which wins over `location`) -> its normalization table."""
     sets: list[str] = Field(default_factory=list)
     """Argument paths whose lists compare in any order."""
     lists: Literal["ordered", "sets"] = "ordered"
