@@ -12,7 +12,7 @@ values were found, and how many of them hold.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from pydantic import field_validator
@@ -93,7 +93,8 @@ class _Judged:
         self.bound = ""
 
 
-def _judged(items: Iterator[Found | Bound], errors_of: Any) -> _Judged:
+def _judged(items: Iterator[Found | Bound],
+            errors_of: Callable[[Any], list[str]]) -> _Judged:
     """Validate every value found, so `.values` and `.errors` tell the whole reply."""
     judged = _Judged()
     for item in items:
