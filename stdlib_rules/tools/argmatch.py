@@ -101,23 +101,27 @@ class Comparer:
         """The same comparison for the arguments of a call of `function`."""
         return Comparer(self.options, self.exact, function)
 
-    def table_for(self, path: str) -> NormalizationTable | None:
-        """The table of an argument path: the most specific key of `tables` that names it.
+    def keys(self, path: str, objects: bool = False) -> list[str]:
+        """The keys that may name an argument path in `tables`, `sets`, `optional` and
+        `accept`, the most specific first: qualified by the function (`get_weather.location`),
+        then plain (`location`); with `objects`, a key naming the enclosing object
+        (`address` for `address.city`) after each."""
+        plain = _plain_path(path)
+        keys = [plain, plain.split(".", 1)[0]] if objects else [plain]
+        if self.function:
+            keys = [f"{self.function}.{key}" for key in keys] + keys
+        return keys
 
-        `get_weather.location` (the function, then the path) wins over `location`;
-        a key naming an object (`address`) covers its fields; else the one `table`.
-        """
+    def table_for(self, path: str) -> NormalizationTable | None:
+        """The table of the most specific key of `tables` naming the path, else `table`."""
         if self.exact:
             return None
         tables = self.options.tables
-        plain = _plain_path(path)
-        keys = [plain, plain.split(".", 1)[0]]
-        if self.function:
-            keys = [f"{self.function}.{key}" for key in keys] + keys
-        return next((tables[k] for k in keys if k in tables), self.options.table)
+        return next((tables[k] for k in self.keys(path, objects=True) if k in tables),
+                    self.options.table)
 
     def is_set(self, path: str) -> bool:
-        return self.options.all_sets or _plain_path(path) in self.options.sets
+        return self.options.all_sets or any(k in self.options.sets for k in self.keys(path))
 
     def equal(self, path: str, expected: Any, actual: Any, alt_maps: bool) -> bool:
         """Whether `actual` equals one expected value (recursively)."""
@@ -149,7 +153,8 @@ class Comparer:
         """The acceptable values of one field: its alternatives, or its value and `accept`."""
         if alt_maps:
             return list(spec) if isinstance(spec, list) else [spec]
-        return [spec, *self.options.accept.get(_plain_path(path), ())]
+        accept = self.options.accept
+        return [spec, *next((accept[k] for k in self.keys(path) if k in accept), ())]
 
     def diff_map(self, path: str, expected: Mapping[str, Any], actual: Mapping[str, Any],
                  alt_maps: bool) -> list[str]:
@@ -169,7 +174,7 @@ class Comparer:
         return out
 
     def may_omit(self, path: str, spec: Any, alt_maps: bool) -> bool:
-        if _plain_path(path) in self.options.optional:
+        if any(k in self.options.optional for k in self.keys(path)):
             return True
         return alt_maps and isinstance(spec, list) and OMITTED in spec
 

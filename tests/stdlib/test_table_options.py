@@ -170,3 +170,33 @@ class TestQualifiedKeys:
                        use) == (False, 0.0)
         assert verdict(tables, call("g", location="Bj"), call("g", location="Bxj"),
                        use) == (True, 1.0)
+
+
+class TestQualifiedPathsElsewhere:
+    """`sets`, `optional` and `accept` name argument paths the same way `tables` does."""
+
+    def both(self, use: str, a: dict[str, Any], b: dict[str, Any]) -> tuple[bool, float]:
+        expected = [call("f", **a), call("g", **a)]
+        actual = [call("f", **b), call("g", **b)]
+        spec = (f"check c = args_match(expected: {json.dumps(expected, ensure_ascii=False)}, "
+                f"actual: {json.dumps(actual, ensure_ascii=False)}, {use})\n"
+                "metric m = rate(c)\n")
+        result = evaldsl.load(spec).evaluate({"id": "t", "messages": []}).checks["c"]
+        assert isinstance(result.passed, bool) and isinstance(result.score, float)
+        return result.passed, result.score
+
+    def test_sets_for_one_function(self) -> None:
+        """`f.ids` is a set, `g.ids` stays ordered: f's pair matches, g's does not."""
+        assert self.both('sets: ["f.ids"]', {"ids": [1, 2]}, {"ids": [2, 1]}) == (False, 0.5)
+        assert self.both('sets: ["ids"]', {"ids": [1, 2]}, {"ids": [2, 1]}) == (True, 1.0)
+
+    def test_optional_for_one_function(self) -> None:
+        """`f.note` may be left out; g's missing `note` fails one of g's two arguments."""
+        assert self.both('optional: ["f.note"]', {"q": "x", "note": "n"}, {"q": "x"}) == (
+            False, 0.75)
+
+    def test_accept_for_one_function(self) -> None:
+        assert self.both('accept: {"f.city": ["北京"]}', {"city": "beijing"},
+                         {"city": "北京"}) == (False, 0.5)
+        assert self.both('accept: {city: ["北京"], "g.city": ["peking"]}',
+                         {"city": "beijing"}, {"city": "北京"}) == (False, 0.5)
