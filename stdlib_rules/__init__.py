@@ -12,6 +12,7 @@ from __future__ import annotations
 
 FAMILIES: dict[str, tuple[str, ...]] = {
     "evaldsl.stdlib.classifying": ("classify",),
+    "evaldsl.stdlib.contains_json": ("contains_json",),
     "evaldsl.stdlib.dialog_state": ("slots", "steps"),
     "evaldsl.stdlib.judging": ("judge", "refusal"),
     "evaldsl.stdlib.moderation": ("moderation",),

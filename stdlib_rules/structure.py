@@ -49,18 +49,21 @@ with warnings.catch_warnings():
         @field_validator("schema")
         @classmethod
         def _valid_schema(cls, schema: dict[str, Any]) -> dict[str, Any]:
-            if not schema:
-                return schema  # `{}` is valid in every draft, and accepts any JSON
-            import jsonschema  # 0.08 s to import: only specs with a schema pay it
-            from jsonschema.validators import validator_for
+            return valid_schema(schema)
 
-            try:
-                validator_for(schema).check_schema(schema)
-            except jsonschema.SchemaError as exc:
-                raise ValueError(
-                    _("invalid JSON Schema: {error}").format(error=exc.message)
-                ) from None
-            return schema
+
+def valid_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` itself when it is a valid JSON Schema; a params error otherwise."""
+    if not schema:
+        return schema  # `{}` is valid in every draft, and accepts any JSON
+    import jsonschema  # 0.08 s to import: only specs with a schema pay it
+    from jsonschema.validators import validator_for
+
+    try:
+        validator_for(schema).check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        raise ValueError(_("invalid JSON Schema: {error}").format(error=exc.message)) from None
+    return schema
 
 
 @primitive("json_schema", params=JsonSchemaParams, scopes=REPLY_SCOPES,
@@ -90,7 +93,7 @@ def json_schema(params: JsonSchemaParams) -> Any:
         if validator is None:
             return CheckResult(True, 1.0, data, {"errors": []}, "")
         try:
-            errors = [_describe(e) for e in validator.iter_errors(data)][: params.max_errors]
+            errors = [describe(e) for e in validator.iter_errors(data)][: params.max_errors]
         except TimeoutError:
             return CheckResult.error(timeout_reason())
         reason = "; ".join(errors)
@@ -115,6 +118,6 @@ def unfence(text: str) -> str:
     return stripped
 
 
-def _describe(error: jsonschema.ValidationError) -> str:
+def describe(error: jsonschema.ValidationError) -> str:
     path = "/".join(str(p) for p in error.absolute_path) or "(root)"
     return f"{path}: {error.message}"

@@ -48,7 +48,8 @@ class Options:
     table: NormalizationTable | None = None
     """Applied to every string field that `tables` does not name."""
     tables: Mapping[str, NormalizationTable] = field(default_factory=dict)
-    """Field path (`region`, `address.city`) -> its table."""
+    """Field path (`region`, `address.city`), or one qualified by the function
+    (`get_weather.location`) -> its table."""
     sets: frozenset[str] = frozenset()
     """Field paths whose lists compare as multisets."""
     all_sets: bool = False
@@ -92,19 +93,37 @@ class Verdict(NamedTuple):
 class Comparer:
     """One comparison mode (strict or normalized) of one check."""
 
-    def __init__(self, options: Options, exact: bool) -> None:
+    def __init__(self, options: Options, exact: bool, function: str | None = None) -> None:
         self.options = options
         self.exact = exact
+        self.function = function
+        """The function whose arguments are compared: `tables` keys may name it first."""
+
+    def within(self, function: str | None) -> Comparer:
+        """The same comparison for the arguments of a call of `function`."""
+        return Comparer(self.options, self.exact, function)
+
+    def keys(self, path: str, objects: bool = False) -> list[str]:
+        """The keys that may name an argument path in `tables`, `sets`, `optional` and
+        `accept`, the most specific first: qualified by the function (`get_weather.location`),
+        then plain (`location`); with `objects`, a key naming the enclosing object
+        (`address` for `address.city`) after each."""
+        plain = _plain_path(path)
+        keys = [plain, plain.split(".", 1)[0]] if objects else [plain]
+        if self.function:
+            keys = [f"{self.function}.{key}" for key in keys] + keys
+        return keys
 
     def table_for(self, path: str) -> NormalizationTable | None:
+        """The table of the most specific key of `tables` naming the path, else `table`."""
         if self.exact:
             return None
         tables = self.options.tables
-        plain = _plain_path(path)
-        return tables.get(plain) or tables.get(plain.split(".", 1)[0]) or self.options.table
+        return next((tables[k] for k in self.keys(path, objects=True) if k in tables),
+                    self.options.table)
 
     def is_set(self, path: str) -> bool:
-        return self.options.all_sets or _plain_path(path) in self.options.sets
+        return self.options.all_sets or any(k in self.options.sets for k in self.keys(path))
 
     def equal(self, path: str, expected: Any, actual: Any, alt_maps: bool) -> bool:
         """Whether `actual` equals one expected value (recursively)."""
@@ -136,7 +155,8 @@ class Comparer:
         """The acceptable values of one field: its alternatives, or its value and `accept`."""
         if alt_maps:
             return list(spec) if isinstance(spec, list) else [spec]
-        return [spec, *self.options.accept.get(_plain_path(path), ())]
+        accept = self.options.accept
+        return [spec, *next((accept[k] for k in self.keys(path) if k in accept), ())]
 
     def diff_map(self, path: str, expected: Mapping[str, Any], actual: Mapping[str, Any],
                  alt_maps: bool) -> list[str]:
@@ -156,7 +176,8 @@ class Comparer:
         return out
 
     def may_omit(self, path: str, spec: Any, alt_maps: bool) -> bool:
-        if self.options.allow_missing_args or _plain_path(path) in self.options.optional:
+        if self.options.allow_missing_args or any(k in self.options.optional
+                                                  for k in self.keys(path)):
             return True
         return alt_maps and isinstance(spec, list) and OMITTED in spec
 
@@ -182,7 +203,8 @@ def compare_args(expected: Mapping[str, Any], actual: Mapping[str, Any] | ErrorV
     assert isinstance(actual, Mapping)
     problems = docs.problems(name, expected, actual) if docs and name else []
     named = {p.split(":", 1)[0] for p in problems}
-    diffs = comparer.diff_map("", expected, dict(actual), comparer.options.alternatives)
+    diffs = comparer.within(name).diff_map("", expected, dict(actual),
+                                           comparer.options.alternatives)
     return problems + [d for d in diffs if d.split(":", 1)[0].split(".", 1)[0] not in named]
 
 
@@ -197,13 +219,16 @@ def strict_scalar(expected: Any, actual: Any) -> bool:
 
 def normalized_scalar(expected: Any, actual: Any, table: NormalizationTable | None,
                       coerce: bool) -> bool:
-    """Equality after normalization: numbers by value, strings through `table`."""
+    """Equality after normalization: numbers by value, strings through `table`.
+
+    Numbers (and, with `coerce`, numeric strings; with a table's `units`,
+    quantities) compare within the table's tolerance.
+    """
     if strict_scalar(expected, actual):
         return True
-    if coerce:
-        left, right = as_number(expected, table), as_number(actual, table)
-        if left is not None and right is not None:
-            return left == right
+    left, right = as_number(expected, table, coerce), as_number(actual, table, coerce)
+    if left is not None and right is not None:
+        return table.close(left, right) if table is not None else left == right
     if isinstance(expected, str) and isinstance(actual, str):
         return canonical_text(expected, table) == canonical_text(actual, table)
     if coerce and not (expected is None or actual is None):
@@ -225,18 +250,32 @@ def canonical_text(text: str, table: NormalizationTable | None) -> str:
     return current
 
 
-def as_number(value: Any, table: NormalizationTable | None) -> float | None:
-    """A number, or a string that reads as one before or after normalization."""
+def as_number(value: Any, table: NormalizationTable | None,
+              coerce: bool = True) -> float | None:
+    """A number; with `coerce`, a string that reads as one before or after normalization;
+    with the table's `units`, a quantity in the table's unit (`5000 m` is 5 under `km`)."""
     if isinstance(value, bool):
         return None
     if _is_number(value):
         return float(value)
     if not isinstance(value, str):
         return None
-    number = _parse_number(value)
+    number = _parse_number(value) if coerce else None
     if number is None and table is not None:
-        number = _parse_number(canonical_text(value, table))
+        text = canonical_text(value, table)
+        number = _parse_number(text) if coerce else None
+        if number is None:
+            number = _first_quantity(table, value, text)
     return number
+
+
+def _first_quantity(table: NormalizationTable, *texts: str) -> float | None:
+    """The first of `texts` that is wholly a quantity, in the table's unit."""
+    for text in texts:
+        number = table.quantity(text)
+        if number is not None:
+            return number
+    return None
 
 
 def _parse_number(text: str) -> float | None:

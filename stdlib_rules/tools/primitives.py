@@ -36,15 +36,16 @@ class ArgsMatchParams(Params):
     table: Table | None = None
     """Normalization for every string argument that `tables` does not name."""
     tables: dict[str, Table] = Field(default_factory=dict)
-    """Argument path (`region`, `address.city`) -> its normalization table."""
+    """Argument path (`region`, `address.city`), or one qualified by the function
+    (`"get_weather.location"`, which wins over `location`) -> its normalization table."""
     sets: list[str] = Field(default_factory=list)
-    """Argument paths whose lists compare in any order."""
+    """Argument paths whose lists compare in any order (`ids`, or `f.ids` for `f` only)."""
     lists: Literal["ordered", "sets"] = "ordered"
     """How every other list compares."""
     optional: list[str] = Field(default_factory=list)
-    """Argument paths that may be left out."""
+    """Argument paths that may be left out (`note`, or `f.note` for `f` only)."""
     accept: dict[str, list[Any]] = Field(default_factory=dict)
-    """Argument path -> further acceptable values."""
+    """Argument path (`city`, or `f.city` for `f` only) -> further acceptable values."""
     alternatives: bool = False
     """Expected arguments hold lists of acceptable values, `""` = may be omitted (BFCL)."""
     functions: list[Any] | None = None

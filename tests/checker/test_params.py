@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import re
 
-from evaldsl.diagnostics import listing
-from evaldsl.primitives.tables import FLAG_OPTIONS, VALUE_OPTIONS
 from tests.checker.helpers import codes, messages, of, rendered
 
 
@@ -219,7 +217,8 @@ class TestTableOptions:
             "t.eval:1:20: error[E208]: unknown table option `lower`\n"
             '1 | table t (casefold, lower) { "A" -> "a" }\n'
             "  |                    ^^^^^\n"
-            f"hint: the options are {listing(FLAG_OPTIONS + VALUE_OPTIONS)}"
+            "hint: the options are `nfkc`, `casefold`, `strip`, `collapse`, `nospace`, `punct`, "
+            "`clock`, `remove`, `replace`, `tolerance` and `units`"
         )
 
     def test_value_option_without_value(self) -> None:
@@ -231,6 +230,74 @@ class TestTableOptions:
         """A flag takes no value."""
         assert messages('table t (strip: true) { "A" -> "a" }\n', "E208") == [
             "the option `strip` takes no value"]
+
+
+class TestTableValueOptions:
+    """`replace`, `tolerance` and `units`: a wrong value is E208 at the value, with a hint."""
+
+    def test_replace_needs_a_map(self) -> None:
+        assert rendered('table t (replace: "x") {}\n', "E208") == (
+            "t.eval:1:19: error[E208]: the option `replace` needs a map of texts to texts\n"
+            '1 | table t (replace: "x") {}\n'
+            "  |                   ^^^\n"
+            'hint: write e.g. `replace: {"\'": "\\""}` to turn each `\'` into `"`'
+        )
+
+    def test_replace_of_the_empty_text(self) -> None:
+        assert messages('table t (replace: {"": "x"}) {}\n', "E208") == [
+            "`replace` cannot replace the empty text"]
+
+    def test_tolerance_needs_a_number_or_a_percentage(self) -> None:
+        assert rendered('table t (tolerance: "0.01") {}\n', "E208") == (
+            "t.eval:1:21: error[E208]: the option `tolerance` needs a number or a percentage, "
+            "not below 0\n"
+            '1 | table t (tolerance: "0.01") {}\n'
+            "  |                     ^^^^^^\n"
+            "hint: write `tolerance: 0.01` (absolute), `tolerance: 0.1%` (relative) or one of "
+            "each: `tolerance: [0.01, 0.1%]`"
+        )
+
+    def test_negative_tolerance(self) -> None:
+        assert messages("table t (tolerance: -1) {}\n", "E208") == [
+            "the option `tolerance` needs a number or a percentage, not below 0"]
+
+    def test_two_absolute_tolerances(self) -> None:
+        found = of("table t (tolerance: [0.01, 0.02]) {}\n", "E208")
+        assert [(d.message, d.span.col) for d in found] == [
+            ("`tolerance` takes at most one number and one percentage", 28)]
+
+    def test_one_of_each_is_fine(self) -> None:
+        assert "E208" not in codes("table t (tolerance: [0.01, 0.1%]) {}\n")
+
+    def test_units_pint_does_not_know(self) -> None:
+        assert rendered('table t (units: "kmh") {}\n', "E208") == (
+            "t.eval:1:17: error[E208]: pint does not know the unit `kmh`\n"
+            '1 | table t (units: "kmh") {}\n'
+            "  |                 ^^^^^\n"
+            "hint: write a unit such as `km`, `m/s`, `h`, `kg` or `degC`, or a Chinese name "
+            "such as `公里`, `小时`, `公斤`"
+        )
+
+    def test_currency_is_not_a_unit(self) -> None:
+        found = of('table t (units: ["km", "元"]) {}\n', "E208")
+        assert [(d.message, d.span.col) for d in found] == [
+            ("`元` is a currency, not a unit", 24)]
+        assert found[0].hint == ("no fixed factor converts currencies; map their spellings in "
+                                 'the table\'s entries, e.g. `"100元" -> "100"`')
+
+    def test_two_units_of_one_dimension(self) -> None:
+        assert messages('table t (units: ["km", "米"]) {}\n', "E208") == [
+            "`km` and `米` measure the same quantity ([length])"]
+
+    def test_units_need_a_value(self) -> None:
+        assert messages("table t (units: 5) {}\n", "E208") == [
+            "the option `units` needs a unit name or a list of them"]
+        assert messages("table t (units) {}\n", "E208") == [
+            "the option `units` needs a unit name or a list of them"]
+
+    def test_good_options_together(self) -> None:
+        text = 'table t (tolerance: 0.01, units: ["km", "公斤"], replace: {a: "b"}) {}\n'
+        assert "E208" not in codes(text)
 
 
 class TestConflictingEntries:
@@ -250,6 +317,13 @@ class TestConflictingEntries:
         assert messages(text, "E207") == [
             "the table `t` maps `east` (the same as `East` after the table's options) to two "
             "targets: `e` and `w`"]
+
+    def test_sources_equal_after_replace(self) -> None:
+        """`replace` is an option like the others: `'a'` is `"a"` once quotes are replaced."""
+        text = 'table t (replace: {"\'": "\\""}) {\n  "\\"a\\"" -> "x"\n  "\'a\'" -> "y"\n}\n'
+        assert messages(text, "E207") == [
+            "the table `t` maps `'a'` (the same as `\"a\"` after the table's options) to two "
+            "targets: `x` and `y`"]
 
     def test_same_target_twice_is_fine(self) -> None:
         """Mapping one source twice to the same target is harmless."""

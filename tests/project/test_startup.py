@@ -16,8 +16,16 @@ from typing import Any
 
 from tests.support import run_kit
 
-HEAVY = ("openai", "numpy", "jsonschema", "asyncio", "aiohttp", "httpx", "lark", "yaml")
+HEAVY = ("openai", "numpy", "jsonschema", "asyncio", "aiohttp", "httpx", "lark", "yaml",
+         "pint")
 """Libraries a deterministic spec over JSONL cases does not need (lark: only syntax errors)."""
+
+TABLES = """
+table loose (replace: {"'": "\\""}, tolerance: [0.01, 1%], strip) {}
+check args = args_match(expected: {d: 4.18}, actual: {name: "f", arguments: {d: 4.184}},
+                        table: loose)
+metric args_rate = rate(args)
+"""
 
 PROBE = """\
 import json, sys
@@ -81,3 +89,14 @@ class TestStartup:
                        {"EVALDSL_JUDGE_API_KEY": "sk-test"})
         assert steps["check"] == []
         assert {"openai", "asyncio"} <= set(steps["run"])
+
+    def test_tables_without_units_load_no_units_library(self, tmp_path: Path) -> None:
+        """`replace` and `tolerance` are plain Python: pint stays out of the process."""
+        steps = _probe(tmp_path, run_kit.SPEC + TABLES)
+        assert steps == {"import": [], "check": [], "run": []}
+
+    def test_a_units_table_loads_pint_when_checked(self, tmp_path: Path) -> None:
+        """The checker asks pint whether the units exist: only then is it imported."""
+        spec = run_kit.SPEC + TABLES.replace("strip", 'units: "km"')
+        steps = _probe(tmp_path, spec)
+        assert steps["import"] == [] and "pint" in steps["check"]

@@ -11,7 +11,8 @@ from evaldsl.primitives.registry import default_registry
 from evaldsl.syntax.parser import parse
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "primitives"
-DETERMINISTIC = ["keyword", "regex", "latency", "length", "turns", "json_schema", "signals",
+DETERMINISTIC = ["keyword", "regex", "latency", "length", "turns", "json_schema",
+                 "contains_json", "signals",
                  "safety", "args_match", "trajectory", "tool_called"]
 
 

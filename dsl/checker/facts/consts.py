@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from evaldsl.checker.facts.context import Context
-from evaldsl.primitives.tables import FLAG_OPTIONS, NormalizationTable
+from evaldsl.primitives.tables import NormalizationTable
 from evaldsl.syntax import nodes as n
 
 
@@ -69,17 +69,16 @@ def let_value(name: str, ctx: Context) -> Any:
 
 def table_value(table: n.Table, ctx: Context) -> NormalizationTable:
     """The table as the runtime will build it (the first target wins on a clash)."""
-    flags = frozenset(o.name for o in table.options if o.value is None and o.name in FLAG_OPTIONS)
-    remove = next(
-        (fold(o.value, ctx) for o in table.options if o.name == "remove" and o.value is not None),
-        "",
-    )
+    # the option readers fold their values, so they import this module: import them late
+    from evaldsl.checker.facts.table_options import table_settings
+
+    settings = table_settings(table, ctx)
     entries: dict[str, str] = {}
     for entry in table.entries:
         for src in entry.sources:
             entries.setdefault(src.value, entry.target.value)
     return NormalizationTable.build(
-        table.name, flags, remove if isinstance(remove, str) else "", entries
+        table.name, settings.pop("flags"), settings.pop("remove", ""), entries, **settings
     )
 
 

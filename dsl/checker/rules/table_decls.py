@@ -1,5 +1,8 @@
 """Normalization tables: E208 unknown or malformed option, E207 one source, two targets.
 
+Option values are read by `evaldsl.checker.facts.table_options`, the same readers the
+runtime's tables are built with.
+
 A table is applied after its options, so two sources that differ only in
 case under `casefold` are the same source: mapping them to two different
 targets is a contradiction even though the texts differ.
@@ -9,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from evaldsl.checker.facts.consts import fold
 from evaldsl.checker.facts.context import Context
+from evaldsl.checker.facts.table_options import option_problem, table_settings
 from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing
 from evaldsl.i18n import _
 from evaldsl.primitives.tables import FLAG_OPTIONS, VALUE_OPTIONS, NormalizationTable
@@ -27,7 +30,8 @@ def table_options(ctx: Context) -> Iterator[Diagnostic]:
 
 
 def _option_problem(ctx: Context, option: n.Option) -> Diagnostic | None:
-    known = _("the options are {names}").format(names=listing(FLAG_OPTIONS + VALUE_OPTIONS))
+    known = _("the options are {names}").format(
+        names=listing(FLAG_OPTIONS + VALUE_OPTIONS, limit=len(FLAG_OPTIONS + VALUE_OPTIONS)))
     if option.name == "":
         return error(
             "E208", _("a table option must be a name such as `casefold`"), option.span, known
@@ -39,17 +43,10 @@ def _option_problem(ctx: Context, option: n.Option) -> Diagnostic | None:
             option.span,
             _("write just `{name}`").format(name=option.name),
         )
+    problem = option_problem(option, ctx)
+    if problem is not None:
+        return error("E208", problem.message, problem.span, problem.hint)
     if option.name in VALUE_OPTIONS:
-        value = fold(option.value, ctx) if option.value is not None else None
-        if not isinstance(value, str):
-            return error(
-                "E208",
-                _("the option `{name}` needs a text").format(name=option.name),
-                option.span,
-                _('write e.g. `{name}: ",./-_"` to remove those characters').format(
-                    name=option.name
-                ),
-            )
         return None
     if option.name not in FLAG_OPTIONS:
         close = did_you_mean(option.name, FLAG_OPTIONS + VALUE_OPTIONS)
@@ -79,10 +76,10 @@ def conflicting_entries(ctx: Context) -> Iterator[Diagnostic]:
 
 
 def _cleaner(ctx: Context, table: n.Table) -> NormalizationTable:
-    flags = frozenset(o.name for o in table.options if o.value is None and o.name in FLAG_OPTIONS)
-    remove = next((fold(o.value, ctx) for o in table.options
-                   if o.name == "remove" and o.value is not None), "")
-    return NormalizationTable(table.name, flags, remove if isinstance(remove, str) else "")
+    """The table's options without its entries: what a source and a target become."""
+    settings = table_settings(table, ctx)
+    return NormalizationTable(table.name, settings.pop("flags"), settings.pop("remove", ""),
+                              {}, **settings)
 
 
 def _conflict(table: n.Table, src: n.String, target: n.String,
