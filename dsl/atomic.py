@@ -24,7 +24,7 @@ def replace_file(path: Path, text: str) -> None:
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as exc:
-        raise _named(exc, path) from exc
+        raise named(exc, path) from exc
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
@@ -35,7 +35,7 @@ def replace_file(path: Path, text: str) -> None:
     except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
         if isinstance(exc, OSError):
-            raise _named(exc, path) from exc
+            raise named(exc, path) from exc
         raise
 
 
@@ -48,13 +48,13 @@ def _target_mode(path: Path) -> int:
         os.umask(umask)
         return 0o666 & ~umask
     except OSError as exc:
-        raise _named(exc, path) from exc
+        raise named(exc, path) from exc
     if not stat.S_ISREG(info.st_mode):
         raise OSError(errno.EINVAL, _("not a regular file, so it is not replaced"), str(path))
     return info.st_mode & 0o777
 
 
-def _named(exc: OSError, path: Path) -> OSError:
+def named(exc: OSError, path: Path) -> OSError:
     """`exc` with the target's name: an error on a temp file or a handle names none."""
     if exc.filename == str(path):
         return exc

@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import enum
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -91,7 +92,13 @@ def render(diagnostic: Diagnostic, source: Source | None, color: bool = False) -
         lines.append(f"{' ' * len(gutter)} | {' ' * pad}{carets}")
     if diagnostic.hint:
         lines.append(_("hint: {hint}").format(hint=diagnostic.hint))
-    return "\n".join(lines)
+    return _UNPRINTABLE.sub("\ufffd", "\n".join(lines))
+
+
+_UNPRINTABLE = re.compile("[\ud800-\udfff]")
+"""Lone surrogates (spec text given as a str, a file name not in UTF-8): no terminal or
+file can take them, so a rendered diagnostic shows U+FFFD in their place, one for one,
+and the carets still line up."""
 
 
 def render_all(

@@ -31,6 +31,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from evaldsl.atomic import named
 from evaldsl.cases.case import Case
 from evaldsl.errors import CaseDataError
 from evaldsl.i18n import _
@@ -160,11 +161,14 @@ class ResultsWriter:
         """
         self.path = path
         self._file: IO[bytes] = lock(path) if file is None else file
-        self._file.truncate(resume_at or 0)
-        self._file.seek(resume_at or 0)
-        if not resume_at:
-            self._file.write(_line(header.to_dict()))
-        self._file.flush()
+        try:
+            self._file.truncate(resume_at or 0)
+            self._file.seek(resume_at or 0)
+            if not resume_at:
+                self._file.write(_line(header.to_dict()))
+            self._file.flush()
+        except OSError as exc:
+            raise named(exc, path) from exc
         self._stop = threading.Event()
         self._syncer = threading.Thread(target=self._sync_every, args=(self._file.fileno(),),
                                         name="evaldsl-fsync", daemon=True)
@@ -182,16 +186,23 @@ class ResultsWriter:
 
     def write_line(self, line: bytes) -> None:
         """Append an already encoded line (ending in a newline) and hand it to the OS."""
-        self._file.write(line)
-        self._file.flush()
+        try:
+            self._file.write(line)
+            self._file.flush()
+        except OSError as exc:
+            raise named(exc, self.path) from exc
 
     def close(self) -> None:
         if not self._file.closed:
             self._stop.set()
             self._syncer.join()
-            self._file.flush()
-            os.fsync(self._file.fileno())
-            self._file.close()
+            try:
+                self._file.flush()
+                os.fsync(self._file.fileno())
+            except OSError as exc:
+                raise named(exc, self.path) from exc
+            finally:
+                self._file.close()
 
     def __enter__(self) -> ResultsWriter:
         return self

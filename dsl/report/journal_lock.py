@@ -14,11 +14,14 @@ so a resumed run after a crash never finds a stale lock.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
+import stat
 from pathlib import Path
 from typing import IO
 
+from evaldsl.atomic import named
 from evaldsl.errors import EvaldslError
 from evaldsl.i18n import _
 
@@ -39,7 +42,7 @@ def lock(path: Path) -> IO[bytes]:
     Raises `JournalBusyError` when another process holds the lock; the file is
     created empty when it does not exist.
     """
-    file = open(os.open(path, os.O_RDWR | os.O_CREAT, 0o666), "r+b")  # noqa: SIM115
+    file = open(_regular(path), "r+b")  # noqa: SIM115
     try:
         fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -50,6 +53,20 @@ def lock(path: Path) -> IO[bytes]:
         file.close()
         raise
     return file
+
+
+def _regular(path: Path) -> int:
+    """A descriptor of the journal, created when absent; a device, a FIFO or a directory
+    at the path is refused by name (opened without blocking, so a FIFO cannot hang)."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK, 0o666)
+    except OSError as exc:
+        raise named(exc, path) from exc
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, _("not a regular file, so it is not a journal"), str(path))
+    os.set_blocking(fd, True)
+    return fd
 
 
 def _busy(path: Path, holder: int | None) -> str:

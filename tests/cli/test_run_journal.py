@@ -165,3 +165,25 @@ class TestDamagedJournal:
         assert done.returncode == 2, done.stderr
         assert f"`{results}` is a version 1 journal; this evaldsl reads version 2" in done.stderr
         assert "hint: run the cases again with --overwrite" in done.stderr
+
+
+class TestJournalThatIsNotAFile:
+    """A journal is a regular file: a device or a FIFO at `--results` is refused, named,
+    before anything is judged (as reports are: docs/running.md)."""
+
+    @pytest.mark.parametrize("make", ["device", "fifo"])
+    def test_refused_with_its_name(self, tmp_path: Path, kit: Any, spec_file: Path,
+                                   make: str) -> None:
+        import os
+
+        cases = tmp_path / "cases.jsonl"
+        kit.write_cases(cases, 3)
+        if make == "device":
+            target = Path("/dev/full")
+        else:
+            target = tmp_path / "journal.fifo"
+            os.mkfifo(target)
+        done = kit.evaldsl("run", spec_file, cases, "--results", target, "-q")
+        assert done.returncode == 3, done.stderr
+        assert f"`{target}`" in done.stderr and "not a regular file" in done.stderr
+        assert "Invalid argument" not in done.stderr

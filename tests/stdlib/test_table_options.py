@@ -19,7 +19,7 @@ def verdict(tables: str, expected: dict[str, Any], actual: dict[str, Any],
             f"check c = args_match(expected: {json.dumps(expected, ensure_ascii=False)}, "
             f"actual: {json.dumps(actual, ensure_ascii=False)}, {use})\n"
             "metric m = rate(c)\n")
-    result = evaldsl.load(spec).evaluate({"id": "t", "messages": []}).checks["c"]
+    result = evaldsl.loads(spec).evaluate({"id": "t", "messages": []}).checks["c"]
     assert isinstance(result.passed, bool) and isinstance(result.score, float)
     return result.passed, result.score
 
@@ -149,7 +149,7 @@ class TestQualifiedKeys:
                 f"check c = args_match(expected: {json.dumps(self.expected(), ensure_ascii=False)},"
                 f" actual: {json.dumps(actual, ensure_ascii=False)}, {self.USE})\n"
                 "metric m = rate(c)\n")
-        result = evaldsl.load(spec).evaluate({"id": "t", "messages": []}).checks["c"]
+        result = evaldsl.loads(spec).evaluate({"id": "t", "messages": []}).checks["c"]
         assert isinstance(result.passed, bool) and isinstance(result.score, float)
         return result.passed, result.score
 
@@ -181,7 +181,7 @@ class TestQualifiedPathsElsewhere:
         spec = (f"check c = args_match(expected: {json.dumps(expected, ensure_ascii=False)}, "
                 f"actual: {json.dumps(actual, ensure_ascii=False)}, {use})\n"
                 "metric m = rate(c)\n")
-        result = evaldsl.load(spec).evaluate({"id": "t", "messages": []}).checks["c"]
+        result = evaldsl.loads(spec).evaluate({"id": "t", "messages": []}).checks["c"]
         assert isinstance(result.passed, bool) and isinstance(result.score, float)
         return result.passed, result.score
 

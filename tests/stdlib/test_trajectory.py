@@ -255,7 +255,7 @@ class TestScoreAndMin:
     def test_min_in_a_spec(self, booked: Case) -> None:
         text = ('check t = trajectory(expected: ["search", "refund"], mode: superset, '
                 "min: 50%)\nmetric r = rate(t)\n")
-        result = evaldsl.load(text, name="t.eval").evaluate(booked)
+        result = evaldsl.loads(text, name="t.eval").evaluate(booked)
         assert (result.checks["t"].passed, result.checks["t"].score) == (True, 0.5)
 
 
@@ -311,7 +311,7 @@ class TestDiagnostics:
                 "check t = trajectory(expected: expected, mode: superset, args: exact, "
                 "tools: {book: {args: superset}})\nmetric r = rate(t)\n")
         assert _diagnostics(text.replace("\nmetric r = rate(t)\n", "")) == []
-        result = evaldsl.load(text, name="t.eval").evaluate(booked)
+        result = evaldsl.loads(text, name="t.eval").evaluate(booked)
         assert result.checks["t"].passed is True
 
     def test_min_out_of_range(self) -> None:
@@ -341,7 +341,7 @@ class TestDiagnostics:
         """Per-case calls are read per case: a bad one makes that case unknown, not failed."""
         text = ("case {\n  reference: list\n}\n"
                 "check t = trajectory(expected: case.reference)\nmetric r = rate(t)\n")
-        spec = evaldsl.load(text, name="t.eval")
+        spec = evaldsl.loads(text, name="t.eval")
         bad = dataclasses.replace(booked, fields={"reference": [3]})
         result = spec.evaluate(bad).checks["t"]
         assert result.is_error
