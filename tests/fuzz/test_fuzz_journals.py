@@ -36,6 +36,15 @@ def _lines(data: bytes) -> list[bytes]:
     return data.splitlines(keepends=True)
 
 
+def _record(lines: list[bytes], at: int) -> dict[str, object] | None:
+    """Line `at` as an object, or None when there is none (an earlier damage broke it)."""
+    try:
+        record = json.loads(lines[at]) if at < len(lines) else None
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) else None
+
+
 @st.composite
 def damaged(draw: st.DrawFn, data: bytes) -> bytes:
     """`data` with one or two kinds of damage."""
@@ -54,12 +63,10 @@ def damaged(draw: st.DrawFn, data: bytes) -> bytes:
         elif kind == "stray":
             junk = draw(st.sampled_from([b"\x00\x00\x00\n", b"not json\n", b"[]\n", b"{}\n"]))
             data = b"".join(lines[:at] + [junk] + lines[at:])
-        elif kind == "foreign" and len(lines) > 1:
-            record = json.loads(lines[at])
+        elif kind == "foreign" and (record := _record(lines, at)) is not None:
             record["id"] = "no-such-case"
             data = b"".join(lines + [json.dumps(record).encode() + b"\n"])
-        elif kind == "retype" and len(lines) > 1:
-            record = json.loads(lines[at])
+        elif kind == "retype" and (record := _record(lines, at)) is not None and record:
             field = draw(st.sampled_from(sorted(record)))
             record[field] = draw(st.sampled_from(["yes", 7, None, [], {"x": 1}]))
             data = b"".join(lines[:at] + [json.dumps(record).encode() + b"\n"] + lines[at + 1:])
