@@ -73,12 +73,18 @@ class PairedResult(NamedTuple):
     """The sign-flip p-value; None when the observed difference is undefined."""
 
 
+CELLS = 4_000_000
+"""The most (resample, case) cells drawn at once: 2000 resamples of 100,000 cases would be a
+1.6 GB matrix, so the draws come in blocks of rows; the generator's stream, and so every
+figure, is the same as one draw of the whole matrix."""
+
+
 def resample(plan: MetricPlan, base: Sequence[Sequence[Any]], new: Sequence[Sequence[Any]],
-             seed: int, resamples: int) -> PairedResult:
+             seed: int, resamples: int, cells: int = CELLS) -> PairedResult:
     """The bootstrap interval and the sign-flip p-value of `plan` over paired inputs.
 
     `base[i]` and `new[i]` are case i's aggregate arguments in each run; both runs have
-    case i in the metric's denominator.
+    case i in the metric's denominator. At most `cells` draws are held at once.
     """
     import numpy as np
 
@@ -87,31 +93,47 @@ def resample(plan: MetricPlan, base: Sequence[Sequence[Any]], new: Sequence[Sequ
         return PairedResult(None, None)
     b, w = _columns(plan, base), _columns(plan, new)
     rng = np.random.default_rng(seed)
-    idx = rng.integers(0, n, size=(resamples, n))
-    diffs = _values(plan, [c[idx] for c in w]) - _values(plan, [c[idx] for c in b])
+    blocks = _blocks(resamples, max(1, cells // n))
+    diffs = np.concatenate([_difference(plan, b, w, rng.integers(0, n, size=(k, n)))
+                            for k in blocks])
     defined = diffs[~np.isnan(diffs)]
     interval = None
     if defined.size:
         low, high = np.percentile(defined, [2.5, 97.5])
         interval = Interval(float(low), float(high))
-    flips = rng.random((resamples, n)) < 0.5
-    return PairedResult(interval, _flip_p(plan, b, w, flips))
+    observed = float(_difference(plan, b, w, np.arange(n)[None, :])[0])
+    if math.isnan(observed):
+        return PairedResult(interval, None)
+    hits = sum(_flip_hits(plan, b, w, rng.random((k, n)) < 0.5, observed) for k in blocks)
+    return PairedResult(interval, (1 + hits) / (resamples + 1))
 
 
-def _flip_p(plan: MetricPlan, base: list[npt.NDArray[Any]], new: list[npt.NDArray[Any]],
-            flips: npt.NDArray[np.bool_]) -> float | None:
-    """The share of sign flips whose difference is at least as far from 0 as the observed."""
+def _blocks(total: int, size: int) -> list[int]:
+    """`total` rows in blocks of at most `size`.
+
+    >>> _blocks(5, 2)
+    [2, 2, 1]
+    """
+    return [min(size, total - start) for start in range(0, total, size)]
+
+
+def _difference(plan: MetricPlan, base: list[npt.NDArray[Any]], new: list[npt.NDArray[Any]],
+                idx: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """new - base of the metric over each row of resampled case indices."""
+    out: npt.NDArray[Any] = (_values(plan, [c[idx] for c in new])
+                             - _values(plan, [c[idx] for c in base]))
+    return out
+
+
+def _flip_hits(plan: MetricPlan, base: list[npt.NDArray[Any]], new: list[npt.NDArray[Any]],
+               flips: npt.NDArray[np.bool_], observed: float) -> int:
+    """The sign flips whose difference is at least as far from 0 as the observed one."""
     import numpy as np
 
-    observed = float((_values(plan, [c[None, :] for c in new])
-                      - _values(plan, [c[None, :] for c in base]))[0])
-    if math.isnan(observed):
-        return None
     flipped_new = [np.where(flips, bc, nc) for bc, nc in zip(base, new, strict=True)]
     flipped_base = [np.where(flips, nc, bc) for bc, nc in zip(base, new, strict=True)]
     diffs = _values(plan, flipped_new) - _values(plan, flipped_base)
-    hits = int(np.count_nonzero(np.abs(diffs) >= abs(observed) - 1e-12))
-    return (1 + hits) / (int(flips.shape[0]) + 1)
+    return int(np.count_nonzero(np.abs(diffs) >= abs(observed) - 1e-12))
 
 
 def _columns(plan: MetricPlan, inputs: Sequence[Sequence[Any]]) -> list[npt.NDArray[Any]]:

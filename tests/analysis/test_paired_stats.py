@@ -62,3 +62,13 @@ class TestResample:
     def test_no_paired_case_gives_no_statistics(self) -> None:
         got = resample(_plan("rate"), [], [], 1, 100)
         assert got.interval is None and got.permutation_p is None
+
+
+class TestMemoryBound:
+    def test_drawing_in_blocks_gives_the_same_figures(self) -> None:
+        """A large run's draws come in row blocks to bound memory; the stream is the same."""
+        base = [(i % 3 == 0,) for i in range(40)]
+        new = [(i % 2 == 0,) for i in range(40)]
+        whole = resample(_plan("rate"), base, new, 11, 301)
+        assert resample(_plan("rate"), base, new, 11, 301, cells=7 * 40) == whole
+        assert resample(_plan("rate"), base, new, 11, 301, cells=1) == whole
