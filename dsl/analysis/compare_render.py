@@ -12,6 +12,7 @@ from typing import Any
 from evaldsl.analysis.compare import Comparison, GateResult, MetricComparison
 from evaldsl.analysis.paired_stats import CONFIDENCE
 from evaldsl.i18n import _
+from evaldsl.report.terminal import pad, width
 
 FORMAT = "evaldsl-compare"
 VERSION = 1
@@ -106,8 +107,9 @@ def _gate_lines(data: dict[str, Any]) -> list[str]:
 
 
 def _table(rows: list[list[str]]) -> list[str]:
-    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
+    """Columns padded to terminal cells, so wide (Chinese) labels line up too."""
+    widths = [max(width(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(pad(cell, w) for cell, w in zip(r, widths, strict=True)).rstrip()
             for r in rows]
 
 
