@@ -219,3 +219,20 @@ class TestSpecHashes:
                                  "--strict")
         assert strict.returncode == 2
         assert f"`{runs['base']}` holds results of another spec" in strict.stderr
+
+
+class TestOutputs:
+    def test_json_on_stdout_moves_the_summary_to_stderr(self, kit: Any,
+                                                        runs: dict[str, Path]) -> None:
+        done = kit.evaldsl("compare", runs["spec"], runs["base"], runs["new"], "-o", "-")
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["cases"]["paired"] == 10
+        assert "10 cases paired" in done.stderr
+
+    def test_two_outputs_on_stdout_are_a_usage_error(self, kit: Any,
+                                                     runs: dict[str, Path]) -> None:
+        done = kit.evaldsl("compare", runs["spec"], runs["base"], runs["new"], "-o", "-",
+                           "--md", "-")
+        assert done.returncode == 2
+        assert "only one of -o and --md can write to stdout" in done.stderr
+        assert done.stdout == ""
