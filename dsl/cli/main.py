@@ -22,7 +22,7 @@ from types import ModuleType
 from evaldsl.cli.exits import EXIT_USAGE, exit_for
 from evaldsl.i18n import LANGUAGES, _, set_language
 
-VERBS = ("check", "fmt", "explain", "run", "merge", "test", "review", "calibrate",
+VERBS = ("check", "fmt", "explain", "run", "merge", "compare", "test", "review", "calibrate",
          "primitives")
 """Verb names; `evaldsl.cli.<verb>` implements each."""
 

@@ -1,0 +1,167 @@
+"""A comparison of two runs written out: JSON (docs/compare.schema.json), the terminal, Markdown.
+
+The JSON form is the one source: the terminal and Markdown views are drawn
+from it, so the three never disagree on a figure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from evaldsl.analysis.compare import Comparison, GateResult, MetricComparison
+from evaldsl.analysis.paired_stats import CONFIDENCE
+from evaldsl.i18n import _
+from evaldsl.report.terminal import pad, width
+
+FORMAT = "evaldsl-compare"
+VERSION = 1
+
+
+def to_dict(comparison: Comparison, spec_hash: str,
+            gates: Sequence[GateResult] = ()) -> dict[str, Any]:
+    """The comparison as JSON data (docs/compare.schema.json)."""
+    c = comparison
+    return {
+        "format": FORMAT, "version": VERSION, "spec_hash": spec_hash,
+        "base": {"path": str(c.base.path), "spec_hash": c.base.spec_hash},
+        "new": {"path": str(c.new.path), "spec_hash": c.new.spec_hash},
+        "cases": {"paired": len(c.pairing.paired), "only_base": c.pairing.only_base,
+                  "only_new": c.pairing.only_new,
+                  "duplicated_base": c.pairing.duplicated_base,
+                  "duplicated_new": c.pairing.duplicated_new},
+        "settings": {"seed": c.settings.seed, "resamples": c.settings.resamples,
+                     "confidence": CONFIDENCE},
+        "metrics": [_metric(m) for m in c.metrics],
+        "transitions": [{"block": t.block, "labels": list(t.labels),
+                         "counts": [{"base": b, "new": n, "cases": k}
+                                    for (b, n), k in sorted(t.counts.items())]}
+                        for t in c.transitions],
+        "changed_cases": [{"id": x.id, "base": x.base, "new": x.new, "move": x.move,
+                           "checks": [{"check": m.check, "base": m.base, "new": m.new}
+                                      for m in x.checks]} for x in c.changed],
+        "gates": [{"metric": g.metric, "margin": g.margin, "failed": g.reason is not None,
+                   "reason": g.reason} for g in gates],
+    }
+
+
+def _metric(m: MetricComparison) -> dict[str, Any]:
+    return {
+        "name": m.name, "is_rate": m.is_rate, "test": m.test, "paired": m.paired,
+        "base": m.base, "new": m.new, "difference": m.difference,
+        "interval": None if m.interval is None else [m.interval.low, m.interval.high],
+        "p_value": m.p_value,
+        "denominator": {"base": m.denominator_base, "new": m.denominator_new},
+        "errors": {"base": m.errors_base, "new": m.errors_new},
+        "discordant": None if m.discordant is None else
+        {"worse": m.discordant[0], "better": m.discordant[1]},
+    }
+
+
+def _number(value: float | None, is_rate: bool, signed: bool = False) -> str:
+    if value is None:
+        return "n/a"
+    sign = "+" if signed else ""
+    return f"{value * 100:{sign}.1f}%" if is_rate else f"{value:{sign}.4g}"
+
+
+def _interval(m: dict[str, Any]) -> str:
+    if m["interval"] is None:
+        return "n/a"
+    low, high = m["interval"]
+    return f"[{_number(low, m['is_rate'], True)}, {_number(high, m['is_rate'], True)}]"
+
+
+def _p(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3g}"
+
+
+def metric_rows(data: dict[str, Any]) -> list[list[str]]:
+    """One row per metric: name, base, new, difference, interval, p, paired cases."""
+    return [[m["name"], _number(m["base"], m["is_rate"]), _number(m["new"], m["is_rate"]),
+             _number(m["difference"], m["is_rate"], True), _interval(m), _p(m["p_value"]),
+             str(m["paired"])] for m in data["metrics"]]
+
+
+def _headers() -> list[str]:
+    return [_("metric"), _("base"), _("new"), _("difference"), _("95% interval"), _("p"),
+            _("paired")]
+
+
+def _cases_line(data: dict[str, Any]) -> str:
+    c = data["cases"]
+    return _("{paired} cases paired, {only_base} only in base, {only_new} only in new, "
+             "{dup_base} duplicated ids in base, {dup_new} in new").format(
+                 paired=c["paired"], only_base=c["only_base"], only_new=c["only_new"],
+                 dup_base=c["duplicated_base"], dup_new=c["duplicated_new"])
+
+
+def _gate_lines(data: dict[str, Any]) -> list[str]:
+    words = {"worse": _("significantly worse"),
+             "denominator": _("paired denominator shrank by more than 10%"),
+             "errors": _("errors grew by more than 10% of the paired cases")}
+    return [(_("gate `{metric}`: failed ({why})").format(metric=g["metric"],
+                                                         why=words[g["reason"]])
+             if g["failed"] else _("gate `{metric}`: passed").format(metric=g["metric"]))
+            for g in data["gates"]]
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    """Columns padded to terminal cells, so wide (Chinese) labels line up too."""
+    widths = [max(width(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  ".join(pad(cell, w) for cell, w in zip(r, widths, strict=True)).rstrip()
+            for r in rows]
+
+
+def _transition_rows(block: dict[str, Any]) -> list[list[str]]:
+    """The block's table: a row per base label, a column per new label."""
+    counts = {(c["base"], c["new"]): c["cases"] for c in block["counts"]}
+    labels = block["labels"]
+    header = [_("base \\ new"), *labels]
+    return [header, *[[b, *[str(counts.get((b, n), 0)) for n in labels]] for b in labels]]
+
+
+def _changed_line(case: dict[str, Any]) -> str:
+    moved = ", ".join(f"{m['check']} {m['base']}->{m['new']}" for m in case["checks"])
+    return f"{case['id']}: {case['base']} -> {case['new']}" + (f" ({moved})" if moved else "")
+
+
+def render_terminal(data: dict[str, Any], limit: int = 20) -> str:
+    """The comparison as text for a terminal."""
+    lines = [_cases_line(data), "", *_table([_headers(), *metric_rows(data)])]
+    for block in data["transitions"]:
+        lines += ["", _("transitions of `{block}`:").format(block=block["block"]),
+                  *_table(_transition_rows(block))]
+    changed = data["changed_cases"]
+    if changed:
+        lines += ["", _("cases whose verdict changed (worst first):")]
+        lines += [f"  {_changed_line(c)}" for c in changed[:limit]]
+        if len(changed) > limit:
+            lines.append("  " + _("... and {count} more").format(count=len(changed) - limit))
+    gates = _gate_lines(data)
+    return "\n".join([*lines, *([""] + gates if gates else [])]) + "\n"
+
+
+def _md_table(rows: list[list[str]]) -> list[str]:
+    def line(r: list[str]) -> str:
+        return "| " + " | ".join(cell.replace("|", "\\|") for cell in r) + " |"
+
+    return [line(rows[0]), "|" + "---|" * len(rows[0]), *[line(r) for r in rows[1:]]]
+
+
+def render_markdown(data: dict[str, Any], limit: int = 50) -> str:
+    """The comparison as Markdown, for a pull request comment."""
+    lines = ["## " + _("Comparison of two runs"), "", _cases_line(data), "",
+             *_md_table([_headers(), *metric_rows(data)])]
+    for block in data["transitions"]:
+        lines += ["", "### " + _("transitions of `{block}`:").format(block=block["block"]),
+                  "", *_md_table(_transition_rows(block))]
+    changed = data["changed_cases"]
+    if changed:
+        lines += ["", "### " + _("cases whose verdict changed (worst first):"), ""]
+        lines += [f"- `{c['id']}`: {_changed_line(c).partition(': ')[2]}"
+                  for c in changed[:limit]]
+        if len(changed) > limit:
+            lines.append("- " + _("... and {count} more").format(count=len(changed) - limit))
+    gates = _gate_lines(data)
+    return "\n".join([*lines, *([""] + [f"- {g}" for g in gates] if gates else [])]) + "\n"

@@ -1,0 +1,59 @@
+"""The gate's rules over one metric's comparison: a significant drop, lost coverage."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+
+import pytest
+
+from evaldsl.analysis.compare import MetricComparison, coverage_loss, significantly_worse
+from evaldsl.analysis.paired_stats import Interval
+from evaldsl.cli.compare import Gate, parse_gate
+
+DROP = MetricComparison("m", True, "mcnemar", 100, 0.8, 0.6, -0.2, Interval(-0.3, -0.1),
+                        0.001, 100, 100, 0, 0, (25, 5))
+
+
+class TestSignificantlyWorse:
+    def test_a_significant_drop_beyond_the_margin(self) -> None:
+        assert significantly_worse(DROP, 0.0)
+        assert significantly_worse(DROP, 0.19)
+
+    def test_a_drop_within_the_margin_passes(self) -> None:
+        assert not significantly_worse(DROP, 0.2)
+
+    def test_p_at_the_level_passes(self) -> None:
+        assert not significantly_worse(replace(DROP, p_value=0.05), 0.0)
+
+    def test_an_interval_reaching_zero_passes(self) -> None:
+        assert not significantly_worse(replace(DROP, interval=Interval(-0.3, 0.0)), 0.0)
+
+
+class TestCoverageLoss:
+    def test_a_denominator_more_than_ten_percent_smaller(self) -> None:
+        assert coverage_loss(replace(DROP, denominator_new=89), 100) == "denominator"
+        assert coverage_loss(replace(DROP, denominator_new=90), 100) is None
+
+    def test_errors_grown_by_more_than_ten_percent_of_the_paired_cases(self) -> None:
+        grown = replace(DROP, errors_base=2, errors_new=13)
+        assert coverage_loss(grown, 100) == "errors"
+        assert coverage_loss(replace(grown, errors_new=12), 100) is None
+
+
+class TestParseGate:
+    @pytest.mark.parametrize(("text", "gate"), [
+        ("success_rate", Gate("success_rate", 0.0)),
+        ("success_rate:2%", Gate("success_rate", 0.02)),
+        ("avg:0.5", Gate("avg", 0.5))])
+    def test_metric_and_margin(self, text: str, gate: Gate) -> None:
+        assert parse_gate(text) == pytest.approx(gate)
+
+    @pytest.mark.parametrize(("text", "message"), [
+        (":2%", "expected METRIC[:MARGIN], got `:2%`"),
+        ("m:lots", "`lots` is not a number or a percentage"),
+        ("m:-1", "the margin `-1` must be 0 or more")])
+    def test_bad_gates_are_refused_in_words(self, text: str, message: str) -> None:
+        with pytest.raises(argparse.ArgumentTypeError, match=message.replace("[", r"\[")
+                           .replace("]", r"\]")):
+            parse_gate(text)
