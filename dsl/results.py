@@ -39,7 +39,8 @@ from typing import Any
 from evaldsl.diagnostics import did_you_mean, listing
 from evaldsl.errors import EvaldslError, UnknownNameError
 from evaldsl.i18n import _
-from evaldsl.runtime.aggregation import MetricPlan, MetricState, MetricValue
+from evaldsl.runtime.aggregation import MetricPart, MetricPlan, MetricState, MetricValue
+from evaldsl.runtime.bootstrap import BootstrapInterval
 from evaldsl.values import CheckResult, ErrorValue, _plain
 
 VERDICT = "outcome"
@@ -496,9 +497,12 @@ class Report:
 
 def _metric_value(entry: Mapping[str, Any]) -> MetricValue:
     """A finished metric from its report.json entry (`json_report.metric_entry`)."""
+    parts = tuple(MetricPart(p["aggregate"], p["value"], p["numerator"], p["denominator"])
+                  for p in entry.get("parts") or ())
     return MetricValue(entry["name"], entry["value"], entry["numerator"], entry["denominator"],
                        entry["errors"], entry["where"], entry["is_rate"],
-                       tuple(entry.get("error_examples", ())))
+                       tuple(entry.get("error_examples", ())), parts, entry.get("template"),
+                       BootstrapInterval.from_dict(entry.get("interval")))
 
 
 def _add_counts(a: Mapping[str, int], b: Mapping[str, int]) -> dict[str, int]:

@@ -207,6 +207,16 @@ class TestReportFiles:
             {n: vars(t) for n, t in report.checks.items()}
         assert back.summary() == report.summary()
 
+    def test_a_formula_metric_reads_back_with_its_parts(self, tmp_path: Path) -> None:
+        """Parts, template and bootstrap interval survive report.json, as `summary` shows."""
+        spec = evaldsl.loads(TEXT + "metric mixed = rate(ok) + 0.5 * rate(bad)\n",
+                             registry=kit.make_kit().registry)
+        report = spec.run([kit.case("x", a=1.0), kit.case("y", a=0.0), kit.case("w", a=1.0)])
+        back = evaldsl.Report.from_json(report.write_json(tmp_path / "report.json"))
+        assert back.metric("mixed") == report.metric("mixed")
+        assert report.metric("mixed").interval is not None
+        assert "rate(ok) 0.667 (2/3) + 0.5 × rate(bad) 0.333 (1/3)" in back.summary()
+
     def test_a_report_read_back_takes_no_more_cases(self, report: evaldsl.Report,
                                                     tmp_path: Path) -> None:
         back = evaldsl.Report.from_json(report.write_json(tmp_path / "report.json"))

@@ -20,6 +20,7 @@ from string import Template
 from typing import Any
 
 from evaldsl.i18n import N_, _, current_language, ngettext
+from evaldsl.report.markdown import interval_span, parts_of
 from evaldsl.report.stats import fraction, number, percent
 
 PALETTE = ("#2e7d4f", "#3b6fd8", "#b7791f", "#c05621", "#c0392b", "#805ad5", "#2c7a7b")
@@ -136,14 +137,17 @@ def _metrics(metrics: Sequence[Mapping[str, Any]]) -> str:
 
 def _metric_row(m: Mapping[str, Any]) -> str:
     value = percent(m["value"]) if m.get("is_rate") else number(m["value"])
-    interval = m.get("interval")
-    span = f'{percent(interval["low"])} – {percent(interval["high"])}' if interval else "–"
+    span = interval_span(m) or "–"
+    parts = parts_of(m)
+    name = f"<code>{esc(m['name'])}</code>"
+    if parts is not None:
+        name += f'<div class="muted parts">= <code>{esc(parts)}</code></div>'
     where = (
         f"<code>{esc(m['where'])}</code>"
         if m.get("where")
         else f'<span class="muted">{esc(_("all cases"))}</span>'
     )
-    return (f'<tr data-metric="{esc(m["name"])}"><td><code>{esc(m["name"])}</code></td>'
+    return (f'<tr data-metric="{esc(m["name"])}"><td>{name}</td>'
             f'<td class="num value">{esc(value)}</td>'
             f'<td class="num">{esc(fraction(m["numerator"], m["denominator"], " / "))}</td>'
             f'<td class="num">{esc(span)}</td><td class="num">{m["errors"]}</td>'

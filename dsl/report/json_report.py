@@ -384,16 +384,29 @@ def dialog_of(case: Case) -> list[dict[str, Any]]:
 def metric_entry(metric: Any, expression: str | None = None) -> dict[str, Any]:
     """One metric (an `aggregate.MetricValue`) as report.json holds it.
 
-    Rates get a 95% Wilson interval over their denominator.
+    A single rate gets a 95% Wilson interval over its denominator. A formula
+    metric (`rate(success) + 0.5 * rate(partial)`) has no numerator of cases:
+    it lists its parts and carries the seeded bootstrap interval it computed.
     """
+    template = getattr(metric, "template", None)
+    if template is not None:
+        return _entry(metric, expression, metric.interval, {
+            "template": template, "parts": [p.to_dict() for p in metric.parts]})
     value, denominator = metric.value, int(metric.denominator)
     is_rate = bool(metric.is_rate) and isinstance(value, (int, float))
     interval = wilson(float(value) * denominator, denominator) if is_rate else None
+    return _entry(metric, expression, interval, {"template": None, "parts": None})
+
+
+def _entry(metric: Any, expression: str | None, interval: Any,
+           formula: dict[str, Any]) -> dict[str, Any]:
+    value = metric.value
     return {"name": metric.name, "expression": expression, "value": value,
-            "numerator": metric.numerator, "denominator": denominator,
-            "errors": int(metric.errors), "where": metric.where, "is_rate": is_rate,
+            "numerator": metric.numerator, "denominator": int(metric.denominator),
+            "errors": int(metric.errors), "where": metric.where,
+            "is_rate": bool(metric.is_rate) and isinstance(value, (int, float)),
             "interval": interval.to_dict() if interval else None,
-            "error_examples": list(getattr(metric, "error_examples", ()))}
+            "error_examples": list(getattr(metric, "error_examples", ())), **formula}
 
 
 def cost_dict(stats: Any) -> dict[str, Any]:

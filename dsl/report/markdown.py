@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evaldsl.i18n import _, ngettext
-from evaldsl.report.stats import fraction, number, percent
+from evaldsl.report.stats import breakdown, fraction, number, percent
 
 WORST_LISTED = 5
 
@@ -67,6 +67,26 @@ def metric_value(m: Mapping[str, Any]) -> str:
     return number(m["value"])
 
 
+def shown(m: Mapping[str, Any], value: float | None) -> str:
+    """A value of metric `m` as its own value is shown: a percentage for rates."""
+    return percent(value) if m.get("is_rate") else number(value)
+
+
+def interval_span(m: Mapping[str, Any], sep: str = " – ") -> str:
+    """`47.0% – 75.8%`, with `(bootstrap)` after a formula metric's interval; empty without."""
+    interval = m.get("interval")
+    if not interval:
+        return ""
+    span = f"{shown(m, interval['low'])}{sep}{shown(m, interval['high'])}"
+    return span + _(" (bootstrap)") if interval["method"] == "bootstrap" else span
+
+
+def parts_of(m: Mapping[str, Any]) -> str | None:
+    """A formula metric's parts in its expression (`rate(a) 0.6 (6/10) + 0.5 × ...`)."""
+    template = m.get("template")
+    return breakdown(template, m["parts"]) if template is not None else None
+
+
 def _metrics(metrics: list[Mapping[str, Any]]) -> list[str]:
     if not metrics:
         return []
@@ -75,15 +95,15 @@ def _metrics(metrics: list[Mapping[str, Any]]) -> list[str]:
         "|---|---:|---:|:---:|---:|---|",
     ]
     for m in metrics:
-        interval = m.get("interval")
-        span = f"{percent(interval['low'])} – {percent(interval['high'])}" if interval else ""
         where = code(m["where"], cell=True) if m.get("where") else _("all cases")
         out.append(
             f"| {code(m['name'], cell=True)} | **{metric_value(m)}** | "
-            f"{fraction(m['numerator'], m['denominator'])} | {span} | {m['errors']} | "
-            f"{where} |"
+            f"{fraction(m['numerator'], m['denominator'])} | {interval_span(m)} | "
+            f"{m['errors']} | {where} |"
         )
-    return [*out, ""]
+    formulas = [f"- {code(m['name'])} = {code(parts)}" for m in metrics
+                if (parts := parts_of(m)) is not None]
+    return [*out, "", *formulas, ""] if formulas else [*out, ""]
 
 
 def _outcomes(outcomes: list[Mapping[str, Any]]) -> list[str]:

@@ -9,8 +9,9 @@ textbook normal interval does not.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 Z_95 = 1.959963984540054
 """The two-sided 95% quantile of the standard normal distribution."""
@@ -110,3 +111,16 @@ def fraction(numerator: float | None, denominator: int, sep: str = "/") -> str:
     if numerator is None:
         return f"n={denominator}"
     return f"{number(numerator)}{sep}{denominator}"
+
+
+def breakdown(template: str, parts: Sequence[Mapping[str, Any]]) -> str:
+    """A formula metric's parts in its own expression, each with its value and n.
+
+    >>> breakdown("{0} + 0.5 × {1}", [
+    ...     {"aggregate": "rate(a)", "value": 0.6, "numerator": 6, "denominator": 10},
+    ...     {"aggregate": "rate(b)", "value": 0.2, "numerator": 2, "denominator": 10}])
+    'rate(a) 0.6 (6/10) + 0.5 × rate(b) 0.2 (2/10)'
+    """
+    shown = [f"{p['aggregate']} {number(p['value'])} "
+             f"({fraction(p['numerator'], p['denominator'])})" for p in parts]
+    return template.format(*shown)

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evaldsl.i18n import _, ngettext
-from evaldsl.report.markdown import metric_value
+from evaldsl.report.markdown import interval_span, metric_value, parts_of
 from evaldsl.report.stats import fraction, percent
 
 
@@ -41,11 +41,14 @@ def denominator_note(m: Mapping[str, Any]) -> str:
 
 
 def metric_line(m: Mapping[str, Any], name_cells: int = 0) -> str:
-    """One metric: name, value, denominator note and, for rates, the interval."""
+    """One metric: name, value, denominator note and its interval; a formula metric's
+    parts follow on a line of their own."""
     line = f"{pad(m['name'], name_cells)}  {metric_value(m):>7}  {denominator_note(m)}"
-    interval = m.get("interval")
-    if interval:
-        line += f"  95% {percent(interval['low'])}–{percent(interval['high'])}"
+    if m.get("interval"):
+        line += f"  95% {interval_span(m, '–')}"
+    parts = parts_of(m)
+    if parts is not None:
+        line += "\n" + " " * (name_cells + 4) + f"= {parts}"
     return line
 
 

@@ -17,6 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from evaldsl.report.stats import breakdown
+
 AGGREGATES = ("rate", "mean", "count", "sum", "min", "max", "percentile")
 """Aggregate functions allowed in `metric` expressions."""
 BOOL_AGGREGATES = frozenset({"rate", "count"})
@@ -45,6 +47,16 @@ class MetricPlan:
     """The `where` source text, for reports."""
     text: str = ""
     """The metric's expression as written."""
+    parts: tuple[str, ...] = ()
+    """Each aggregate as written, in `aggregates` order."""
+    template: str | None = None
+    """A formula metric's expression with `{k}` for its k-th aggregate (`{0} + 0.5 × {1}`);
+    None for a single aggregate, which keeps its own numerator and interval."""
+
+    @property
+    def is_formula(self) -> bool:
+        """Whether the metric is arithmetic over aggregates rather than one aggregate."""
+        return self.template is not None
 
     @property
     def is_rate(self) -> bool:
@@ -54,6 +66,8 @@ class MetricPlan:
     @property
     def numerator_kind(self) -> str | None:
         """`average` (value x denominator), `total` (the value itself) or None."""
+        if self.is_formula:
+            return None
         kinds = {a.kind for a in self.aggregates}
         if kinds <= AVERAGES:
             return "average"
@@ -111,6 +125,11 @@ class MetricState:
     highs: list[float | None] = field(default_factory=list)
     values: list[list[float]] = field(default_factory=list)
     error_examples: list[str] = field(default_factory=list)
+    inputs: dict[tuple[float, ...], int] = field(default_factory=dict)
+    """A formula metric's distinct per-case inputs and their counts, for its bootstrap."""
+    _interval: tuple[int, Any] | None = field(default=None, init=False, repr=False,
+                                              compare=False)
+    """The last bootstrap and the denominator it was drawn at: `result()` is asked often."""
 
     def __post_init__(self) -> None:
         n = len(self.plan.aggregates)
@@ -124,6 +143,9 @@ class MetricState:
     def add_values(self, args: Sequence[Any]) -> None:
         """One case in the denominator with its aggregate arguments' values."""
         self.denominator += 1
+        if self.plan.is_formula:
+            key = case_input(self.plan.aggregates, args)
+            self.inputs[key] = self.inputs.get(key, 0) + 1
         for i, (agg, x) in enumerate(zip(self.plan.aggregates, args, strict=True)):
             kind = agg.kind
             if kind in BOOL_AGGREGATES:
@@ -158,6 +180,7 @@ class MetricState:
             [_pick(max, a, b) for a, b in zip(self.highs, other.highs, strict=True)],
             [a + b for a, b in zip(self.values, other.values, strict=True)],
             sorted(set(self.error_examples) | set(other.error_examples))[:3],
+            _add_counts(self.inputs, other.inputs),
         )
 
     def aggregate_values(self) -> list[float | None]:
@@ -192,7 +215,46 @@ class MetricState:
             elif kind == "total":
                 numerator = value
         return MetricValue(self.plan.name, value, numerator, self.denominator, self.errors,
-                           self.plan.where, self.plan.is_rate, tuple(self.error_examples))
+                           self.plan.where, self.plan.is_rate, tuple(self.error_examples),
+                           *self._formula_parts())
+
+    def _formula_parts(self) -> tuple[tuple[MetricPart, ...], str | None, Any]:
+        """A formula metric's parts, template and bootstrap interval; nothing for one aggregate."""
+        plan = self.plan
+        if not plan.is_formula:
+            return (), None, None
+        from evaldsl.runtime.bootstrap import bootstrap  # it imports this module
+
+        n = self.denominator
+        parts = tuple(MetricPart(text, v, _part_numerator(a.kind, v, n), n)
+                      for text, a, v in zip(plan.parts, plan.aggregates,
+                                            self.aggregate_values(), strict=True))
+        if self._interval is None or self._interval[0] != n:
+            self._interval = n, bootstrap(plan.aggregates, plan.combine, list(self.inputs.items()))
+        return parts, plan.template, self._interval[1]
+
+
+def case_input(aggregates: Sequence[AggregateSpec], args: Sequence[Any]) -> tuple[float, ...]:
+    """One case's input as numbers for resampling: a condition counts 1 when true, else 0."""
+    return tuple((1.0 if x is True else 0.0) if a.kind in BOOL_AGGREGATES else float(x)
+                 for a, x in zip(aggregates, args, strict=True))
+
+
+def _add_counts(a: dict[tuple[float, ...], int], b: dict[tuple[float, ...], int],
+                ) -> dict[tuple[float, ...], int]:
+    out = dict(a)
+    for key, count in b.items():
+        out[key] = out.get(key, 0) + count
+    return out
+
+
+def _part_numerator(kind: str, value: float | None, n: int) -> float | None:
+    """A part's numerator as a single metric's would be: `6` of `rate(x)` 0.6 over 10."""
+    if value is None:
+        return None
+    if kind in AVERAGES:
+        return _tidy(value * n)
+    return value if kind in TOTALS else None
 
 
 def _pick(f: Callable[[float, float], float], a: float | None, b: float | None) -> float | None:
@@ -220,6 +282,21 @@ def percentile(ordered: Sequence[float], p: float) -> float | None:
 
 
 @dataclass(frozen=True)
+class MetricPart:
+    """One aggregate of a formula metric with its own value and denominator."""
+
+    text: str
+    """The aggregate as written (`rate(partial)`)."""
+    value: float | None
+    numerator: float | None
+    denominator: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"aggregate": self.text, "value": self.value, "numerator": self.numerator,
+                "denominator": self.denominator}
+
+
+@dataclass(frozen=True)
 class MetricValue:
     """A finished metric: the value and everything needed to read it honestly."""
 
@@ -233,11 +310,19 @@ class MetricValue:
     where: str | None
     is_rate: bool
     error_examples: tuple[str, ...] = ()
+    parts: tuple[MetricPart, ...] = ()
+    """A formula metric's aggregates, each with its value; empty for a single aggregate."""
+    template: str | None = None
+    """A formula metric's expression with `{k}` for its k-th part."""
+    interval: Any = None
+    """A formula metric's `bootstrap.BootstrapInterval`, or None."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"value": self.value, "numerator": self.numerator,
                 "denominator": self.denominator, "errors": self.errors, "where": self.where,
-                "is_rate": self.is_rate, "error_examples": list(self.error_examples)}
+                "is_rate": self.is_rate, "error_examples": list(self.error_examples),
+                "parts": [p.to_dict() for p in self.parts] if self.template else None,
+                "template": self.template}
 
     def describe(self) -> str:
         """E.g. `solvable_completion 82.5% (33/40, where case.solvable; 2 errors left out)`."""
@@ -260,6 +345,8 @@ class MetricValue:
         if self.errors:
             noun = "error" if self.errors == 1 else "errors"
             parts.append(f"{self.errors} {noun} left out")
+        if self.template is not None:
+            parts.append(breakdown(self.template, [p.to_dict() for p in self.parts]))
         return "; ".join(parts)
 
 

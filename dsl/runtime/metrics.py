@@ -91,9 +91,12 @@ def compile_metric(compiler: Compiler, metric: n.Metric) -> MetricProgram:
     order = sorted(range(len(fns)), key=lambda k: compiler.graph.cost(arguments[k]))
     where = compiler.condition(metric.where) if metric.where is not None else None
     graph = compiler.graph
+    parts: list[str] = []
+    template = _template(compiler, metric.value, parts)
     plan = MetricPlan(metric.name, tuple(aggregates), formula,
                       graph.text(metric.where.span) if metric.where is not None else None,
-                      graph.text(metric.value.span))
+                      graph.text(metric.value.span), tuple(parts),
+                      None if _single_aggregate(metric.value) else template)
     return MetricProgram(plan, metric_input(where, tuple((k, fns[k]) for k in order)))
 
 
@@ -113,6 +116,30 @@ def _formula(compiler: Compiler, e: n.Expr, aggregates: list[AggregateSpec],
     number = compiler.facts.number(e)
     assert number is not None, "the checker folds a formula's constant parts (E305)"
     return lambda v: number
+
+
+def _single_aggregate(e: n.Expr) -> bool:
+    """Whether a metric is one aggregate alone (`rate(x)`, `(mean(x))`), not a formula."""
+    while isinstance(e, n.Group):
+        e = e.expr
+    return isinstance(e, n.Call) and e.func in AGGREGATES
+
+
+def _template(compiler: Compiler, e: n.Expr, parts: list[str]) -> str:
+    """The formula as written with `{k}` for its k-th aggregate, collecting each aggregate's
+    text in `parts`; walks the tree in `_formula`'s order, so `{k}` is `aggregates[k]`."""
+    if isinstance(e, n.Group):
+        return f"({_template(compiler, e.expr, parts)})"
+    if isinstance(e, n.Call) and e.func in AGGREGATES:
+        parts.append(compiler.graph.text(e.span))
+        return f"{{{len(parts) - 1}}}"
+    if isinstance(e, n.Unary) and e.op == "-":
+        return f"-{_template(compiler, e.operand, parts)}"
+    if isinstance(e, n.Binary) and e.op in n.ARITH_OPS:
+        op = "×" if e.op == "*" else e.op
+        left = _template(compiler, e.left, parts)
+        return f"{left} {op} {_template(compiler, e.right, parts)}"
+    return compiler.graph.text(e.span).replace("{", "{{").replace("}", "}}")
 
 
 def _aggregate(compiler: Compiler, e: n.Call, aggregates: list[AggregateSpec],

@@ -11,6 +11,8 @@ import pytest
 
 from evaldsl.i18n import set_language
 from evaldsl.report.html import esc, histogram_svg, outcome_chart, render_html
+from evaldsl.report.json_report import metric_entry
+from tests.support import formula_kit
 
 
 class _Dom(HTMLParser):
@@ -141,3 +143,12 @@ class TestChineseChrome:
     def test_names_from_the_spec_stay_as_written(self, page: str, report: dict[str, Any]) -> None:
         for metric in report["metrics"]:
             assert f'data-metric="{metric["name"]}"' in page
+
+
+def test_a_formula_metric_shows_its_parts(layout: Any, sample: Any) -> None:
+    report = sample.build(layout)
+    report["metrics"] = [metric_entry(formula_kit.state().result()), *report["metrics"]]
+    row = render_html(report).split('<tr data-metric="success_rate">')[1].split("</tr>")[0]
+    assert f'<div class="muted parts">= <code>{esc(formula_kit.BREAKDOWN)}</code></div>' in row
+    assert re.search(r'<td class="num">n=10</td><td class="num">\d+\.\d% – \d+\.\d% '
+                     r"\(bootstrap\)</td>", row)

@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 
 from evaldsl.report.json_report import ReportBuilder, metric_entry
 from evaldsl.report.layout import SpecLayout, layout_of
+from evaldsl.runtime import bootstrap
 from evaldsl.syntax.source import Source
+from tests.support import formula_kit
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs" / "report.schema.json")
                     .read_text("utf-8"))
@@ -139,3 +141,41 @@ def test_law_report_is_independent_of_arrival_order(
     shuffled = list(cases)
     rnd.shuffle(shuffled)
     assert sample.build(layout, cases) == sample.build(layout, shuffled)
+
+
+def formula_report(layout: SpecLayout, sample: Any) -> dict[str, Any]:
+    """The sample report with a formula metric (`formula_kit`) before the single rate."""
+    report = sample.build(layout)
+    entry = metric_entry(formula_kit.state().result(), "rate(success) + 0.5 * rate(partial)")
+    report["metrics"] = [entry, *report["metrics"]]
+    return report
+
+
+class TestFormulaMetric:
+    def test_carries_its_parts_and_no_numerator(self, sample: Any) -> None:
+        entry = metric_entry(formula_kit.state().result())
+        assert (entry["numerator"], entry["denominator"]) == (None, 10)
+        assert entry["template"] == formula_kit.TEMPLATE
+        assert entry["parts"] == [
+            {"aggregate": "rate(success)", "value": 0.6, "numerator": 6.0, "denominator": 10},
+            {"aggregate": "rate(partial)", "value": 0.2, "numerator": 2.0, "denominator": 10}]
+
+    def test_gets_a_seeded_bootstrap_interval(self) -> None:
+        interval = metric_entry(formula_kit.state().result())["interval"]
+        assert (interval["method"], interval["seed"], interval["resamples"]) == (
+            "bootstrap", bootstrap.SEED, bootstrap.RESAMPLES)
+        assert interval["low"] < 0.7 < interval["high"]
+        assert metric_entry(formula_kit.state().result())["interval"] == interval
+
+    def test_a_single_rate_keeps_wilson_and_its_numerator(self, sample: Any) -> None:
+        entry = metric_entry(sample.METRICS[0])
+        assert (entry["template"], entry["parts"], entry["numerator"]) == (None, None, 2)
+        assert entry["interval"]["method"] == "wilson"
+
+    def test_validates(self, layout: SpecLayout, sample: Any) -> None:
+        jsonschema.validate(formula_report(layout, sample), SCHEMA)
+
+    def test_schema_wants_the_seed(self, layout: SpecLayout, sample: Any) -> None:
+        report = formula_report(layout, sample)
+        del report["metrics"][0]["interval"]["seed"]
+        assert not jsonschema.Draft202012Validator(SCHEMA).is_valid(report)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from evaldsl.report.json_report import metric_entry
 from evaldsl.report.markdown import code, md, render_markdown
+from tests.support import formula_kit
 
 
 def test_md_escapes_pipes_and_markup() -> None:
@@ -54,3 +56,13 @@ def test_metric_where_with_comparison_is_not_escaped(report: dict[str, Any]) -> 
     report["metrics"][1]["where"] = "score < 3"
     text = render_markdown(report)
     assert "| `score < 3` |" in text and "score &lt;" not in text
+
+
+def test_a_formula_metric_lists_its_parts(layout: Any, sample: Any) -> None:
+    report = sample.build(layout)
+    report["metrics"] = [metric_entry(formula_kit.state().result()), *report["metrics"]]
+    text = render_markdown(report)
+    assert re.search(r"\| `success_rate` \| \*\*70\.0%\*\* \| n=10 \| "
+                     r"\d+\.\d% – \d+\.\d% \(bootstrap\) \| 0 \| all cases \|", text)
+    assert f"- `success_rate` = `{formula_kit.BREAKDOWN}`" in text
+    assert "| `success_rate` | **40.0%** | 2/5 | 11.8% – 76.9% | 1 | all cases |" in text

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from evaldsl.i18n import set_language
+from evaldsl.report.json_report import metric_entry
 from evaldsl.report.terminal import metric_line, pad, render_terminal
+from tests.support import formula_kit
 
 
 def test_metric_line_reads_like_the_language_reference() -> None:
@@ -40,3 +43,13 @@ def test_chinese_layers(report: dict[str, Any]) -> None:
     assert lines[0] == "维修 <b>预约</b> & co · 6 个用例 · 跳过了 1 个坏行"
     assert "success_rate" in lines[3] and "剔除了 1 个错误" in lines[3]
     assert lines[-1] == "开销：4 次模型调用 · 1 次命中缓存 · 1280 个 token"
+
+
+def test_a_formula_metric_prints_its_parts_and_bootstrap(layout: Any, sample: Any) -> None:
+    report = sample.build(layout)
+    report["metrics"] = [metric_entry(formula_kit.state().result()), *report["metrics"]]
+    lines = render_terminal(report).splitlines()
+    assert re.fullmatch(r"  success_rate      70\.0%  \(n=10\)  95% \d+\.\d%–\d+\.\d% "
+                        r"\(bootstrap\)", lines[3])
+    assert lines[4] == f"{' ' * 18}= {formula_kit.BREAKDOWN}"
+    assert lines[5].split()[:3] == ["success_rate", "40.0%", "(2/5;"]
