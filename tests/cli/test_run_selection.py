@@ -273,3 +273,12 @@ def test_the_report_with_a_selection_follows_the_schema(
     schema = json.loads((REPO / "docs" / "report.schema.json").read_text("utf-8"))
     jsonschema.validate(report, schema)
     assert report["cases"]["left_out"] == 5
+
+
+def test_the_markdown_summary_says_how_many_rows_were_left_out(
+        kit: Any, tmp_path: Path, spec: Path, cases: Path) -> None:
+    summary = tmp_path / "summary.md"
+    done, _results, _report = run(kit, tmp_path, spec, cases, "--where", "case.level > 2",
+                                  "--md", summary)
+    assert done.returncode == 0, done.stderr
+    assert "**3** cases judged · 3 rows left out by the selection · " in summary.read_text("utf-8")
