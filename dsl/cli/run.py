@@ -65,6 +65,16 @@ def add_parser(subparsers: Any) -> None:
                            "(default: 1, this process)"))
     flow.add_argument("--limit", type=_positive, default=None, metavar="N",
                       help=_("judge only the first N cases"))
+    pick = p.add_argument_group(_("which cases (docs/running.md)"))
+    pick.add_argument("--where", default=None, metavar="EXPR",
+                      help=_("judge only the cases this condition over `case` holds for "
+                             "(`case.category == \"live_simple\"`)"))
+    pick.add_argument("--ids", type=Path, default=None, metavar="FILE",
+                      help=_("judge only the cases whose id is a line of FILE"))
+    pick.add_argument("--sample", type=_positive, default=None, metavar="N",
+                      help=_("judge N cases drawn by id, the same ones for the same --seed"))
+    pick.add_argument("--seed", type=int, default=None, metavar="S",
+                      help=_("the seed of --sample (default: 0)"))
     flow.add_argument("--deadline", type=parse_duration, default=None, metavar="DURATION",
                       help=_("stop asking after this long (`90s`, `30m`, `2h`): unjudged "
                            "model checks error, the reports are written, exit 5"))
@@ -217,13 +227,15 @@ def run(args: argparse.Namespace) -> int:
     missing = [c for c in args.cases if not c.is_file()]
     if missing:
         raise FileNotFoundError(errno.ENOENT, _("no such file"), str(missing[0]))
+    selection = _selection(args, spec)
     options = RunOptions(results=args.results, inputs=tuple(map(str, args.cases)),
                          concurrency=_cases_in_flight(args, settings),
                          limit=args.limit,
                          resume=args.resume, overwrite=args.overwrite,
                          on_bad_row=args.on_bad_row, progress=args.progress,
-                         total=_count_rows(args), generated_by=tool_version(), announce=_warn,
-                         deadline=deadline)
+                         total=None if selection is not None else _count_rows(args),
+                         generated_by=tool_version(), announce=_warn,
+                         deadline=deadline, selection=selection)
     junit = junit_sink(args, layout)
     try:
         result = _evaluate(args, spec, layout, options, runtime, settings, junit)
@@ -247,6 +259,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     _warn_if_no_rows(args, result)
+    _warn_ids_not_found(args, result.report)
     if not args.quiet:
         from evaldsl.report.terminal import render_terminal
 
@@ -268,6 +281,37 @@ def _warn_if_no_rows(args: argparse.Namespace, result: Any) -> None:
         files = ", ".join(f"`{c}`" for c in args.cases)
         _warn(ngettext("warning: {files} holds no cases", "warning: {files} hold no cases",
                        len(args.cases)).format(files=files))
+
+
+def _selection(args: argparse.Namespace, spec: Any) -> Any:
+    """`--where`, `--ids`, `--sample`, checked before anything runs; with `--sample` the
+    input is read once more here to draw it (the rule: `evaldsl.run.selection`)."""
+    if args.seed is not None and args.sample is None:
+        raise UsageError(_("--seed is the seed of --sample; add --sample N"))
+    if args.where is None and args.ids is None and args.sample is None:
+        return None
+    from evaldsl.cases.case import Case
+    from evaldsl.cases.loading import read_cases
+    from evaldsl.cases.rows import CaseSchema
+    from evaldsl.run.selection import Selection, read_ids
+    from evaldsl.run.where import Where
+
+    where = Where(args.where, spec, spec.graph.registry) if args.where is not None else None
+    selection = Selection(where, read_ids(args.ids) if args.ids is not None else None,
+                          args.sample, args.seed or 0)
+    if args.sample is None:
+        return selection
+    cases = read_cases(args.cases, CaseSchema.of(spec), "skip")
+    return selection.with_sample(c for c in cases if isinstance(c, Case))
+
+
+def _warn_ids_not_found(args: argparse.Namespace, report: dict[str, Any]) -> None:
+    """Ids of `--ids` that no input row had: most likely a file of another data set."""
+    missing = report["cases"].get("ids_not_found", 0)
+    if missing:
+        _warn(ngettext("warning: {count} id of {ids} is not in the input",
+                       "warning: {count} ids of {ids} are not in the input",
+                       missing).format(count=missing, ids=f"`{args.ids}`"))
 
 
 def _interrupted(args: argparse.Namespace) -> Interrupted:

@@ -51,19 +51,27 @@ class Header:
     spec_hash: str
     inputs: tuple[str, ...] = ()
     """The case files of the run, as named on its command line."""
+    selection: dict[str, Any] | None = None
+    """The run's `--where`, `--ids` and `--sample` (`Selection.describe`); None for every row.
+    Written only when given, so a journal of a run over every row reads as before."""
     version: int = VERSION
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": FORMAT, "version": self.version, "spec": self.spec,
-                "spec_hash": self.spec_hash, "inputs": list(self.inputs)}
+        out = {"format": FORMAT, "version": self.version, "spec": self.spec,
+               "spec_hash": self.spec_hash, "inputs": list(self.inputs)}
+        if self.selection is not None:
+            out["selection"] = self.selection
+        return out
 
     @classmethod
     def from_dict(cls, record: dict[str, Any]) -> Header:
         """A header line read back; a field of the wrong type reads as missing."""
         inputs = record.get("inputs")
         version = record.get("version")
+        selection = record.get("selection")
         return cls(str(record.get("spec", "")), str(record.get("spec_hash", "")),
                    tuple(map(str, inputs)) if isinstance(inputs, list) else (),
+                   selection if isinstance(selection, dict) else None,
                    version if isinstance(version, int) else 0)
 
 

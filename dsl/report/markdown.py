@@ -52,6 +52,10 @@ def render_markdown(report: Mapping[str, Any]) -> str:
                 "{count} bad row skipped", "{count} bad rows skipped", cases["bad_rows_skipped"]
             ).format(count=cases["bad_rows_skipped"])
         )
+    if "left_out" in cases:
+        facts.append(ngettext("{count} row left out by the selection",
+                              "{count} rows left out by the selection",
+                              cases["left_out"]).format(count=cases["left_out"]))
     facts.append(_("spec `{spec}`").format(spec=spec["hash"][:19]))
     lines += [" · ".join(facts), ""]
     lines += _metrics(report["metrics"])

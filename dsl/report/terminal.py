@@ -61,7 +61,7 @@ def render_terminal(report: Mapping[str, Any]) -> str:
         head += ngettext(
             " · {count} bad row skipped", " · {count} bad rows skipped", cases["bad_rows_skipped"]
         ).format(count=cases["bad_rows_skipped"])
-    lines = [head, ""]
+    lines = [head, *left_out_line(cases), ""]
     metrics = report["metrics"]
     if metrics:
         cells = max(width(m["name"]) for m in metrics)
@@ -95,6 +95,19 @@ def render_terminal(report: Mapping[str, Any]) -> str:
         lines.append(_("deadline passed: the run stopped before every case was judged; the "
                        "cases not judged are not in the journal (`--resume` judges them)"))
     return "\n".join(lines)
+
+
+def left_out_line(cases: Mapping[str, Any]) -> list[str]:
+    """`left out by the selection: 40 rows (31 × not in the sample; 9 × --where does not
+    hold)`, when the run had a selection: those rows are in no count above or below."""
+    if "left_out" not in cases:
+        return []
+    each = [_("{count} × {reason}").format(count=r["count"], reason=r["reason"])
+            for r in cases["left_out_reasons"]]
+    line = ngettext("left out by the selection: {count} row",
+                    "left out by the selection: {count} rows",
+                    cases["left_out"]).format(count=cases["left_out"])
+    return [line + (f" ({_('; ').join(each)})" if each else "")]
 
 
 def stopped_line(cost: Mapping[str, Any]) -> list[str]:

@@ -44,6 +44,7 @@ from evaldsl.report.layout import SpecLayout
 from evaldsl.report.progress import Progress
 from evaldsl.results import CaseResult, Report
 from evaldsl.run.journaled import Journaled
+from evaldsl.run.selection import LeftOut, Selection
 from evaldsl.run.shards import ShardState
 
 BAD_ROWS_LISTED = 100
@@ -88,6 +89,9 @@ class RunOptions:
     """When to stop (a `time.time()` value): no case starts after it, and a case that then
     finishes with an error (a model check cut short) stays out of the journal, so that
     `resume` judges it again. The model runtime stops asking at the same moment."""
+    selection: Selection | None = None
+    """`--where`, `--ids`, `--sample`: the rows to judge (`evaldsl.run.selection`), recorded
+    in the journal's header so that `resume` refuses another selection."""
 
 
 @dataclass
@@ -144,6 +148,9 @@ class Run:
         self.progress = Progress(options.progress, options.total, options.limit)
         self.cut = False
         """Whether the deadline stopped the run before every case was judged."""
+        selection = options.selection
+        self.left_out = LeftOut(selection) if selection is not None else None
+        """The rows the selection left out, by reason; None without a selection."""
 
     def execute(self, source: Iterable[Any]) -> RunResult:
         started = time.monotonic()
@@ -179,7 +186,9 @@ class Run:
         path = self.options.results
         if path is None:
             return
-        header = Header(self.layout.name, self.spec.hash, self.options.inputs)
+        selection = self.options.selection
+        header = Header(self.layout.name, self.spec.hash, self.options.inputs,
+                        selection.describe() if selection is not None else None)
         file = lock(path)
         try:
             size = path.stat().st_size
@@ -236,6 +245,13 @@ class Run:
                     found=_names(found.inputs), inputs=_names(header.inputs)),
                 hint=_("resume with the case files of the run that wrote the journal, or "
                        "start over with --overwrite"))
+        if (found.selection or {}) != (header.selection or {}):
+            raise ResumeError(_("cannot resume: `{path}` holds a run over another selection "
+                                "({found}; this run: {selection}); resume with the same "
+                                "--where, --ids and --sample, or start over with "
+                                "--overwrite").format(
+                path=path, found=_selection(found.selection),
+                selection=_selection(header.selection)))
 
     def _check_journal_met(self) -> None:
         """Every journaled row was in the input, unless `--limit` stopped reading it."""
@@ -256,6 +272,8 @@ class Run:
                 return
             if isinstance(item, BadRow):
                 self._bad_row(item)
+                continue
+            if self.left_out is not None and self.left_out.leaves_out(item):
                 continue
             self.seen += 1
             if not item.origin:  # a case given in memory: its place in the stream
@@ -314,12 +332,22 @@ class Run:
         run_info = {"resumed_cases": self.resumed, "evaluated_cases": self.evaluated,
                     "elapsed_seconds": round(elapsed, 3), "concurrency": self.options.concurrency,
                     "workers": self.workers, "deadline_passed": self.cut}
-        return self.state.report_dict(run_info, self.bad_rows, self.bad_row_count,
-                                      self.options.generated_by)
+        report = self.state.report_dict(run_info, self.bad_rows, self.bad_row_count,
+                                        self.options.generated_by)
+        if self.left_out is not None:
+            report["cases"].update(self.left_out.to_report())
+        return report
 
 
 def _names(paths: tuple[str, ...]) -> str:
     return ", ".join(f"`{p}`" for p in paths) if paths else _("unnamed cases")
+
+
+def _selection(described: dict[str, Any] | None) -> str:
+    """A recorded selection in a message: `where case.x == 1, sample 50 seed 7`."""
+    if not described:
+        return _("every row")
+    return "`" + ", ".join(f"{key} {value}" for key, value in described.items()) + "`"
 
 
 def _has_error(record: dict[str, Any]) -> bool:

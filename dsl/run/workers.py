@@ -15,6 +15,8 @@ What one process decides in input order, the parent still decides:
   less the rows already out, so no case past the limit is evaluated;
 - `--on-bad-row fail`: a worker ends its batch at the first bad row; the
   parent writes the cases before it, then stops the run;
+- `--where`, `--ids`, `--sample`: the parent reads each row as a case and hands out
+  only the rows the selection keeps (`evaldsl.run.selection`), counting the others;
 - `--resume`: workers set aside the cases whose row the journal holds; the
   parent checks each against the journal's line for that row, as one
   process does (`evaldsl.run.journaled`), and skips it.
@@ -77,9 +79,19 @@ class _PoolRun(Run):
 
     def _consume(self, rows: Iterable[RawRow]) -> None:
         with Pool(self.workers, self._setup()) as pool:
-            self._stream(pool, iter(rows))
+            self._stream(pool, self._selected(rows))
             for data in pool.finish():
                 self.state = self.state.merge(ShardState.loads(data, self.spec, self.layout))
+
+    def _selected(self, rows: Iterable[RawRow]) -> Iterator[RawRow]:
+        """The rows the selection keeps; a bad row goes on, for a worker to report in order."""
+        if self.left_out is None:
+            yield from rows
+            return
+        for row in rows:
+            item = row.item(self.schema)
+            if not (isinstance(item, Case) and self.left_out.leaves_out(item)):
+                yield row
 
     def _setup(self) -> WorkerSetup:
         source = self.spec.source
