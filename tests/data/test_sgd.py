@@ -39,9 +39,12 @@ def test_report_counts_and_denominators(cases: list[dict[str, Any]], spec: Spec)
     assert metrics == {
         "consistent_dialogs": (386, 400, 0),
         "strict_dialogs": (31, 400, 0),
-        "normalization_gain": (355, 400, 0),
+        "normalization_gain": (None, 400, 0),  # a formula: no case fraction, its parts instead
         "multi_service": (223, 234, 0),
     }
+    parts = report["metrics"]["normalization_gain"]["parts"]
+    assert [(p["aggregate"], p["numerator"], p["denominator"]) for p in parts] == [
+        ("rate(calls)", 386, 400), ("rate(calls.strict)", 31, 400)]
     assert report["metrics"]["slot_agreement"]["value"] == pytest.approx(0.99568, abs=1e-5)
 
 

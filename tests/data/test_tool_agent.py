@@ -30,9 +30,9 @@ def test_outcomes(report: dict[str, Any]) -> None:
     ("refusal_handling", 170, 200, "not case.solvable"),
     ("strict_arg_accuracy", 1468, 2648, "case.solvable"),
     ("normalized_arg_accuracy", 1485, 2648, "case.solvable"),
-    ("normalization_gain", 17, 2648, "case.solvable"),
+    ("normalization_gain", None, 2648, "case.solvable"),  # a formula: its parts, below
 ])
-def test_metric_denominators(report: dict[str, Any], metric: str, numerator: int,
+def test_metric_denominators(report: dict[str, Any], metric: str, numerator: int | None,
                              denominator: int, where: str | None) -> None:
     m = report["metrics"][metric]
     assert (m["numerator"], m["denominator"], m["errors"], m["where"]) == (
@@ -49,5 +49,8 @@ def test_all_cases_split_into_solvable_and_not(report: dict[str, Any]) -> None:
 
 def test_gain_is_the_difference(report: dict[str, Any]) -> None:
     m = report["metrics"]
+    parts = m["normalization_gain"]["parts"]
+    assert [(p["aggregate"], p["numerator"], p["denominator"]) for p in parts] == [
+        ("rate(calls)", 1485, 2648), ("rate(calls.strict)", 1468, 2648)]
     assert m["normalization_gain"]["value"] == pytest.approx(
         m["normalized_arg_accuracy"]["value"] - m["strict_arg_accuracy"]["value"])
