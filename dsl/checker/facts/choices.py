@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import types
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel
 
@@ -58,9 +58,19 @@ def read_choice_words(module: n.Module, symbols: SymbolTable, registry: Registry
     when there is none, so a spec without one costs nothing."""
     statements = tuple(_check(s, symbols, registry) if isinstance(s, n.Check) else s
                        for s in module.statements)
-    if all(a is b for a, b in zip(statements, module.statements, strict=True)):
-        return module
-    return dataclasses.replace(module, statements=statements)
+    return _with(module, "statements", statements)
+
+
+_Node = TypeVar("_Node", n.Module, n.Check, n.MapLit)
+
+
+def _with(node: _Node, field: str, items: tuple[Any, ...]) -> _Node:
+    """`node` itself when every one of `items` is the child it had in `field`, else a copy
+    with them: nodes are only copied along a path where a word was read."""
+    if all(a is b for a, b in zip(items, getattr(node, field), strict=True)):
+        return node
+    changes: dict[str, Any] = {field: items}
+    return dataclasses.replace(node, **changes)
 
 
 def _check(check: n.Check, symbols: SymbolTable, registry: Registry) -> n.Check:
@@ -69,9 +79,7 @@ def _check(check: n.Check, symbols: SymbolTable, registry: Registry) -> n.Check:
         return check
     fields = param_fields(primitive)
     args = tuple(_argument(a, fields.get(a.name), symbols) for a in check.args)
-    if all(a is b for a, b in zip(args, check.args, strict=True)):
-        return check
-    return dataclasses.replace(check, args=args)
+    return _with(check, "args", args)
 
 
 def _argument(arg: n.KeywordArg, field: Any, symbols: SymbolTable) -> n.KeywordArg:
@@ -100,9 +108,7 @@ def _value(value: n.Expr, annotation: Any, symbols: SymbolTable) -> n.Expr:
 def _map(value: n.MapLit, annotation: Any, symbols: SymbolTable) -> n.MapLit:
     entries = tuple(_entry(e, _entry_annotation(annotation, e.key), symbols)
                     for e in value.entries)
-    if all(a is b for a, b in zip(entries, value.entries, strict=True)):
-        return value
-    return dataclasses.replace(value, entries=entries)
+    return _with(value, "entries", entries)
 
 
 def _entry(entry: n.MapEntry, annotation: Any, symbols: SymbolTable) -> n.MapEntry:
