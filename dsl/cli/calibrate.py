@@ -34,10 +34,9 @@ from evaldsl.analysis.calibrate import DEFAULT_THRESHOLD, Calibration, calibrate
 from evaldsl.analysis.pairing import Automatic, Doubt, HumanRules, Pairing, pair
 from evaldsl.analysis.sample_file import GB18030, read_labels
 from evaldsl.cli.exits import EXIT_DATA, EXIT_OK, UsageError, exit_for
-from evaldsl.cli.review import check_written_by, read_layout
+from evaldsl.cli.review import check_written_by, checked_records, read_layout
 from evaldsl.diagnostics import did_you_mean
 from evaldsl.i18n import N_, _
-from evaldsl.report.journal import read_records
 from evaldsl.report.layout import VERDICT
 from evaldsl.report.stats import percent
 
@@ -123,7 +122,7 @@ class Results:
 
 def read_results(args: argparse.Namespace) -> Results:
     """The automatic judgement of every case, in the block `--outcome` names (or the verdict)."""
-    records = [record for _, record in read_records(args.results)]
+    records = checked_records(args.results)
     if not records:
         raise UsageError(_("`{results}` holds no case results").format(results=args.results))
     blocks = list(dict.fromkeys(k for r in records for k in r.get("labels", {})))

@@ -21,7 +21,8 @@ from evaldsl.analysis.sample_file import HUMAN_COLUMNS, write_sample
 from evaldsl.cli.exits import EXIT_OK, UsageError
 from evaldsl.errors import SpecError
 from evaldsl.i18n import _
-from evaldsl.report.journal import read_records, recover
+from evaldsl.report.journal import recover
+from evaldsl.report.journal_read import check_version, read_entries
 from evaldsl.report.layout import SpecLayout, layout_of
 from evaldsl.syntax.source import Source
 
@@ -69,9 +70,10 @@ def read_layout(path: Path) -> SpecLayout:
 def sample_rows(results: Path, layout: SpecLayout) -> list[dict[str, Any]]:
     """The drawn cases of a results file, highest priority first, then by id."""
     check_written_by(results, layout)
-    rows = [_row(record, layout) for _, record in read_records(results)
+    records = checked_records(results)
+    rows = [_row(record, layout) for record in records
             if (record.get("review") or {}).get("sampled")]
-    if not rows and not _has_decisions(results):
+    if not rows and not any(record.get("review") is not None for record in records):
         raise UsageError(
             _("`{results}` holds no review decisions: does the spec have a `review` block?").format(
                 results=results
@@ -97,8 +99,16 @@ def check_written_by(results: Path, layout: SpecLayout) -> None:
         )
 
 
-def _has_decisions(results: Path) -> bool:
-    return any(record.get("review") is not None for _, record in read_records(results))
+def checked_records(results: Path) -> list[dict[str, Any]]:
+    """Every case line of a run's journal, each checked for shape as `merge` checks it.
+
+    A line of the wrong shape, or a second, different result for one row, is a
+    data error naming the file and line (`evaldsl.report.journal_read`): a
+    review sample or a calibration built on it would otherwise be wrong, or
+    end in a traceback.
+    """
+    check_version(results, recover(results).header)
+    return [entry.record for entry in read_entries(results)]
 
 
 def _row(record: Mapping[str, Any], layout: SpecLayout) -> dict[str, Any]:

@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from evaldsl.i18n import N_
-from evaldsl.model.breaker import Gate
+from evaldsl.model.breaker import EMBEDDER, Gate
 from evaldsl.model.cache import AnswerCache, cache_key
 from evaldsl.model.contact import Contact
 from evaldsl.model.errors import MalformedAnswer
@@ -58,7 +57,7 @@ class EmbedBatcher:
         self._pending: PerLoop[_Pending] = PerLoop(_Pending)
         self.contact = Contact()
         """Whether the embedder has answered yet (a refused first connection stops the run)."""
-        self.gate = gate if gate is not None else Gate(what=N_("embedding"))
+        self.gate = gate if gate is not None else Gate(what=EMBEDDER)
         """When to stop asking the embedder: its circuit breaker and the run's deadline."""
 
     async def vectors(self, texts: Sequence[str]) -> list[np.ndarray]:

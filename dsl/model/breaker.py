@@ -26,6 +26,8 @@ from evaldsl.model.errors import ModelError, RateLimited, TransientError
 T = TypeVar("T")
 DEFAULT_THRESHOLD = 5
 """Identical transport failures in a row that open the breaker (0 never opens it)."""
+EMBEDDER = N_("embedding model")
+"""The embedder's `Gate.what`: its breaker's message names the embedding model, not the judge."""
 
 
 class NotAsked(ModelError):

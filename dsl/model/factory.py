@@ -13,9 +13,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from evaldsl.i18n import N_
 from evaldsl.model.batching import EmbedBatcher
-from evaldsl.model.breaker import Gate
+from evaldsl.model.breaker import EMBEDDER, Gate
 from evaldsl.model.cache import AnswerCache
 from evaldsl.model.engine import DefaultRuntime
 from evaldsl.model.limits import Limiter, RetryPolicy
@@ -42,7 +41,7 @@ def default_runtime(settings: Settings | None = None, judge: Judge | None = None
     batcher = EmbedBatcher(embedder, Limiter(spec.concurrency, spec.requests_per_minute),
                            RetryPolicy(spec.max_retries, spec.backoff), tally, cache,
                            getattr(embedder, "cache_identity", None),
-                           gate=Gate(spec.circuit_breaker, settings.deadline, N_("embedding")))
+                           gate=Gate(spec.circuit_breaker, settings.deadline, EMBEDDER))
     spec = settings.judge
     return DefaultRuntime(judge, batcher, Limiter(spec.concurrency, spec.requests_per_minute),
                           RetryPolicy(spec.max_retries, spec.backoff), tally, cache,

@@ -77,3 +77,40 @@ def test_results_of_another_spec_are_refused(judged: dict[str, Path], kit: Any,
     other.write_text(kit.SPEC.replace("seed: 3", "seed: 4"), encoding="utf-8")
     done = kit.evaldsl("review", judged["results"], "--spec", other, "-o", tmp_path / "s.jsonl")
     assert done.returncode == 2 and "written by another spec" in done.stderr
+
+
+@pytest.mark.parametrize("verb", ["review", "calibrate"])
+@pytest.mark.parametrize("field, value", [("review", "yes"), ("labels", 5), ("id", None)])
+def test_a_malformed_journal_line_is_named(judged: dict[str, Path], kit: Any, tmp_path: Path,
+                                           verb: str, field: str, value: Any) -> None:
+    """A line of the wrong shape is a data error naming its file and line, not a traceback."""
+    lines = judged["results"].read_text("utf-8").splitlines()
+    bad = json.loads(lines[3])
+    bad[field] = value
+    lines[3] = json.dumps(bad)
+    results = tmp_path / "results.jsonl"
+    results.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps({"id": "c1", "label": "success"}) + "\n", encoding="utf-8")
+    args = ("-o", tmp_path / "s.jsonl") if verb == "review" else (labels,)
+    done = kit.evaldsl(verb, results, *args, "--spec", judged["spec"])
+    assert done.returncode == 3, done.stderr
+    assert f"{results}:4" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("verb", ["review", "calibrate"])
+def test_two_results_for_one_row_are_refused(judged: dict[str, Path], kit: Any, tmp_path: Path,
+                                             verb: str) -> None:
+    """Which of two different results for one row to trust cannot be told: a data error."""
+    lines = judged["results"].read_text("utf-8").splitlines()
+    other = json.loads(lines[3])
+    other["labels"] = {k: "other" for k in other["labels"]}
+    results = tmp_path / "results.jsonl"
+    results.write_text("\n".join([*lines, json.dumps(other)]) + "\n", encoding="utf-8")
+    labels = tmp_path / "labels.jsonl"
+    labels.write_text(json.dumps({"id": "c1", "label": "success"}) + "\n", encoding="utf-8")
+    args = ("-o", tmp_path / "s.jsonl") if verb == "review" else (labels,)
+    done = kit.evaldsl(verb, results, *args, "--spec", judged["spec"])
+    assert done.returncode == 3, done.stderr
+    assert f"{results}:{len(lines) + 1}" in done.stderr

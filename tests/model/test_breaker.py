@@ -85,6 +85,20 @@ class TestBreaker:
         assert all(r.is_error and BREAKER not in r.reason for r in results)
         assert openai_server.stats()["chat"] == 9
 
+    def test_the_embedders_breaker_names_the_embedding_model(self, runtime_for: Any) -> None:
+        """An embedder that never answers opens its own breaker, and says which server it was."""
+        with SilentServer() as silent:
+            runtime = runtime_for(cache=False, embed_base_url=silent.base_url,
+                                  embed_timeout="0.2", embed_max_retries="0")
+            reasons = []
+            for i in range(6):
+                try:
+                    asyncio.run(runtime.batcher.vectors([f"文本 {i}"]))
+                except Exception as error:  # noqa: BLE001 - the reason is what is checked
+                    reasons.append(str(error))
+        assert len(reasons) == 6
+        assert reasons[-1].startswith("the embedding model did not answer 5 times in a row")
+
 
 class TestDefaults:
     def test_a_silent_judge_costs_well_under_a_minute_before_the_breaker_opens(self) -> None:
