@@ -318,7 +318,12 @@ def _selection(args: argparse.Namespace, spec: Any) -> Any:
                           args.sample, args.seed or 0)
     if args.sample is None:
         return selection
-    cases = read_cases(args.cases, CaseSchema.of(spec), "skip")
+    if args.target is not None:
+        from evaldsl.target.scenarios import read_scenarios
+
+        cases = read_scenarios(args.cases, CaseSchema.of(spec))
+    else:
+        cases = read_cases(args.cases, CaseSchema.of(spec), "skip")
     return selection.with_sample(c for c in cases if isinstance(c, Case))
 
 

@@ -24,7 +24,7 @@ from typing import Any
 import aiohttp
 
 from evaldsl.i18n import _
-from evaldsl.model.errors import ModelError, PermanentError, TransientError
+from evaldsl.model.errors import Misconfigured, ModelError, PermanentError, TransientError
 from evaldsl.model.loops import PerLoop
 from evaldsl.model.redact import Redactor
 from evaldsl.target.base import Conversation, Message
@@ -73,9 +73,7 @@ class HttpTarget:
         """The assistant message of an answer, or the model error it amounts to."""
         if status >= 400:
             detail = self.redactor.text(text[:DETAIL_LIMIT])
-            kind: type[ModelError] = TransientError if status >= 500 or status in (
-                408, 429) else PermanentError
-            raise kind(_("the agent answered HTTP {status}: {detail}").format(
+            raise refusal(status)(_("the agent answered HTTP {status}: {detail}").format(
                 status=status, detail=detail))
         try:
             data = json.loads(text)
@@ -106,6 +104,15 @@ class HttpTarget:
 
     async def aclose(self) -> None:
         await self._sessions.close_current()
+
+
+def refusal(status: int) -> type[ModelError]:
+    """The model error an HTTP error status is: worth a retry, a refusal of this turn, or a
+    refusal of the settings (a rejected header), which no conversation gets past and which
+    stops the run, as a judge's refused key does."""
+    if status >= 500 or status in (408, 429):
+        return TransientError
+    return Misconfigured if status in (401, 403) else PermanentError
 
 
 def as_openai_call(call: Any, index: int) -> dict[str, Any]:

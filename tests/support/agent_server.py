@@ -5,8 +5,9 @@ Run as `python agent_server.py --port 0` (prints `READY <port>`). It serves:
 - `POST /agent` with `{"message", "session", "history", "case"}` (the request template the
   tests configure): answers `{"reply": "<turn N> <message>", "tool_calls": [...]}` after
   `latency_ms`; a message containing `CALL` reports a tool call `lookup({"q": message})`.
-  A request for a case with a fault scripted at that turn answers it instead: `500` (whose
-  message echoes the request's Authorization header, as careless gateways do), `timeout`
+  A request for a case with a fault scripted at that turn answers it instead: `500` or
+  `401` (whose message echoes the request's Authorization header, as careless gateways do),
+  `timeout`
   (no answer for 30 s), `drop` (the connection closed halfway through the response),
   `malformed` (JSON without the reply).
 - `POST /control`: `{"latency_ms": 50}`, `{"faults": {"CASE": {"kind": K, "turn": N}}}`,
@@ -78,8 +79,8 @@ async def answer(state: State, body: dict[str, Any], headers: dict[str, str]
     await asyncio.sleep(state.latency)
     fault = state.faults.get(str(body.get("case")))
     kind = fault.get("kind") if fault and fault.get("turn", 1) == turn else None
-    if kind == "500":
-        return 500, {"error": f"upstream refused {headers.get('authorization', '')}"}
+    if kind in ("500", "401"):
+        return int(kind), {"error": f"upstream refused {headers.get('authorization', '')}"}
     if kind == "timeout":
         await asyncio.sleep(30)
     if kind == "drop":

@@ -147,3 +147,62 @@ class TestScenarioRows:
         assert done.returncode == 0, done.stderr
         assert (f"skipped: {scenarios}:2: field `messages`: a scenario's `messages` is a "
                 "non-empty list of the user's messages, as texts") in done.stderr
+
+
+class TestRefusedSettings:
+    def test_a_rejected_header_stops_the_run(self, agent: Any, kit: Any, tmp_path: Path,
+                                             spec: Path) -> None:
+        agent.control(faults={"s-000": {"kind": "401", "turn": 1}})
+        (tmp_path / "evaldsl.toml").write_text(http_target(agent.port), encoding="utf-8")
+        scenarios = tmp_path / "scenarios.jsonl"
+        write_scenarios(scenarios, 1)
+        done = drive(kit, tmp_path, spec, scenarios)
+        assert done.returncode == 2
+        assert "the agent answered HTTP 401: " in done.stderr and SECRET not in done.stderr
+
+
+class TestSelection:
+    def test_where_and_sample_select_scenarios(self, agent: Any, kit: Any, tmp_path: Path,
+                                               spec: Path) -> None:
+        (tmp_path / "evaldsl.toml").write_text(http_target(agent.port), encoding="utf-8")
+        scenarios = tmp_path / "scenarios.jsonl"
+        rows = write_scenarios(scenarios, 6)
+        for row in rows[:2]:
+            row["intent"] = "complaint"
+        write_rows(scenarios, rows)
+        done = drive(kit, tmp_path, spec, scenarios, "--where", 'case.intent == "booking"',
+                     "--sample", "3", "--seed", "1")
+        assert done.returncode == 0, done.stderr
+        sent = agent.stats()["sessions"]
+        assert len(sent) == 3 and not {"s-000", "s-001"} & set(sent)
+
+
+class TestCollect:
+    def test_collect_resumed_sends_only_what_the_transcripts_lack(
+            self, agent: Any, kit: Any, tmp_path: Path, spec: Path) -> None:
+        (tmp_path / "evaldsl.toml").write_text(http_target(agent.port), encoding="utf-8")
+        scenarios = tmp_path / "scenarios.jsonl"
+        rows = write_scenarios(scenarios, 3)
+        transcripts = tmp_path / "t.jsonl"
+        collect = ["collect", spec, scenarios, "--target", "agent", "--config",
+                   tmp_path / "evaldsl.toml", "--transcripts", transcripts]
+        assert kit.evaldsl(*collect, env=env()).returncode == 0
+        write_scenarios(scenarios, 5)
+        again = kit.evaldsl(*collect, "--resume", env=env())
+        assert again.returncode == 0, again.stderr
+        assert agent.stats()["sessions"] == {f"s-{i:03d}": 1 for i in range(5)}
+        assert [t["id"] for t in read_jsonl(transcripts)][:3] == [r["id"] for r in rows]
+        assert "agent agent: 5 conversations · 0 errors · 10 replies" in again.stdout
+
+    def test_collect_exits_4_when_every_conversation_failed(
+            self, agent: Any, kit: Any, tmp_path: Path, spec: Path) -> None:
+        agent.control(faults={"s-000": {"kind": "malformed"}})
+        (tmp_path / "evaldsl.toml").write_text(http_target(agent.port), encoding="utf-8")
+        scenarios = tmp_path / "scenarios.jsonl"
+        write_scenarios(scenarios, 1)
+        done = kit.evaldsl("collect", spec, scenarios, "--target", "agent", "--config",
+                           tmp_path / "evaldsl.toml", "--transcripts", tmp_path / "t.jsonl",
+                           env=env())
+        assert done.returncode == 4
+        assert "error: s-000: the agent failed at turn 1 of 2" in done.stderr
+        assert (tmp_path / "t.jsonl").read_text("utf-8") == ""
