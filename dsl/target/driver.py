@@ -58,7 +58,8 @@ class Driver:
     deadline: float | None = None
 
     def __post_init__(self) -> None:
-        self.gate = Gate(self.config.circuit_breaker, self.deadline, N_("agent"))
+        self.gate = Gate(self.config.circuit_breaker, self.deadline, N_("agent"),
+                         N_("the remaining conversations were not sent"))
         self.limiter = Limiter(self.config.concurrency)
         self.policy = RetryPolicy(self.config.max_retries, self.config.backoff)
 

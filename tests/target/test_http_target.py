@@ -206,3 +206,21 @@ class TestCollect:
         assert done.returncode == 4
         assert "error: s-000: the agent failed at turn 1 of 2" in done.stderr
         assert (tmp_path / "t.jsonl").read_text("utf-8") == ""
+
+
+class TestBreaker:
+    def test_an_agent_failing_alike_in_a_row_is_not_sent_the_rest(
+            self, agent: Any, kit: Any, tmp_path: Path, spec: Path) -> None:
+        agent.control(faults={f"s-{i:03d}": {"kind": "drop"} for i in range(6)})
+        (tmp_path / "evaldsl.toml").write_text(
+            http_target(agent.port, concurrency=1, circuit_breaker=2), encoding="utf-8")
+        scenarios = tmp_path / "scenarios.jsonl"
+        write_scenarios(scenarios, 6)
+        done = drive(kit, tmp_path, spec, scenarios, "--concurrency", "1")
+        assert done.returncode == 4
+        assert agent.stats()["requests"] == 2
+        journal = read_jsonl(tmp_path / "out" / "results.jsonl")[1:]
+        assert journal[-1]["errors"]["outcome"] == (
+            "the agent failed at turn 1 of 2: the agent did not answer 2 times in a row: the "
+            "connection to the agent failed: ClientPayloadError; the remaining conversations "
+            "were not sent")
