@@ -41,6 +41,9 @@ class Conversation:
 class Target(Protocol):
     """The agent under test, whatever its kind."""
 
+    secrets: tuple[str, ...]
+    """The values it is sent that must never be recorded (its header values, its key)."""
+
     async def respond(self, conversation: Conversation) -> Sequence[Message]:
         """The messages the agent's answer to the last user turn adds, the reply last."""
         ...

@@ -1,7 +1,8 @@
 """Driving one scenario: its user turns sent one at a time, the dialog recorded.
 
 Each turn appends the user's message, waits for the target's messages and stamps the reply
-(the turn's last message) with `latency_ms`, the time the target took. The conversation
+(the turn's last message) with `latency_ms`, the time the target took; the target's own
+secrets are masked in them (`evaldsl.target.secrets`) before anything records them. The conversation
 ends as a transcript (`evaldsl.target.transcripts`) and as the case the spec judges; a
 failure of the target at any turn ends it as an `error` result naming the reason and the
 turn, so a dialog with a missing turn is never judged as if it were whole.
@@ -30,6 +31,7 @@ from evaldsl.results import ERROR_LABEL, CaseResult, MetricError, ReportPlan
 from evaldsl.target.base import Conversation, Message, Target
 from evaldsl.target.canned import CannedResults
 from evaldsl.target.config import TargetConfig
+from evaldsl.target.secrets import masked, secret_values
 from evaldsl.target.transcripts import ROW, Transcripts
 from evaldsl.values import CheckResult
 
@@ -62,6 +64,7 @@ class Driver:
                          N_("the remaining conversations were not sent"))
         self.limiter = Limiter(self.config.concurrency)
         self.policy = RetryPolicy(self.config.max_retries, self.config.backoff)
+        self.secrets = secret_values(self.target.secrets)
 
     def saved(self, scenario: Case) -> Case | None:
         """The transcript an earlier run saved for this scenario row, if any."""
@@ -92,7 +95,8 @@ class Driver:
             started = time.perf_counter()
             added = await self.gate.send(with_retries(
                 lambda: self.target.respond(conversation), self.policy))
-            conversation.history.extend(stamped(added, time.perf_counter() - started))
+            conversation.history.extend(
+                masked(stamped(added, time.perf_counter() - started), self.secrets))
 
     def _ended(self, scenario: Case, history: list[Message]) -> Driven:
         transcript = {"id": scenario.id, "messages": history, **scenario.fields,

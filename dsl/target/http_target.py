@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -33,6 +34,7 @@ from evaldsl.target.paths import PathMissing, at_path
 
 DETAIL_LIMIT = 200
 """How much of an error answer's body a reason quotes."""
+PLACEHOLDER = re.compile(r"\{(message|session|case_id)\}")
 
 
 class HttpTarget:
@@ -48,6 +50,8 @@ class HttpTarget:
         self.headers = {name: env.get(var, "") for name, var in
                         (config.get("headers_env") or {}).items()}
         self.redactor = Redactor(self.headers.values())
+        self.secrets = tuple(self.headers.values())
+        """What the driver cuts out of the agent's messages (`evaldsl.target.secrets`)."""
         self._sessions: PerLoop[aiohttp.ClientSession] = PerLoop(self._session, _close)
 
     def _session(self) -> aiohttp.ClientSession:
@@ -72,7 +76,7 @@ class HttpTarget:
     def _reply(self, status: int, text: str) -> Message:
         """The assistant message of an answer, or the model error it amounts to."""
         if status >= 400:
-            detail = self.redactor.text(text[:DETAIL_LIMIT])
+            detail = self.redactor.text(text)[:DETAIL_LIMIT]
             raise refusal(status)(_("the agent answered HTTP {status}: {detail}").format(
                 status=status, detail=detail))
         try:
@@ -133,13 +137,16 @@ def fill(template: Any, conversation: Conversation) -> Any:
     >>> c = Conversation("c1", "s-9", [{"role": "user", "content": "hi"}])
     >>> fill({"q": "{message}", "who": "{case_id}/{session}", "h": "{history}"}, c)
     {'q': 'hi', 'who': 'c1/s-9', 'h': [{'role': 'user', 'content': 'hi'}]}
+
+    Placeholders are replaced in one pass: a user's message that spells `{session}` is sent
+    as written.
     """
     if isinstance(template, str):
         if template == "{history}":
             return conversation.history
-        return (template.replace("{message}", conversation.message)
-                .replace("{session}", conversation.session)
-                .replace("{case_id}", conversation.case_id))
+        values = {"message": conversation.message, "session": conversation.session,
+                  "case_id": conversation.case_id}
+        return PLACEHOLDER.sub(lambda found: values[found.group(1)], template)
     if isinstance(template, Mapping):
         return {key: fill(value, conversation) for key, value in template.items()}
     if isinstance(template, list):

@@ -35,6 +35,8 @@ class OpenAITarget:
         self.config = config
         variable = config.get("api_key_env")
         self.key = (env.get(variable) if variable else None) or PLACEHOLDER_KEY
+        self.secrets: tuple[str, ...] = (self.key,)
+        """What the driver cuts out of the agent's messages (`evaldsl.target.secrets`)."""
         self.max_steps = int(config.get("max_steps", DEFAULT_MAX_STEPS))
         self._clients: PerLoop[openai.AsyncOpenAI] = PerLoop(self._client, _aclose)
 

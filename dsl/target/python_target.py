@@ -33,6 +33,7 @@ class PythonTarget:
     def __init__(self, config: TargetConfig) -> None:
         self.config = config
         self.function = load_callable(config)
+        self.secrets: tuple[str, ...] = ()
 
     async def respond(self, conversation: Conversation) -> Sequence[Message]:
         history = [dict(m) for m in conversation.history]

@@ -11,7 +11,8 @@ Run as `python agent_server.py --port 0` (prints `READY <port>`). It serves:
   (no answer for 30 s), `drop` (the connection closed halfway through the response),
   `malformed` (JSON without the reply).
 - `POST /control`: `{"latency_ms": 50}`, `{"faults": {"CASE": {"kind": K, "turn": N}}}`,
-  `{"reset": true}`.
+  `{"reset": true}`. A message containing `ECHO` gets a reply that repeats the request's
+  Authorization header.
 - `GET /stats`: `sessions` (case id -> sessions started, a first turn each), `requests`,
   `authorization` (the distinct Authorization headers seen).
 """
@@ -72,6 +73,13 @@ def reply(body: dict[str, Any], turn: int) -> dict[str, Any]:
     return {"reply": f"<turn {turn}> {message}", "tool_calls": calls}
 
 
+def echoing(body: dict[str, Any], headers: dict[str, str], turn: int) -> dict[str, Any]:
+    """A reply that repeats the request's Authorization header, as a careless agent does."""
+    answer = reply(body, turn)
+    answer["reply"] += f" (you sent {headers.get('authorization', '')})"
+    return answer
+
+
 async def answer(state: State, body: dict[str, Any], headers: dict[str, str]
                  ) -> tuple[int, Any] | None:
     """The status and payload, or None to drop the connection."""
@@ -87,6 +95,8 @@ async def answer(state: State, body: dict[str, Any], headers: dict[str, str]
         return None
     if kind == "malformed":
         return 200, {"answer": "no reply field here"}
+    if "ECHO" in str(body.get("message")):
+        return 200, echoing(body, headers, turn)
     return 200, reply(body, turn)
 
 

@@ -224,3 +224,37 @@ class TestBreaker:
             "the agent failed at turn 1 of 2: the agent did not answer 2 times in a row: the "
             "connection to the agent failed: ClientPayloadError; the remaining conversations "
             "were not sent")
+
+
+class TestRecorded:
+    def test_tool_calls_the_agent_reports_are_recorded_in_the_chat_format(
+            self, agent: Any, kit: Any, tmp_path: Path, spec: Path) -> None:
+        (tmp_path / "evaldsl.toml").write_text(http_target(agent.port), encoding="utf-8")
+        scenarios = tmp_path / "scenarios.jsonl"
+        write_rows(scenarios, [{"id": "a", "intent": "x", "messages": ["CALL 张三"]}])
+        assert drive(kit, tmp_path, spec, scenarios).returncode in (0, 1)
+        (saved,) = read_jsonl(tmp_path / "out" / "transcripts.jsonl")
+        (call,) = saved["messages"][1]["tool_calls"]
+        assert call["type"] == "function" and call["function"]["name"] == "lookup"
+        assert json.loads(call["function"]["arguments"]) == {"q": "CALL 张三"}
+
+    def test_an_agent_repeating_its_header_is_recorded_masked(
+            self, agent: Any, kit: Any, tmp_path: Path, spec: Path) -> None:
+        (tmp_path / "evaldsl.toml").write_text(http_target(agent.port), encoding="utf-8")
+        scenarios = tmp_path / "scenarios.jsonl"
+        write_rows(scenarios, [{"id": "a", "intent": "x", "messages": ["ECHO", "ECHO"]}])
+        done = drive(kit, tmp_path, spec, scenarios)
+        (saved,) = read_jsonl(tmp_path / "out" / "transcripts.jsonl")
+        assert saved["messages"][1]["content"] == "<turn 1> ECHO (you sent ***)"
+        outputs = [done.stdout, done.stderr,
+                   *(p.read_text("utf-8") for p in (tmp_path / "out").iterdir())]
+        assert all(SECRET not in text for text in outputs)
+
+    def test_a_message_spelling_a_placeholder_is_sent_as_written(
+            self, agent: Any, kit: Any, tmp_path: Path, spec: Path) -> None:
+        (tmp_path / "evaldsl.toml").write_text(http_target(agent.port), encoding="utf-8")
+        scenarios = tmp_path / "scenarios.jsonl"
+        write_rows(scenarios, [{"id": "a", "intent": "x", "messages": ["my {session} id"]}])
+        assert drive(kit, tmp_path, spec, scenarios).returncode in (0, 1)
+        (saved,) = read_jsonl(tmp_path / "out" / "transcripts.jsonl")
+        assert saved["messages"][1]["content"] == "<turn 1> my {session} id"
