@@ -70,3 +70,16 @@ class TestToolCalls:
         report = json.loads((tmp_path / "report.json").read_text("utf-8"))
         assert report["target"]["errors"] == 1 and report["target"]["kind"] == "openai"
         assert "sk-bot-key-000111" not in done.stdout + done.stderr
+
+
+class TestFailures:
+    def test_a_server_error_makes_the_case_an_error_with_the_reason(
+            self, judge_server: Any, kit: Any, tmp_path: Path, spec: Path) -> None:
+        judge_server.control(faults=[{"kind": "500", "count": 1}])
+        row = {"id": "a", "intent": "x", "messages": ["你好", "谢谢"]}
+        done = collect(kit, judge_server.port, tmp_path, spec, [row])
+        assert done.returncode == 4
+        (record,) = read_jsonl(tmp_path / "results.jsonl")[1:]
+        assert record["errors"]["outcome"] == ("the agent failed at turn 1 of 2: the agent "
+                                               "server failed (HTTP 500): injected failure")
+        assert (tmp_path / "t.jsonl").read_text("utf-8") == ""
