@@ -22,8 +22,8 @@ from types import ModuleType
 from evaldsl.cli.exits import EXIT_USAGE, exit_for
 from evaldsl.i18n import LANGUAGES, _, set_language
 
-VERBS = ("check", "fmt", "explain", "run", "merge", "compare", "test", "review", "calibrate",
-         "primitives")
+VERBS = ("check", "fmt", "explain", "run", "collect", "merge", "compare", "test", "review",
+         "calibrate", "primitives")
 """Verb names; `evaldsl.cli.<verb>` implements each."""
 
 

@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 from typing import Any, NamedTuple, TextIO
 
+from evaldsl.cli.driving import Driving, add_target_flags, check_target_flags
 from evaldsl.cli.exits import (
     EXIT_DEADLINE,
     EXIT_FAILED,
@@ -90,6 +91,7 @@ def add_parser(subparsers: Any) -> None:
                       type=parse_threshold, help=_("exit 1 when METRIC is below VALUE (e.g. 80%%)"))
     flow.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                       help=_("show a progress bar (default: when stderr is a terminal)"))
+    add_target_flags(p.add_argument_group(_("a live agent (docs/targets.md)")))
     model = p.add_argument_group(_("models"))
     model.add_argument("--judge", default=None, metavar="local|URL",
                        help=_("`local` starts the bundled judge; a URL names an OpenAI-compatible "
@@ -203,12 +205,12 @@ def run(args: argparse.Namespace) -> int:
     if args.resume and args.results is None:
         raise UsageError(_("--resume needs --results: the journal to resume from"))
     check_outputs(args)
+    check_target_flags(args)
     if args.deadline is not None and args.workers > 1:
         raise UsageError(_("--deadline works with one process only; leave out --workers"))
     deadline = time.time() + args.deadline if args.deadline is not None else None
     from evaldsl.api import Spec, load
     from evaldsl.report.layout import layout_of
-    from evaldsl.run.runner import RunOptions
 
     spec = load(args.spec)
     settings = _settings(args, deadline) if spec.has_model_checks else None
@@ -228,8 +230,21 @@ def run(args: argparse.Namespace) -> int:
     if missing:
         raise FileNotFoundError(errno.ENOENT, _("no such file"), str(missing[0]))
     selection = _selection(args, spec)
+    driving = Driving(args, spec, deadline) if args.target is not None else None
+    try:
+        return _judged(args, spec, layout, selection, deadline, runtime, settings, driving)
+    finally:
+        if driving is not None:
+            driving.close()
+
+
+def _judged(args: argparse.Namespace, spec: Any, layout: Any, selection: Any,
+            deadline: float | None, runtime: Any, settings: Any, driving: Any) -> int:
+    """The run once everything is checked: judge, write the reports, say how it went."""
+    from evaldsl.run.runner import RunOptions
+
     options = RunOptions(results=args.results, inputs=tuple(map(str, args.cases)),
-                         concurrency=_cases_in_flight(args, settings),
+                         concurrency=_cases_in_flight(args, settings, driving),
                          limit=args.limit,
                          resume=args.resume, overwrite=args.overwrite,
                          on_bad_row=args.on_bad_row, progress=args.progress,
@@ -238,7 +253,7 @@ def run(args: argparse.Namespace) -> int:
                          deadline=deadline, selection=selection)
     junit = junit_sink(args, layout)
     try:
-        result = _evaluate(args, spec, layout, options, runtime, settings, junit)
+        result = _evaluate(args, spec, layout, options, runtime, settings, junit, driving)
     except KeyboardInterrupt as exc:
         if junit is not None:
             junit.discard()
@@ -249,6 +264,8 @@ def run(args: argparse.Namespace) -> int:
         raise
     if junit is not None:
         junit.finish(result.elapsed)
+    if driving is not None:
+        result.report["target"] = driving.tally.to_dict()
     write_outputs(args, result.report)
     for bad in result.bad_rows[:BAD_ROWS_SHOWN]:
         print(_("skipped: {bad}").format(bad=bad), file=sys.stderr)
@@ -301,7 +318,12 @@ def _selection(args: argparse.Namespace, spec: Any) -> Any:
                           args.sample, args.seed or 0)
     if args.sample is None:
         return selection
-    cases = read_cases(args.cases, CaseSchema.of(spec), "skip")
+    if args.target is not None:
+        from evaldsl.target.scenarios import read_scenarios
+
+        cases = read_scenarios(args.cases, CaseSchema.of(spec))
+    else:
+        cases = read_cases(args.cases, CaseSchema.of(spec), "skip")
     return selection.with_sample(c for c in cases if isinstance(c, Case))
 
 
@@ -336,7 +358,7 @@ def _no_results(report: dict[str, Any]) -> bool:
 
 
 def _evaluate(args: argparse.Namespace, spec: Any, layout: Any, options: Any, runtime: Any,
-              settings: Any, junit: Any) -> Any:
+              settings: Any, junit: Any, driving: Any = None) -> Any:
     """The run: in this process, or in `--workers` processes that read rows the parent hands
     them (each builds its own model runtime from `settings`)."""
     from evaldsl.cases.loading import read_cases, read_rows
@@ -350,11 +372,14 @@ def _evaluate(args: argparse.Namespace, spec: Any, layout: Any, options: Any, ru
                            sinks)
     from evaldsl.run.runner import run as run_cases
 
+    if driving is not None:
+        return run_cases(spec, layout, driving.scenarios(args.cases, spec), options, runtime,
+                         [*sinks, driving.tally], driving.driver)
     cases = read_cases(args.cases, CaseSchema.of(spec), "skip")
     return run_cases(spec, layout, cases, options, runtime, sinks)
 
 
-def _cases_in_flight(args: argparse.Namespace, settings: Any) -> int:
+def _cases_in_flight(args: argparse.Namespace, settings: Any, driving: Any = None) -> int:
     """`--concurrency`, or enough cases to keep the judge's request slots full.
 
     A case often needs no model call (a cheap check decided it) or is between
@@ -364,7 +389,8 @@ def _cases_in_flight(args: argparse.Namespace, settings: Any) -> int:
     if args.concurrency is not None:
         return int(args.concurrency)
     requests = settings.judge.concurrency if settings is not None else DEFAULT_REQUESTS
-    return CASES_PER_REQUEST * int(requests)
+    judged = CASES_PER_REQUEST * int(requests)
+    return max(judged, driving.concurrency) if driving is not None else judged
 
 
 def _settings(args: argparse.Namespace, deadline: float | None = None) -> Any:

@@ -38,11 +38,15 @@ class Gate:
     """One endpoint's breaker and the run's deadline; safe to share across threads."""
 
     def __init__(self, threshold: int = DEFAULT_THRESHOLD, deadline: float | None = None,
-                 what: str = N_("judge")) -> None:
+                 what: str = N_("judge"),
+                 unsent: str = N_("the remaining model checks were not asked")) -> None:
         self.threshold = threshold
         self.deadline = deadline
         self.what = what
         """An `N_` word for the server, translated when a message is made."""
+        self.unsent = unsent
+        """What is left undone once the breaker opens (`N_`): model checks, or turns to an
+        agent under test."""
         self._lock = threading.Lock()
         self._streak = 0
         self._last = ""
@@ -87,9 +91,9 @@ class Gate:
             self._last = reason
             tripped = self.threshold > 0 and self._streak >= self.threshold
         if tripped:
-            self._stop(_("the {what} did not answer {count} times in a row: {reason}; the "
-                         "remaining model checks were not asked").format(
-                             what=_(self.what), count=self.threshold, reason=reason))
+            self._stop(_("the {what} did not answer {count} times in a row: {reason}; "
+                         "{unsent}").format(what=_(self.what), count=self.threshold,
+                                            reason=reason, unsent=_(self.unsent)))
 
     def _answered(self) -> None:
         with self._lock:

@@ -159,9 +159,12 @@ class ResultsWriter:
     GIL), so waiting for the disk never holds up judging.
     """
 
-    def __init__(self, path: Path, header: Header, resume_at: int | None = None,
+    def __init__(self, path: Path, header: Header | None, resume_at: int | None = None,
                  file: IO[bytes] | None = None) -> None:
         """Start a new file, or with `resume_at` continue one after its good bytes.
+
+        Without a `header` the file is plain JSONL, every line a record (a transcripts file,
+        `evaldsl.target.transcripts`, which `evaldsl run` reads as cases).
 
         A file torn before its header was complete (`resume_at == 0`) starts afresh.
         `file` is the journal already open and locked (`journal_lock.lock`); without
@@ -172,7 +175,7 @@ class ResultsWriter:
         try:
             self._file.truncate(resume_at or 0)
             self._file.seek(resume_at or 0)
-            if not resume_at:
+            if not resume_at and header is not None:
                 self._file.write(_line(header.to_dict()))
             self._file.flush()
         except OSError as exc:

@@ -61,6 +61,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     lines += _metrics(report["metrics"])
     lines += _outcomes(report["outcomes"])
     lines += _checks(report["checks"])
+    lines += _target(report.get("target"))
     lines += _worst(report["worst_cases"])
     return "\n".join(lines).rstrip() + "\n"
 
@@ -142,6 +143,20 @@ def _errors(count: int) -> str:
     return (
         ngettext("; {count} error", "; {count} errors", count).format(count=count) if count else ""
     )
+
+
+def _target(target: Mapping[str, Any] | None) -> list[str]:
+    """The agent's latency and errors, after a run that drove it."""
+    if not target:
+        return []
+    from evaldsl.report.terminal import ms
+
+    latency = target["latency_ms"]
+    return [_("**agent {name}**: {conversations} conversations · {errors} errors · "
+              "{replies} replies · latency p50 {p50} · p90 {p90} · p99 {p99}").format(
+        name=code(target["name"]), conversations=target["conversations"],
+        errors=target["errors"], replies=target["replies"], p50=ms(latency["p50"]),
+        p90=ms(latency["p90"]), p99=ms(latency["p99"])), ""]
 
 
 def _worst(cases: list[Mapping[str, Any]]) -> list[str]:

@@ -91,10 +91,29 @@ def render_terminal(report: Mapping[str, Any]) -> str:
     )
     lines.extend(cache_line(cost))
     lines.extend(stopped_line(cost))
+    lines.extend(target_line(report.get("target")))
     if report.get("run", {}).get("deadline_passed"):
         lines.append(_("deadline passed: the run stopped before every case was judged; the "
                        "cases not judged are not in the journal (`--resume` judges them)"))
     return "\n".join(lines)
+
+
+def target_line(target: Mapping[str, Any] | None) -> list[str]:
+    """`agent support: 40 conversations · 2 errors · p50 812 ms · ...`, after a driven run."""
+    if not target:
+        return []
+    latency = target["latency_ms"]
+    spans = " · ".join(f"{p} {ms(latency[p])}" for p in ("p50", "p90", "p99"))
+    return [_("agent {name}: {conversations} conversations · {errors} errors · {replies} "
+              "replies · {spans}").format(name=target["name"],
+                                          conversations=target["conversations"],
+                                          errors=target["errors"], replies=target["replies"],
+                                          spans=spans)]
+
+
+def ms(value: float | None) -> str:
+    """A latency as the summaries show it: whole milliseconds, or `-` when none was measured."""
+    return "-" if value is None else f"{value:.0f} ms"
 
 
 def left_out_line(cases: Mapping[str, Any]) -> list[str]:

@@ -18,6 +18,11 @@ one; only the `run` section (about the process) differs. The journal is
 locked for the whole run (`evaldsl.report.journal_lock`) before it is read
 or written.
 
+With a `driver` (`evaldsl run --target`), each input row is a scenario: the driver sends
+its user turns to the agent under test (`evaldsl.target.driver`) and the conversation it
+records is what is judged, as soon as it ends, in the same stream; a resumed run takes a
+scenario the driver already saved from its transcripts file instead of sending it again.
+
 What the cases add up to is a `ShardState` (`evaldsl.run.shards`); with
 `--workers` the cases are evaluated in worker processes and their states
 merged into this one (`evaldsl.run.workers` drives them on this class).
@@ -107,6 +112,31 @@ class RunResult:
     bad_rows: list[BadRow] = field(default_factory=list)
 
 
+class Driven(Protocol):
+    """One scenario driven: the case to judge, or the error result the agent's failure is."""
+
+    @property
+    def case(self) -> Case: ...
+    @property
+    def failure(self) -> CaseResult | None: ...
+    @property
+    def note(self) -> dict[str, Any]:
+        """Kept in the case's journal line as `target` (latencies, the failure)."""
+        ...
+
+
+class Driver(Protocol):
+    """Turns a scenario into a conversation with the agent under test."""
+
+    def saved(self, scenario: Case) -> Case | None:
+        """The conversation an earlier run recorded for the scenario, if any."""
+        ...
+
+    async def drive(self, scenario: Case) -> Driven: ...
+
+    async def aclose(self) -> None: ...
+
+
 class Sink(Protocol):
     """Receives every case record of the run, journaled ones included (a JUnit writer)."""
 
@@ -114,22 +144,26 @@ class Sink(Protocol):
 
 
 def run(spec: Spec, layout: SpecLayout, cases: Iterable[Item], options: RunOptions,
-        runtime: Any = None, sinks: Sequence[Sink] = ()) -> RunResult:
+        runtime: Any = None, sinks: Sequence[Sink] = (), driver: Driver | None = None,
+        ) -> RunResult:
     """Evaluate a stream of cases into a report; see the module docstring.
 
     `runtime`, the spec's model runtime when the caller built it, is closed at
     the end, inside the event loop its async clients belong to. Every record
-    (read back from the journal or new) also goes to each of `sinks`.
+    (read back from the journal or new) also goes to each of `sinks`. With `driver`, the
+    cases are scenarios, driven before they are judged.
     """
-    return Run(spec, layout, options, runtime, sinks).execute(cases)
+    return Run(spec, layout, options, runtime, sinks, driver).execute(cases)
 
 
 class Run:
     """One run: the journal, the stream of cases, bad rows, and the report at the end."""
 
     def __init__(self, spec: Spec, layout: SpecLayout, options: RunOptions,
-                 runtime: Any = None, sinks: Sequence[Sink] = ()) -> None:
+                 runtime: Any = None, sinks: Sequence[Sink] = (),
+                 driver: Driver | None = None) -> None:
         self.spec = spec
+        self.driver = driver
         self.runtime = runtime
         self.sinks = tuple(sinks)
         self.options = options
@@ -171,7 +205,7 @@ class Run:
 
     def _consume(self, cases: Iterable[Any]) -> None:
         """Evaluate the cases (`Item`s) in this process."""
-        if self.spec.has_model_checks:
+        if self.spec.has_model_checks or self.driver is not None:
             import asyncio  # 0.04 s to import: deterministic specs run without a loop
 
             asyncio.run(self._drive_async(self._todo(cases)))
@@ -279,7 +313,8 @@ class Run:
             if not item.origin:  # a case given in memory: its place in the stream
                 item = replace(item, origin=f"#{self.seen}")
             if self.journaled is not None and self.journaled.take(item.origin, item.id):
-                self.state.builder.offer_dialog(item)
+                saved = self.driver.saved(item) if self.driver is not None else None
+                self.state.builder.offer_dialog(saved or item)
                 continue
             yield item
 
@@ -301,21 +336,32 @@ class Run:
         results = run_concurrently(self._evaluate, cases, self.options.concurrency)
         try:
             async with aclosing(results):
-                async for case, result in results:
-                    self._record(case, result)
+                async for case, result, note in results:
+                    self._record(case, result, note)
         finally:
+            if self.driver is not None:
+                await self.driver.aclose()
             if self.runtime is not None:
                 await _aclose(self.runtime)
 
-    async def _evaluate(self, case: Case) -> tuple[Case, CaseResult]:
-        return case, await self.spec.evaluate_async(case)
+    async def _evaluate(self, case: Case) -> tuple[Case, CaseResult, dict[str, Any] | None]:
+        """The case's result; a scenario is driven first, and judged only if it ended."""
+        if self.driver is None:
+            return case, await self.spec.evaluate_async(case), None
+        driven = await self.driver.drive(case)
+        if driven.failure is not None:
+            return driven.case, driven.failure, driven.note
+        return driven.case, await self.spec.evaluate_async(driven.case), driven.note
 
     def _past_deadline(self) -> bool:
         deadline = self.options.deadline
         return deadline is not None and time.time() >= deadline
 
-    def _record(self, case: Case, result: CaseResult) -> None:
+    def _record(self, case: Case, result: CaseResult, note: dict[str, Any] | None = None,
+                ) -> None:
         record = case_record(result, case)
+        if note is not None:
+            record["target"] = note
         if self._past_deadline() and _has_error(record):
             self.cut = True  # maybe cut short: reported, but left for `resume` to judge again
         elif self.writer is not None:

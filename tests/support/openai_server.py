@@ -17,7 +17,8 @@ Run as a real process on 127.0.0.1 (`python openai_server.py --port 0` prints
   `{"script": [{"contains": TEXT, "key": K, "value": V}
   | {"contains": TEXT, "raw": TEXT}]}` (answers for dialogs containing TEXT),
   `{"reject_json_schema": true}` (answer the standard form with HTTP 500, as
-  llama.cpp's Python server does), `{"reset": true}`.
+  llama.cpp's Python server does), `{"tool_calls": [{"contains": TEXT, "name": N,
+  "arguments": {...}}]}` (play a tool-calling agent: see `tool_answer`), `{"reset": true}`.
 - `GET /stats`: request counts, peak requests in flight, start times, formats seen,
   whether an Authorization header came (and the distinct keys it carried), connections
   accepted.
@@ -80,6 +81,7 @@ class State:
         self.latency = 0.0
         self.faults: list[dict[str, Any]] = []
         self.script: list[dict[str, Any]] = []
+        self.tool_script: list[dict[str, Any]] = []
         self.reject_json_schema = False
         self.counts = {"chat": 0, "embeddings": 0, "faults": 0}
         self.in_flight = 0
@@ -98,6 +100,7 @@ class State:
             self.latency = float(body["latency_ms"]) / 1000
         self.faults.extend(dict(f) for f in body.get("faults", []))
         self.script.extend(body.get("script", []))
+        self.tool_script.extend(body.get("tool_calls", []))
         if "reject_json_schema" in body:
             self.reject_json_schema = bool(body["reject_json_schema"])
 
@@ -116,7 +119,32 @@ class State:
                 "connections": self.connections}
 
 
+def tool_answer(state: State, body: dict[str, Any]) -> dict[str, Any]:
+    """A request that offers `tools`, answered as a tool-calling agent: a user turn that
+    contains a scripted text gets the scripted call, a tool result gets a reply that quotes
+    it, and any other turn a reply that quotes the user."""
+    messages = body.get("messages", [])
+    last = messages[-1] if messages else {}
+    if last.get("role") == "tool":
+        return completion(body, f"tool said: {last.get('content')}")
+    text = str(last.get("content", ""))
+    for n, rule in enumerate(state.tool_script):
+        if rule.get("contains", "") in text:
+            call = {"id": f"call_{n}", "type": "function",
+                    "function": {"name": rule["name"],
+                                 "arguments": json.dumps(rule.get("arguments", {}))}}
+            answer = completion(body, "")
+            answer["choices"][0]["message"] = {"role": "assistant", "content": None,
+                                               "tool_calls": [call]}
+            answer["choices"][0]["finish_reason"] = "tool_calls"
+            return answer
+    return completion(body, f"you said: {text}")
+
+
 def chat_answer(state: State, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    if body.get("tools"):
+        state.models.append(str(body.get("model")))
+        return 200, tool_answer(state, body)
     fmt = body.get("response_format") or {}
     kind = fmt.get("type", "none")
     schema = fmt.get("json_schema", {}).get("schema") if kind == "json_schema" else fmt.get(

@@ -1,0 +1,87 @@
+"""`evaldsl collect`: drive the agent with the scenarios and record the transcripts, no more.
+
+`evaldsl run SPEC TRANSCRIPTS` then judges them offline, as often as the spec changes,
+without sending anything again. The spec is read for its `case {}` block, which the
+scenario rows must satisfy. With `--resume`, the transcripts file is the record of what
+was sent: a scenario it holds is not sent again.
+
+Exit codes: 0 when the conversations were collected (the ones the agent failed are named on
+stderr and counted), 4 when every one failed, 2 and 3 as for `run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from evaldsl.cli.driving import Driving, add_target_flags
+from evaldsl.cli.exits import EXIT_NO_RESULTS, EXIT_OK
+from evaldsl.i18n import _
+
+FAILURES_SHOWN = 10
+"""Failed conversations named on stderr; all are counted."""
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser("collect", help=_("drive a live agent with scenarios and record "
+                                                "the transcripts, without judging"))
+    p.add_argument("spec", type=Path, metavar="SPEC")
+    p.add_argument("cases", type=Path, nargs="+", metavar="SCENARIOS",
+                   help=_("scenario files: rows whose `messages` are the user's turns"))
+    add_target_flags(p.add_argument_group(_("the agent (docs/targets.md)")), required=True)
+    journal = p.add_mutually_exclusive_group()
+    journal.add_argument("--resume", action="store_true",
+                         help=_("send only the scenarios --transcripts does not hold yet"))
+    journal.add_argument("--overwrite", action="store_true",
+                         help=_("start --transcripts afresh"))
+    p.add_argument("--config", type=Path, default=None, help=_("settings (evaldsl.toml)"))
+    p.add_argument("-q", "--quiet", action="store_true", help=_("do not print the summary"))
+
+
+def run(args: argparse.Namespace) -> int:
+    from evaldsl.api import load
+
+    spec = load(args.spec)
+    missing = [c for c in args.cases if not c.is_file()]
+    if missing:
+        raise FileNotFoundError(2, _("no such file"), str(missing[0]))
+    driving = Driving(args, spec, None)
+    try:
+        import asyncio
+
+        failed = asyncio.run(_collect(driving, driving.scenarios(args.cases, spec)))
+    finally:
+        driving.close()
+    summary = driving.tally.to_dict()
+    if not args.quiet:
+        from evaldsl.report.terminal import target_line
+
+        print("\n".join(target_line(summary)))
+    return EXIT_NO_RESULTS if summary["conversations"] and failed == summary[
+        "conversations"] else EXIT_OK
+
+
+async def _collect(driving: Driving, scenarios: Any) -> int:
+    """Drive every scenario; the number the agent failed."""
+    from evaldsl.cases.loading import BadRow
+    from evaldsl.run.concurrency import run_concurrently
+
+    async def one(item: Any) -> Any:
+        if isinstance(item, BadRow):
+            raise item.error()
+        return await driving.driver.drive(item)
+
+    failed = 0
+    try:
+        async for driven in run_concurrently(one, scenarios, driving.concurrency):
+            driving.tally.add({"target": driven.note})
+            if driven.failure is not None:
+                failed += 1
+                if failed <= FAILURES_SHOWN:
+                    print(_("error: {id}: {reason}").format(
+                        id=driven.case.id, reason=driven.note["error"]), file=sys.stderr)
+    finally:
+        await driving.driver.aclose()
+    return failed

@@ -1,0 +1,71 @@
+"""What `run --target` and `collect` share: the flags, and the driver they build.
+
+Which agent is driven is never in the spec: `--target NAME` names a `[targets.NAME]` table
+of the settings file (`--config`, else `./evaldsl.toml`; docs/targets.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from evaldsl.cli.exits import UsageError
+from evaldsl.i18n import _
+
+
+def add_target_flags(group: Any, required: bool = False) -> None:
+    """`--target` and `--transcripts`, on `run` and `collect` alike."""
+    group.add_argument("--target", default=None, metavar="NAME", required=required,
+                       help=_("drive the agent [targets.NAME] of evaldsl.toml with the "
+                              "scenarios' user turns, then judge the dialogs"))
+    group.add_argument("--transcripts", type=Path, default=None, metavar="FILE",
+                       required=required,
+                       help=_("append every driven conversation to FILE (JSONL), as "
+                              "`evaldsl run` reads cases"))
+
+
+def check_target_flags(args: argparse.Namespace) -> None:
+    """Refuse, before anything is sent, what a driven run cannot do."""
+    if args.target is None:
+        if args.transcripts is not None:
+            raise UsageError(_("--transcripts records a driven run; add --target NAME"))
+        return
+    if getattr(args, "workers", 1) > 1:
+        raise UsageError(_("--target drives the agent from one process; leave out --workers"))
+
+
+class Driving:
+    """A driven run's parts: the driver, its transcripts file and the `target` tally."""
+
+    def __init__(self, args: argparse.Namespace, spec: Any, deadline: float | None) -> None:
+        from evaldsl.target.config import load_target
+        from evaldsl.target.driver import Driver
+        from evaldsl.target.factory import make_target
+        from evaldsl.target.tally import TargetTally
+        from evaldsl.target.transcripts import Transcripts
+
+        config = load_target(args.target, args.config)
+        self.concurrency = config.concurrency
+        self.tally = TargetTally(config.name, config.kind)
+        self.transcripts = None
+        if args.transcripts is not None:
+            args.transcripts.parent.mkdir(parents=True, exist_ok=True)
+            self.transcripts = Transcripts(args.transcripts, args.resume, args.overwrite)
+        try:
+            self.driver = Driver(make_target(config), config,
+                                 spec.new_report(details=False).plan, self.transcripts,
+                                 deadline)
+        except BaseException:
+            self.close()
+            raise
+
+    def scenarios(self, paths: list[Path], spec: Any) -> Any:
+        from evaldsl.cases.rows import CaseSchema
+        from evaldsl.target.scenarios import read_scenarios
+
+        return read_scenarios(paths, CaseSchema.of(spec))
+
+    def close(self) -> None:
+        if self.transcripts is not None:
+            self.transcripts.close()

@@ -1,0 +1,145 @@
+"""Driving one scenario: its user turns sent one at a time, the dialog recorded.
+
+Each turn appends the user's message, waits for the target's messages and stamps the reply
+(the turn's last message) with `latency_ms`, the time the target took; the target's own
+secrets are masked in them (`evaldsl.target.secrets`) before anything records them. The conversation
+ends as a transcript (`evaldsl.target.transcripts`) and as the case the spec judges; a
+failure of the target at any turn ends it as an `error` result naming the reason and the
+turn, so a dialog with a missing turn is never judged as if it were whole.
+
+How hard the agent is pushed is the judges' machinery: a `Limiter` bounds conversations in
+flight, `with_retries` retries transient failures (none by default:
+`TargetConfig.max_retries`), and a `Gate` stops sending once the agent failed the same way
+`circuit_breaker` times in a row, or the run's deadline passed.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from evaldsl.cases.case import Case
+from evaldsl.errors import ConfigError
+from evaldsl.i18n import N_, _
+from evaldsl.model.breaker import Gate
+from evaldsl.model.errors import ModelError
+from evaldsl.model.limits import Limiter, RetryPolicy, with_retries
+from evaldsl.results import ERROR_LABEL, CaseResult, MetricError, ReportPlan
+from evaldsl.target.base import Conversation, Message, Target
+from evaldsl.target.canned import CannedResults
+from evaldsl.target.config import TargetConfig
+from evaldsl.target.secrets import masked, secret_values
+from evaldsl.target.transcripts import ROW, Transcripts
+from evaldsl.values import CheckResult
+
+TOOL_RESULTS = "tool_results"
+
+
+class Driven(NamedTuple):
+    """What driving one scenario gave the run."""
+
+    case: Case
+    """The transcript as a case; the scenario itself when the target failed."""
+    failure: CaseResult | None
+    """The `error` result of a conversation the target failed; None when it ended."""
+    note: dict[str, Any]
+    """What the report's `target` section folds: each reply's latency, the failure."""
+
+
+@dataclass
+class Driver:
+    """Drives scenarios against one target; `drive` is the runner's `prepare` step."""
+
+    target: Target
+    config: TargetConfig
+    plan: ReportPlan
+    transcripts: Transcripts | None = None
+    deadline: float | None = None
+
+    def __post_init__(self) -> None:
+        self.gate = Gate(self.config.circuit_breaker, self.deadline, N_("agent"),
+                         N_("the remaining conversations were not sent"))
+        self.limiter = Limiter(self.config.concurrency)
+        self.policy = RetryPolicy(self.config.max_retries, self.config.backoff)
+        self.secrets = secret_values(self.target.secrets)
+
+    def saved(self, scenario: Case) -> Case | None:
+        """The transcript an earlier run saved for this scenario row, if any."""
+        if self.transcripts is None:
+            return None
+        return self.transcripts.saved_case(scenario.origin)
+
+    async def drive(self, scenario: Case) -> Driven:
+        """The scenario's conversation: saved, or sent now turn by turn."""
+        saved = self.saved(scenario)
+        if saved is not None:
+            return Driven(saved, None, note_of(saved.messages))
+        async with self.limiter.slot():
+            conversation = Conversation(scenario.id, uuid.uuid4().hex, [],
+                                        CannedResults.of(scenario.fields.get(TOOL_RESULTS) or []))
+            try:
+                await self._converse(scenario, conversation)
+            except ConfigError:
+                raise
+            except ModelError as error:
+                return self._failed(scenario, conversation, str(error))
+        return self._ended(scenario, conversation.history)
+
+    async def _converse(self, scenario: Case, conversation: Conversation) -> None:
+        for message in scenario.messages:
+            conversation.history.append({"role": "user", "content": message.content})
+            self.gate.check()
+            started = time.perf_counter()
+            added = await self.gate.send(with_retries(
+                lambda: self.target.respond(conversation), self.policy))
+            conversation.history.extend(
+                masked(stamped(added, time.perf_counter() - started), self.secrets))
+
+    def _ended(self, scenario: Case, history: list[Message]) -> Driven:
+        transcript = {"id": scenario.id, "messages": history, **scenario.fields,
+                      ROW: scenario.origin}
+        if self.transcripts is not None:
+            self.transcripts.write(transcript)
+        case = Case.from_dict(transcript, scenario.origin)
+        return Driven(case, None, note_of(case.messages))
+
+    def _failed(self, scenario: Case, conversation: Conversation, reason: str) -> Driven:
+        turn = sum(m["role"] == "user" for m in conversation.history)
+        why = _("the agent failed at turn {turn} of {turns}: {reason}").format(
+            turn=turn, turns=len(scenario.messages), reason=reason)
+        replies = [m for m in conversation.history if m.get("latency_ms") is not None]
+        note = {"latency_ms": [m["latency_ms"] for m in replies], "error": why}
+        return Driven(scenario, error_result(self.plan, scenario.id, why), note)
+
+    async def aclose(self) -> None:
+        await self.target.aclose()
+
+
+def stamped(added: Sequence[Message], seconds: float) -> list[Message]:
+    """The turn's messages, the reply (the last) stamped with the turn's latency."""
+    messages = [dict(m) for m in added]
+    if not messages or messages[-1].get("role") != "assistant":
+        raise ModelError(_("the agent's answer has no reply"))
+    messages[-1]["latency_ms"] = round(seconds * 1000, 3)
+    return messages
+
+
+def note_of(messages: Sequence[Any]) -> dict[str, Any]:
+    """The `target` note of an ended conversation: the latency of each reply."""
+    return {"latency_ms": [m.latency_ms for m in messages
+                           if m.role == "assistant" and m.latency_ms is not None],
+            "error": None}
+
+
+def error_result(plan: ReportPlan, case_id: str, reason: str) -> CaseResult:
+    """A case that could not be judged: every block `error`, every check and metric an
+    error with `reason`, as a case whose judge never answered."""
+    blocks = [key for key, _labels in plan.blocks]
+    return CaseResult(
+        case_id, dict.fromkeys(blocks, ERROR_LABEL), dict.fromkeys(blocks),
+        {name: CheckResult.error(reason, name) for name in plan.checks}, (),
+        {m.name: MetricError(reason) for m in plan.metrics}, None,
+        dict.fromkeys(blocks, reason))
