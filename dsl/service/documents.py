@@ -33,10 +33,12 @@ class Snapshot:
     version: int
     text: str
     registry: Registry = field(repr=False)
+    encoding: str = "utf-16"
+    """How the editor counts characters in a line (`positions.ENCODINGS`)."""
 
     @cached_property
     def lines(self) -> LineIndex:
-        return LineIndex(self.text)
+        return LineIndex(self.text, self.encoding)
 
     @cached_property
     def parsed(self) -> ParseResult:
@@ -83,8 +85,9 @@ class Snapshot:
 class Documents:
     """Snapshots by URI: the current one and the newest that parsed."""
 
-    def __init__(self, registry: Registry) -> None:
+    def __init__(self, registry: Registry, encoding: str = "utf-16") -> None:
         self.registry = registry
+        self.encoding = encoding
         self._current: dict[str, Snapshot] = {}
         self._parsed: dict[str, Snapshot] = {}
 
@@ -96,7 +99,7 @@ class Documents:
         previous = held if held is not None and held.module is not None else None
         if previous is not None:
             self._parsed[uri] = previous
-        snapshot = Snapshot(uri, version, text, self.registry)
+        snapshot = Snapshot(uri, version, text, self.registry, self.encoding)
         self._current[uri] = snapshot
         return snapshot
 

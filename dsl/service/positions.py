@@ -1,10 +1,11 @@
 """Positions as the Language Server Protocol counts them, and the spans of the parser.
 
-LSP positions are 0-based lines and, by default, UTF-16 code units within the line; the
-parser's spans are 1-based lines and columns counting characters (code points). The two
-agree for Chinese in the Basic Multilingual Plane and differ for anything beyond it (an
-emoji, a rare 𠮷), so every conversion goes through `LineIndex`, and nothing past this
-module sees a UTF-16 count.
+LSP positions are 0-based lines and, by default, UTF-16 code units within the line (a
+client may agree on UTF-8 bytes or UTF-32 characters instead); the parser's spans are
+1-based lines and columns counting characters (code points). UTF-16 agrees with the
+parser for Chinese in the Basic Multilingual Plane and differs for anything beyond it (an
+emoji, a rare 𠮷); UTF-8 differs for every Chinese character. So every conversion goes
+through `LineIndex`, and nothing past this module sees a code-unit count.
 """
 
 from __future__ import annotations
@@ -39,17 +40,30 @@ class Range:
         return self.start <= position <= self.end
 
 
-def utf16_length(text: str) -> int:
-    """UTF-16 code units of `text`: two for a character beyond U+FFFF.
+ENCODINGS = ("utf-16", "utf-8", "utf-32")
+"""The position encodings LSP names, the default first."""
 
-    >>> utf16_length("意图识别"), utf16_length("😀")
-    (4, 2)
+
+def unit_width(ch: str, encoding: str = "utf-16") -> int:
+    """The code units one character takes in `encoding`."""
+    if encoding == "utf-8":
+        return len(ch.encode("utf-8", "surrogatepass"))
+    if encoding == "utf-32":
+        return 1
+    return 2 if ord(ch) > 0xFFFF else 1
+
+
+def utf16_length(text: str, encoding: str = "utf-16") -> int:
+    """Code units of `text`, UTF-16 unless told: two for a character beyond U+FFFF.
+
+    >>> utf16_length("意图识别"), utf16_length("😀"), utf16_length("意图", "utf-8")
+    (4, 2, 6)
     """
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+    return sum(unit_width(ch, encoding) for ch in text)
 
 
-def utf16_to_column(line: str, units: int) -> int:
-    """The 0-based character index in `line` at `units` UTF-16 code units (clamped).
+def utf16_to_column(line: str, units: int, encoding: str = "utf-16") -> int:
+    """The 0-based character index in `line` at `units` code units (clamped).
 
     >>> utf16_to_column("😀ab", 3)
     2
@@ -58,15 +72,16 @@ def utf16_to_column(line: str, units: int) -> int:
     for index, ch in enumerate(line):
         if count >= units:
             return index
-        count += 2 if ord(ch) > 0xFFFF else 1
+        count += unit_width(ch, encoding)
     return len(line)
 
 
 class LineIndex:
     """A document's lines, for conversions between LSP positions, offsets and spans."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, encoding: str = "utf-16") -> None:
         self.text = text
+        self.encoding = encoding
 
     @cached_property
     def starts(self) -> list[int]:
@@ -83,7 +98,7 @@ class LineIndex:
 
     def column(self, position: Position) -> int:
         """The 0-based character index of `position` within its line."""
-        return utf16_to_column(self.line(position.line), position.character)
+        return utf16_to_column(self.line(position.line), position.character, self.encoding)
 
     def offset(self, position: Position) -> int:
         """The character offset of `position` in the whole text (clamped to the text)."""
@@ -93,7 +108,7 @@ class LineIndex:
 
     def position(self, line: int, column: int) -> Position:
         """The LSP position of 0-based `line` and character `column`."""
-        return Position(line, utf16_length(self.line(line)[:column]))
+        return Position(line, utf16_length(self.line(line)[:column], self.encoding))
 
     def span_range(self, span: Span) -> Range:
         """The range a parser span covers."""
@@ -103,7 +118,7 @@ class LineIndex:
     def end(self) -> Position:
         """The position after the last character."""
         last = len(self.lines) - 1
-        return Position(last, utf16_length(self.lines[last]))
+        return Position(last, utf16_length(self.lines[last], self.encoding))
 
     def at_span(self, position: Position) -> tuple[int, int]:
         """The parser's 1-based (line, column) of `position`."""

@@ -18,7 +18,7 @@ from evaldsl.service.inlays import inlay_hints
 from evaldsl.service.items import Completion, Hover, InlayHint, Problem, QuickFix, TextEdit
 from evaldsl.service.navigation import RenameError
 from evaldsl.service.occurrences import DEFINED_KINDS, Occurrence, at
-from evaldsl.service.positions import Position, Range
+from evaldsl.service.positions import ENCODINGS, Position, Range
 
 _Pick = Callable[[list[Occurrence], Occurrence], list[Occurrence]]
 
@@ -28,8 +28,13 @@ __all__ = ["LanguageService", "RenameError"]
 class LanguageService:
     """Queries over open specs; one instance serves one editor session."""
 
-    def __init__(self, registry: Registry | None = None) -> None:
-        self.documents = Documents(registry if registry is not None else default_registry())
+    def __init__(self, registry: Registry | None = None, encoding: str = "utf-16") -> None:
+        """`encoding`: how positions count within a line, as the editor and server agreed
+        (`utf-16` unless the client offers another of `positions.ENCODINGS`)."""
+        if encoding not in ENCODINGS:
+            raise ValueError(f"unknown position encoding `{encoding}`; use one of {ENCODINGS}")
+        self.documents = Documents(registry if registry is not None else default_registry(),
+                                   encoding)
 
     def open(self, uri: str, text: str, version: int = 0) -> None:
         self.documents.update(uri, version, text)

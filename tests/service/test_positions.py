@@ -30,3 +30,24 @@ class TestLineIndex:
 
     def test_utf16_length(self) -> None:
         assert utf16_length("意图😀") == 4
+
+
+class TestEncodings:
+    def test_utf8_counts_bytes(self) -> None:
+        """A client that agreed on UTF-8 counts three units for each Chinese character."""
+        index = LineIndex("check 意图识别 = x", "utf-8")
+        assert index.span_range(Span("f", 1, 7, 1, 11)).end == Position(0, 6 + 12)
+        assert index.column(Position(0, 9)) == 7
+
+    def test_utf32_counts_characters(self) -> None:
+        index = LineIndex('"😀" 礼貌', "utf-32")
+        assert index.position(0, 4) == Position(0, 4)
+
+    def test_the_service_places_ranges_in_its_encoding(self) -> None:
+        from evaldsl.service import LanguageService
+
+        service = LanguageService(encoding="utf-8")
+        service.open("u", "let 门槛 = 7\nmetric m = rate(门坎)\n", 1)
+        [problem] = [p for p in service.diagnostics("u") if p.code == "E101"]
+        assert problem.range.start == Position(1, len(b"metric m = rate("))
+        assert problem.range.end == Position(1, len("metric m = rate(门坎".encode()))
