@@ -45,6 +45,12 @@ class Snapshot:
         return parse(self.text, self.uri)
 
     @property
+    def parsed_already(self) -> bool:
+        """Whether the text was parsed: a version nobody asked about is not parsed late
+        (text mid-edit takes the slow path of worded syntax errors)."""
+        return "parsed" in vars(self)
+
+    @property
     def module(self) -> n.Module | None:
         return self.parsed.module
 
@@ -96,12 +102,16 @@ class Documents:
         held = self._current.get(uri)
         if held is not None and held.version == version and held.text == text:
             return held
-        previous = held if held is not None and held.module is not None else None
-        if previous is not None:
-            self._parsed[uri] = previous
+        if held is not None and self._may_parse(uri, held) and held.module is not None:
+            self._parsed[uri] = held
         snapshot = Snapshot(uri, version, text, self.registry, self.encoding)
         self._current[uri] = snapshot
         return snapshot
+
+    def _may_parse(self, uri: str, held: Snapshot) -> bool:
+        """Whether the version being replaced is worth a look for `last_parsed`: when it
+        was parsed already, or when no version that parsed is known yet."""
+        return held.parsed_already or uri not in self._parsed
 
     def close(self, uri: str) -> None:
         self._current.pop(uri, None)
@@ -112,8 +122,13 @@ class Documents:
         return self._current[uri]
 
     def last_parsed(self, uri: str) -> Snapshot | None:
-        """The current snapshot when it parses, else the newest earlier one that did."""
+        """The current snapshot when it parses, else the newest earlier one that did.
+
+        The current text is parsed here only when no earlier version did: text mid-edit
+        takes the parser's slow path, which a completion should not wait for.
+        """
         current = self._current.get(uri)
-        if current is not None and current.module is not None:
-            return current
-        return self._parsed.get(uri)
+        earlier = self._parsed.get(uri)
+        if current is not None and (current.parsed_already or earlier is None):
+            return current if current.module is not None else earlier
+        return earlier

@@ -62,3 +62,25 @@ class TestDocuments:
         service.change(URI, ZH_SPEC + "check x = (", 2)
         last = service.documents.last_parsed(URI)
         assert last is not None and last.version == 1
+
+    def test_a_version_nobody_asked_about_is_not_parsed_late(self) -> None:
+        """Replacing a version whose facts were never wanted costs no parse of it: broken
+        text parses on the slow path, and an editor types faster than it asks."""
+        service = opened()
+        service.change(URI, ZH_SPEC + "check x = (", 2)
+        skipped = service.documents.get(URI)
+        service.change(URI, ZH_SPEC + "check x = (1", 3)
+        assert not skipped.parsed_already
+        last = service.documents.last_parsed(URI)
+        assert last is not None and last.version == 1
+
+    def test_completion_does_not_parse_text_mid_edit(self) -> None:
+        """With an earlier version parsed, completion reads it and leaves the new text be."""
+        from tests.support.service_kit import at
+
+        service = opened()
+        service.diagnostics(URI)
+        text = ZH_SPEC + "metric 新 = rate(意"
+        service.change(URI, text, 2)
+        assert [c.label for c in service.completion(URI, at(text, "rate(意", 6))] == ["意图识别"]
+        assert not service.documents.get(URI).parsed_already
