@@ -24,6 +24,14 @@ SUGGESTED = [
     ("unknown parameter", BASE + 'check k = keyword(anny: ["a"])\n', "E201", "anny", "any"),
     ("unknown scope", BASE + 'check k = keyword(scope: last_replie, any: ["a"])\n', "E210",
      "last_replie", "last_reply"),
+    ("unknown example case field",
+     CASE_BLOCK + BASE + 'example "e" {\n  case {intnt: "a"}\n  user "hi"\n  expect success\n}\n',
+     "E103", "intnt", "intent"),
+    ("unknown case type", "case {\n  intent: txt\n}\n" + BASE, "E111", "txt", "text"),
+    ("unknown function", BASE + "metric m = mena(polite)\n", "E110", "mena", "mean"),
+    ("unknown table flag",
+     BASE + "table t (casfold) {}\n" + 'check k = keyword(any: ["a"], table: t)\n',
+     "E208", "casfold", "casefold"),
     ("unknown role", BASE + 'example "e" {\n  usr "hi"\n  expect success\n}\n', "E501",
      "usr", "user"),
 ]
@@ -60,3 +68,17 @@ def test_a_misspelt_pin_suggests_the_check() -> None:
     """`given` names checks by their bare name, so the close check is the fix."""
     text = BASE + 'example "e" {\n  user "hi"\n  given polit = 8\n  expect success\n}\n'
     assert [d.suggestion for d in of(text, "E502")] == ["polite"]
+
+
+def test_a_quoted_key_gets_no_replacement() -> None:
+    """The span of `"intnt"` holds its quotes: a bare name put there would drop them."""
+    text = (CASE_BLOCK + BASE
+            + 'example "e" {\n  case {"intnt": "a"}\n  user "hi"\n  expect success\n}\n')
+    found = of(text, "E103")
+    assert [(d.hint, d.suggestion) for d in found] == [("did you mean `intent`?", "")]
+
+
+def test_a_table_option_with_a_value_gets_no_replacement() -> None:
+    """`remov: "x"` spans its value too: replacing the span would drop the value."""
+    text = BASE + 'table t (remov: " ") {}\ncheck k = keyword(any: ["a"], table: t)\n'
+    assert [d.suggestion for d in of(text, "E208")] == [""]

@@ -240,13 +240,15 @@ def example_case_fields(ctx: Context) -> Iterator[Diagnostic]:
             if isinstance(item, n.ExampleCase):
                 for entry in item.fields.entries:
                     if entry.key not in declared:
-                        close = ctx.did_you_mean(entry.key, declared)
+                        close = ctx.similar(entry.key, declared)
                         yield error(
                             "E103",
                             _("the case has no field `{key}`").format(key=entry.key),
                             entry.key_span,
-                            close
+                            meant(close)
                             or _("declare it in the `case` block: `{key}: text`").format(
                                 key=entry.key
                             ),
+                            # a quoted key's span holds its quotes: no bare replacement
+                            (close or "") if not entry.quoted else "",
                         )

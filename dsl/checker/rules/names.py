@@ -15,7 +15,7 @@ from evaldsl.checker.facts.choices import choice_hint, choices
 from evaldsl.checker.facts.context import Context, Site
 from evaldsl.checker.facts.symbols import CASE, SymbolTable
 from evaldsl.checker.facts.typer import AGGREGATES
-from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing, meant
+from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing, meant, similar
 from evaldsl.i18n import N_, _
 from evaldsl.primitives.valuetypes import CASE_FIELD_TYPES, ValueType
 from evaldsl.syntax import nodes as n
@@ -247,13 +247,14 @@ def unknown_case_types(ctx: Context) -> Iterator[Diagnostic]:
     for block in ctx.module.of_type(n.CaseBlock):
         for f in block.fields:
             if f.type not in CASE_FIELD_TYPES:
-                hint = did_you_mean(f.type, CASE_FIELD_TYPES)
+                close = similar(f.type, CASE_FIELD_TYPES)
                 known = _("the types are {names}").format(names=listing(CASE_FIELD_TYPES))
                 yield error(
                     "E111",
                     _("unknown field type `{type}`").format(type=f.type),
                     f.type_span,
-                    f"{hint} {known}" if hint else known,
+                    f"{meant(close)} {known}" if close else known,
+                    close or "",
                 )
 
 
@@ -280,13 +281,14 @@ def _unknown_function(ctx: Context, call: n.Call) -> Diagnostic:
             call.func_span,
             _("define `check name = {func}(...)` and use `name`").format(func=call.func),
         )
-    hint = did_you_mean(call.func, AGGREGATES)
+    close = similar(call.func, AGGREGATES)
     known = _("the functions are {names}").format(names=listing(AGGREGATES))
     return error(
         "E110",
         _("unknown function `{func}`").format(func=call.func),
         call.func_span,
-        f"{hint} {known}" if hint else known,
+        f"{meant(close)} {known}" if close else known,
+        close or "",
     )
 
 
