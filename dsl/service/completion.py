@@ -53,7 +53,7 @@ def _offers(where: Place, symbols: SymbolTable, registry: Registry) -> list[Comp
         return _parameters(primitive, where.given)
     if where.kind == "argument" and primitive is not None:
         return _argument(primitive, where.subject, symbols)
-    return _names(symbols, registry)
+    return _names(symbols)
 
 
 def _attributes(subject: str, symbols: SymbolTable, registry: Registry) -> list[Completion]:
@@ -75,7 +75,7 @@ def _primitive(primitive: Primitive) -> Completion:
 
 def _parameters(primitive: Primitive, given: tuple[str, ...]) -> list[Completion]:
     """The parameters not given yet in this call; `scope` when the primitive has scopes."""
-    offers = [Completion(name, Kind.PROPERTY, parameter_signature(primitive, name, info),
+    offers = [Completion(name, Kind.PROPERTY, parameter_signature(name, info),
                          parameter_line(primitive, name, info), f"{name}: ")
               for name, info in param_fields(primitive).items() if name not in given]
     if primitive.scopes and SCOPE_ARG not in given:
@@ -96,7 +96,7 @@ def _argument(primitive: Primitive, name: str, symbols: SymbolTable) -> list[Com
     return _values(symbols)
 
 
-def _names(symbols: SymbolTable, registry: Registry) -> list[Completion]:
+def _names(symbols: SymbolTable) -> list[Completion]:
     aggregates = [Completion(f, Kind.FUNCTION, _("aggregate")) for f in AGGREGATES]
     return [*_values(symbols), *aggregates]
 

@@ -43,7 +43,7 @@ def primitive_markdown(primitive: Primitive) -> str:
     ])
 
 
-def parameter_signature(primitive: Primitive, name: str, info: FieldInfo) -> str:
+def parameter_signature(name: str, info: FieldInfo) -> str:
     """`min: float or None = None`, or `criteria: str (required)`."""
     if info.is_required():
         return _("{name}: {type} (required)").format(name=name, type=type_text(info))
@@ -55,7 +55,7 @@ def parameter_line(primitive: Primitive, name: str, info: FieldInfo) -> str:
     attribute = next((k for k, v in primitive.params.model_fields.items() if v is info), name)
     described = field_description(primitive.params, attribute, info)
     per_case = _(" (may be per case)") if name in primitive.dynamic else ""
-    text = f"`{parameter_signature(primitive, name, info)}`{per_case}"
+    text = f"`{parameter_signature(name, info)}`{per_case}"
     return f"{text}: {described}" if described else text
 
 
