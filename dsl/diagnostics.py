@@ -38,6 +38,10 @@ class Diagnostic:
     hint: str = ""
     """What to do about it; may be empty."""
     severity: Severity = Severity.ERROR
+    suggestion: str = ""
+    """The name a `did you mean` hint proposes in place of the text at `span`, exactly as
+    it should be written; empty without one. Editors offer it as a quick fix, so it is set
+    only where `span` covers the misspelt word and nothing else."""
 
     @property
     def is_error(self) -> bool:
@@ -45,7 +49,8 @@ class Diagnostic:
 
     def as_error(self) -> Diagnostic:
         """This diagnostic promoted to an error (`--strict`)."""
-        return Diagnostic(self.code, self.message, self.span, self.hint, Severity.ERROR)
+        return Diagnostic(self.code, self.message, self.span, self.hint, Severity.ERROR,
+                          self.suggestion)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -61,12 +66,13 @@ class Diagnostic:
         }
 
 
-def error(code: str, message: str, span: Span, hint: str = "") -> Diagnostic:
-    return Diagnostic(code, message, span, hint, Severity.ERROR)
+def error(code: str, message: str, span: Span, hint: str = "", suggestion: str = "") -> Diagnostic:
+    return Diagnostic(code, message, span, hint, Severity.ERROR, suggestion)
 
 
-def warning(code: str, message: str, span: Span, hint: str = "") -> Diagnostic:
-    return Diagnostic(code, message, span, hint, Severity.WARNING)
+def warning(code: str, message: str, span: Span, hint: str = "",
+            suggestion: str = "") -> Diagnostic:
+    return Diagnostic(code, message, span, hint, Severity.WARNING, suggestion)
 
 
 def sort_key(diagnostic: Diagnostic) -> tuple[str, int, int, str]:
@@ -163,7 +169,11 @@ def similar(name: str, candidates: Iterable[str]) -> str | None:
 
 def did_you_mean(name: str, candidates: Iterable[str]) -> str:
     """`did you mean `x`?`, or an empty string when nothing is close."""
-    close = similar(name, candidates)
+    return meant(similar(name, candidates))
+
+
+def meant(close: str | None) -> str:
+    """`did you mean `x`?` for a name `similar` found, or an empty string for None."""
     return _("did you mean `{name}`?").format(name=close) if close else ""
 
 

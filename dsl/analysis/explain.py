@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from evaldsl.i18n import N_
+from evaldsl.i18n import N_, _
 from evaldsl.primitives.registry import Cost
 from evaldsl.runtime.aggregation import AGGREGATES
 from evaldsl.runtime.graph import BlockNode, Graph, flatten
@@ -57,6 +58,33 @@ def needs(graph: Graph) -> Needs:
             reached |= walker.reached(r.where) | walker.reached(r.priority)
     names = {c.name for c in graph.checks}
     return Needs(frozenset(every), frozenset(reached - every), frozenset(names - reached))
+
+
+class Calls(NamedTuple):
+    """The model calls one check makes for a case: at least `low`, at most `high`."""
+
+    low: int
+    high: int
+
+    def __str__(self) -> str:
+        if self.high == 0:
+            return _("no model call")
+        if self.low == self.high:
+            return _("{count} model call per case").format(count=self.high)
+        return _("at most {count} model call per case").format(count=self.high)
+
+
+def model_calls(graph: Graph) -> dict[str, Calls]:
+    """Each check's model calls per case, estimated from what cases need: a model check
+    every case needs makes one, one only some cases need at most one, any other none.
+
+    An upper bound on requests: the model layer may fuse several checks about the same
+    text into one request (`evaldsl.model.fusion`), and the answer cache may make none.
+    """
+    found = needs(graph)
+    by_need = {EVERY: Calls(1, 1), SOME: Calls(0, 1), NEVER: Calls(0, 0)}
+    return {c.name: by_need[found.of(c.name)] if c.cost is Cost.MODEL else Calls(0, 0)
+            for c in graph.checks}
 
 
 def _aggregate_args(e: n.Expr) -> list[n.Expr]:

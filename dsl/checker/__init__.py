@@ -38,8 +38,8 @@ from evaldsl.syntax import nodes as n
 from evaldsl.syntax.parser import ParseResult, parse
 from evaldsl.syntax.source import Source, Span
 
-__all__ = ["Analysis", "Checked", "Context", "RULES", "Rule", "TypeEnv", "analyse_module",
-           "check_module", "check_source", "infer_type"]
+__all__ = ["Analysis", "Checked", "Context", "RULES", "Rule", "TypeEnv", "analyse_context",
+           "analyse_module", "check_module", "check_source", "infer_type"]
 
 RULES: tuple[Rule, ...] = (
     names.duplicate_definitions,
@@ -102,7 +102,13 @@ def analyse_module(
     module: n.Module, source: Source, registry: Registry | None = None
 ) -> Checked:
     """The diagnostics of a parsed spec and, when it has no error, its facts."""
-    ctx = Context(module, source, registry if registry is not None else default_registry())
+    return analyse_context(
+        Context(module, source, registry if registry is not None else default_registry()))
+
+
+def analyse_context(ctx: Context) -> Checked:
+    """`analyse_module` over a context the caller keeps: a language service reads the same
+    facts (symbols, types) afterwards, even when the spec has errors and no `Analysis`."""
     found = _run_rules(ctx)
     return Checked(found, None if any(d.is_error for d in found) else analyse(ctx))
 

@@ -23,7 +23,7 @@ from evaldsl.cli.exits import EXIT_USAGE, exit_for
 from evaldsl.i18n import LANGUAGES, _, set_language
 
 VERBS = ("check", "fmt", "explain", "run", "collect", "merge", "compare", "test", "review",
-         "calibrate", "primitives")
+         "calibrate", "primitives", "lsp")
 """Verb names; `evaldsl.cli.<verb>` implements each."""
 
 
@@ -56,12 +56,14 @@ def _add_lang(parser: argparse.ArgumentParser, default: object = None) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one verb; stdout is flushed here, so a reader gone by then (`| head`) is met as
-    any other broken pipe, not at interpreter exit where Python would complain of it."""
+    any other broken pipe, not at interpreter exit where Python would complain of it.
+    A verb may have closed stdout itself (`lsp`, whose server closes it on exit)."""
     try:
         try:
             return _main(argv)
         finally:
-            sys.stdout.flush()
+            if not sys.stdout.closed:
+                sys.stdout.flush()
     except BrokenPipeError as exc:
         return exit_for(exc, "")
 

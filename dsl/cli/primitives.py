@@ -8,11 +8,8 @@ the scopes, the result fields and the cost class.
 from __future__ import annotations
 
 import argparse
-import functools
 import inspect
-import operator
-from types import UnionType
-from typing import Annotated, Any, Union, get_args, get_origin
+from typing import Any
 
 from pydantic.fields import FieldInfo
 
@@ -21,6 +18,7 @@ from evaldsl.cli.exits import EXIT_OK, UsageError
 from evaldsl.i18n import _
 from evaldsl.primitives.fielddocs import field_description
 from evaldsl.primitives.registry import Primitive, default_registry
+from evaldsl.primitives.signatures import default_text, type_text
 
 
 def add_parser(subparsers: Any) -> None:
@@ -77,9 +75,9 @@ def describe_markdown(p: Primitive) -> str:
         "|---|---|---|---|",
     ]
     for name, info in _params(p):
-        default = _("required") if info.is_required() else f"`{_default(info)}`"
+        default = _("required") if info.is_required() else f"`{default_text(info)}`"
         per_case = _(" (may be per case)") if name in p.dynamic else ""
-        lines.append(f"| `{name}` | {_type(info)} | {default} | "
+        lines.append(f"| `{name}` | {type_text(info)} | {default} | "
                      f"{field_description(p.params, name, info).replace('|', '/')}{per_case} |")
     fields = ", ".join(f"`.{k}` ({v.value})" for k, v in p.result_fields().items())
     lines.extend(["", _("Result fields: {fields}.").format(fields=fields)])
@@ -92,39 +90,11 @@ def _params(p: Primitive) -> list[tuple[str, FieldInfo]]:
 
 def _param_line(name: str, info: FieldInfo, p: Primitive) -> str:
     default = _("required") if info.is_required() else _("default {value}").format(
-        value=_default(info))
+        value=default_text(info))
     per_case = _(", per case") if name in p.dynamic else ""
     description = field_description(p.params, name, info)
     meaning = f": {description}" if description else ""
-    return f"{name} ({_type(info)}, {default}{per_case}){meaning}"
-
-
-def _default(info: FieldInfo) -> str:
-    value = info.get_default(call_default_factory=True)
-    return repr(value) if not isinstance(value, str) else f'"{value}"'
-
-
-def _type(info: FieldInfo) -> str:
-    text = str(_unannotated(info.annotation)).replace("typing.", "").replace("<class '", "")
-    text = text.replace("'>", "").replace("evaldsl.primitives.tables.NormalizationTable", "table")
-    return text.replace("evaldsl.model.checks.", "").replace(" | ", " or ")
-
-
-def _unannotated(annotation: Any) -> Any:
-    """`annotation` without `Annotated` metadata: validators are no part of a type's name.
-
-    >>> _unannotated(list[Annotated[str, "a validator"]])
-    list[str]
-    """
-    origin, args = get_origin(annotation), get_args(annotation)
-    if origin is Annotated:
-        return _unannotated(args[0])
-    plain = tuple(_unannotated(a) for a in args)
-    if plain == args:
-        return annotation
-    if origin in (Union, UnionType):
-        return functools.reduce(operator.or_, plain)
-    return origin[plain[0] if len(plain) == 1 else plain]
+    return f"{name} ({type_text(info)}, {default}{per_case}){meaning}"
 
 
 def _scopes(p: Primitive) -> str:

@@ -83,7 +83,20 @@ class ExampleFailed(Exception):
     """An example whose `expect` lines did not all hold."""
 
 
-class ExampleItem(pytest.Item):
+class _SpecItem(pytest.Item):
+    """An item of a spec file, with the `funcargs` a Python test function has.
+
+    Some plugins wrap every test call and read `item.funcargs` first (pytest-lsp 1.0
+    returns without yielding when it is missing, so every spec item fails); an item
+    without fixtures has none to show them.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.funcargs: dict[str, object] = {}
+
+
+class ExampleItem(_SpecItem):
     def __init__(self, *, spec: Any, example: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.spec = spec
@@ -106,7 +119,7 @@ class ExampleItem(pytest.Item):
         return self.path, self.example.span.line - 1, f"example {self.example.name!r}"
 
 
-class SpecErrorItem(pytest.Item):
+class SpecErrorItem(_SpecItem):
     def __init__(self, *, message: str, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.message = message

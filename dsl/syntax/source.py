@@ -63,6 +63,10 @@ class Source:
         line = bisect.bisect_right(self._line_starts, offset)
         return line, offset - self._line_starts[line - 1] + 1
 
+    def offset(self, line: int, col: int) -> int:
+        """The character offset of 1-based `line` and `col`: the inverse of `position`."""
+        return self._line_starts[line - 1] + col - 1
+
     def span(self, start: int, end: int) -> Span:
         """The span of the character offsets `start` to `end` (exclusive)."""
         line, col = self.position(start)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import evaldsl
-from evaldsl.analysis.explain import needs
+from evaldsl.analysis.explain import Calls, model_calls, needs
 from evaldsl.cli.main import main
 from tests.support import interpreter_kit as kit
 
@@ -119,3 +119,21 @@ class TestExplainCommand:
         bad.write_text("outcome {\n  ok if nothing\n  no otherwise\n}\n", "utf-8")
         assert main(["explain", str(bad)]) == 2
         assert "error[E101]" in capsys.readouterr().err
+
+
+class TestModelCalls:
+    def test_calls_per_case_follow_what_cases_need(self) -> None:
+        """A model check every case needs costs one call; one behind a cheap gate at most
+        one; a check nothing reads and a deterministic check none."""
+        spec = evaldsl.loads(GATED + 'check ungated = judge(criteria: "kind", scale: 5)\n')
+        calls = model_calls(spec.graph)
+        assert calls["polite"] == Calls(0, 1)
+        assert calls["gate"] == Calls(0, 0)
+        assert calls["ungated"] == Calls(0, 0)
+        every = evaldsl.loads(GATED.replace("good if polite and gate", "good if polite"))
+        assert model_calls(every.graph)["polite"] == Calls(1, 1)
+
+    def test_calls_in_words(self) -> None:
+        """The estimate as an editor shows it beside a check."""
+        assert [str(c) for c in (Calls(1, 1), Calls(0, 1), Calls(0, 0))] == [
+            "1 model call per case", "at most 1 model call per case", "no model call"]

@@ -17,8 +17,9 @@ from typing import Any
 from tests.support import run_kit
 
 HEAVY = ("openai", "numpy", "jsonschema", "asyncio", "aiohttp", "httpx", "lark", "yaml",
-         "pint")
-"""Libraries a deterministic spec over JSONL cases does not need (lark: only syntax errors)."""
+         "pint", "pygls", "lsprotocol")
+"""Libraries a deterministic spec over JSONL cases does not need (lark: only syntax errors;
+pygls and lsprotocol: only `evaldsl lsp`)."""
 
 TABLES = """
 table loose (replace: {"'": "\\""}, tolerance: [0.01, 1%], strip) {}

@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from evaldsl.checker.facts.choices import read_choice_words
 from evaldsl.checker.facts.symbols import SymbolTable, build_symbols
-from evaldsl.diagnostics import Diagnostic, similar
-from evaldsl.i18n import _
+from evaldsl.diagnostics import Diagnostic, meant, similar
 from evaldsl.primitives.registry import Primitive, Registry
 from evaldsl.primitives.valuetypes import CASE_FIELD_TYPES, ValueType
 from evaldsl.syntax import nodes as n
@@ -106,8 +105,7 @@ class Context:
         return similar(name, candidates)
 
     def did_you_mean(self, name: str, candidates: Iterable[str]) -> str:
-        close = self.similar(name, candidates)
-        return _("did you mean `{name}`?").format(name=close) if close else ""
+        return meant(self.similar(name, candidates))
 
     @cached_property
     def case_types(self) -> Mapping[str, ValueType] | None:

@@ -14,7 +14,7 @@ from typing import Any
 from evaldsl.checker.facts.consts import number_of
 from evaldsl.checker.facts.context import Context, unwrap
 from evaldsl.checker.facts.symbols import CASE
-from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing
+from evaldsl.diagnostics import Diagnostic, error, listing, meant, similar
 from evaldsl.i18n import N_, _
 from evaldsl.primitives.registry import Registry, default_registry
 from evaldsl.primitives.valuetypes import ValueType as T
@@ -106,9 +106,10 @@ class Typer:
         self.ctx = env.ctx
         self.sink = sink
 
-    def report(self, code: str, message: str, span: Span, hint: str = "") -> None:
+    def report(self, code: str, message: str, span: Span, hint: str = "",
+               suggestion: str = "") -> None:
         if self.sink is not None:
-            self.sink.append(error(code, message, span, hint))
+            self.sink.append(error(code, message, span, hint, suggestion))
 
     def infer(self, e: n.Expr) -> T:
         method = _METHODS.get(type(e))
@@ -167,7 +168,7 @@ class Typer:
         fields = primitive.result_fields()
         if e.name in fields:
             return fields[e.name]
-        hint = did_you_mean(e.name, fields)
+        close = similar(e.name, fields)
         known = _("`{name}` results have {names}").format(
             name=primitive.name, names=listing(fields)
         )
@@ -175,7 +176,8 @@ class Typer:
             "E102",
             _("the check `{check}` has no field `{name}`").format(check=check, name=e.name),
             e.name_span,
-            f"{hint} {known}" if hint else known,
+            f"{meant(close)} {known}" if close else known,
+            close or "",
         )
         return T.ANY
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from evaldsl.checker.facts.arguments import arguments
 from evaldsl.checker.facts.consts import NOT_CONSTANT, fold
 from evaldsl.checker.facts.context import Context, unwrap
-from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing
+from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing, meant, similar
 from evaldsl.i18n import _
 from evaldsl.primitives.registry import Primitive
 from evaldsl.primitives.valuetypes import ValueType
@@ -27,13 +27,14 @@ def unknown_roles(ctx: Context) -> Iterator[Diagnostic]:
     for example in ctx.symbols.examples:
         for item in example.items:
             if isinstance(item, n.ExampleMessage) and item.role not in ROLES:
-                close = did_you_mean(item.role, ROLES)
+                close = similar(item.role, ROLES)
                 known = _("the roles are {names}").format(names=listing(ROLES))
                 yield error(
                     "E501",
                     _("unknown role `{role}`").format(role=item.role),
                     item.role_span,
-                    f"{close} {known}" if close else known,
+                    f"{meant(close)} {known}" if close else known,
+                    close or "",
                 )
 
 
@@ -50,12 +51,13 @@ def unknown_pins(ctx: Context) -> Iterator[Diagnostic]:
 def _pin_problem(ctx: Context, given: n.ExampleGiven) -> Diagnostic | None:
     checks = ctx.symbols.checks
     if given.check not in checks:
-        close = ctx.did_you_mean(given.check, checks)
+        close = ctx.similar(given.check, checks)
         return error(
             "E502",
             _("`given` pins `{check}`, which is not a check").format(check=given.check),
             given.check_span,
-            close or _("only check results can be pinned"),
+            meant(close) or _("only check results can be pinned"),
+            close or "",
         )
     primitive = ctx.primitive_named(given.check)
     if given.field is None or primitive is None:
@@ -238,13 +240,15 @@ def example_case_fields(ctx: Context) -> Iterator[Diagnostic]:
             if isinstance(item, n.ExampleCase):
                 for entry in item.fields.entries:
                     if entry.key not in declared:
-                        close = ctx.did_you_mean(entry.key, declared)
+                        close = ctx.similar(entry.key, declared)
                         yield error(
                             "E103",
                             _("the case has no field `{key}`").format(key=entry.key),
                             entry.key_span,
-                            close
+                            meant(close)
                             or _("declare it in the `case` block: `{key}: text`").format(
                                 key=entry.key
                             ),
+                            # a quoted key's span holds its quotes: no bare replacement
+                            (close or "") if not entry.quoted else "",
                         )

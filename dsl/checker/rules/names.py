@@ -15,7 +15,7 @@ from evaldsl.checker.facts.choices import choice_hint, choices
 from evaldsl.checker.facts.context import Context, Site
 from evaldsl.checker.facts.symbols import CASE, SymbolTable
 from evaldsl.checker.facts.typer import AGGREGATES
-from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing
+from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing, meant, similar
 from evaldsl.i18n import N_, _
 from evaldsl.primitives.valuetypes import CASE_FIELD_TYPES, ValueType
 from evaldsl.syntax import nodes as n
@@ -136,20 +136,23 @@ def _resolve(ctx: Context, name: n.Name, want: _Want) -> Diagnostic | None:
     close = ctx.similar(word, ctx.value_names)
     if want.table or (close is not None and close in symbols.tables):
         define = _("define it with `table {word} {{ ... }}`").format(word=word)
-        hint = ctx.did_you_mean(word, symbols.tables) or define
-        return error("E104", _("unknown table `{word}`").format(word=word), name.span, hint)
+        table = ctx.similar(word, symbols.tables)
+        return error("E104", _("unknown table `{word}`").format(word=word), name.span,
+                     meant(table) or define, table or "")
     if close is not None and symbols.kind_of(close) == "label":
         return error(
             "E105",
             _("unknown outcome label `{word}`").format(word=word),
             name.span,
             _("did you mean `{close}`? {labels}").format(close=close, labels=_labels(ctx)),
+            close,
         )
     return error(
         "E101",
         _("unknown name `{word}`").format(word=word),
         name.span,
         _unknown_hint(ctx, word, close),
+        close or "",
     )
 
 
@@ -222,7 +225,7 @@ def unknown_case_fields(ctx: Context) -> Iterator[Diagnostic]:
                     "E103",
                     _("the case has no field `{name}`").format(name=e.name),
                     e.name_span,
-                    _case_field_hint(ctx, e.name, declared),
+                    *_case_field_hint(ctx, e.name, declared),
                 )
 
 
@@ -230,11 +233,13 @@ def _is_case_read(e: n.Expr) -> TypeGuard[n.Attribute]:
     return isinstance(e, n.Attribute) and isinstance(e.obj, n.Name) and e.obj.name == CASE
 
 
-def _case_field_hint(ctx: Context, field: str, declared: dict[str, n.CaseField]) -> str:
-    close = ctx.did_you_mean(field, declared)
+def _case_field_hint(ctx: Context, field: str,
+                     declared: dict[str, n.CaseField]) -> tuple[str, str]:
+    """The hint and the suggested field (empty when none is close)."""
+    close = ctx.similar(field, declared)
     if close:
-        return close
-    return _("declare it in the `case` block, e.g. `{field}: text`").format(field=field)
+        return meant(close), close
+    return _("declare it in the `case` block, e.g. `{field}: text`").format(field=field), ""
 
 
 def unknown_case_types(ctx: Context) -> Iterator[Diagnostic]:
@@ -242,13 +247,14 @@ def unknown_case_types(ctx: Context) -> Iterator[Diagnostic]:
     for block in ctx.module.of_type(n.CaseBlock):
         for f in block.fields:
             if f.type not in CASE_FIELD_TYPES:
-                hint = did_you_mean(f.type, CASE_FIELD_TYPES)
+                close = similar(f.type, CASE_FIELD_TYPES)
                 known = _("the types are {names}").format(names=listing(CASE_FIELD_TYPES))
                 yield error(
                     "E111",
                     _("unknown field type `{type}`").format(type=f.type),
                     f.type_span,
-                    f"{hint} {known}" if hint else known,
+                    f"{meant(close)} {known}" if close else known,
+                    close or "",
                 )
 
 
@@ -275,13 +281,14 @@ def _unknown_function(ctx: Context, call: n.Call) -> Diagnostic:
             call.func_span,
             _("define `check name = {func}(...)` and use `name`").format(func=call.func),
         )
-    hint = did_you_mean(call.func, AGGREGATES)
+    close = similar(call.func, AGGREGATES)
     known = _("the functions are {names}").format(names=listing(AGGREGATES))
     return error(
         "E110",
         _("unknown function `{func}`").format(func=call.func),
         call.func_span,
-        f"{hint} {known}" if hint else known,
+        f"{meant(close)} {known}" if close else known,
+        close or "",
     )
 
 

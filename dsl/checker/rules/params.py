@@ -17,7 +17,7 @@ from evaldsl.checker.facts.arguments import Arguments, arguments
 from evaldsl.checker.facts.context import SCOPE_ARG, Context, unwrap
 from evaldsl.checker.facts.typer import infer_type, type_env
 from evaldsl.checker.rules.patterns import bad_fields
-from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing, similar
+from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing, meant, similar
 from evaldsl.i18n import _, ngettext
 from evaldsl.primitives.fielddocs import field_description
 from evaldsl.primitives.registry import Primitive
@@ -37,7 +37,7 @@ def unknown_primitives(ctx: Context) -> Iterator[Diagnostic]:
     """E106: `check x = judgee(...)`."""
     for check in ctx.checks:
         if check.primitive not in ctx.registry:
-            hint = did_you_mean(check.primitive, ctx.registry.names())
+            close = similar(check.primitive, ctx.registry.names())
             known = _("the primitives are {names}").format(
                 names=listing(ctx.registry.names(), limit=30)
             )
@@ -45,7 +45,8 @@ def unknown_primitives(ctx: Context) -> Iterator[Diagnostic]:
                 "E106",
                 _("unknown primitive `{primitive}`").format(primitive=check.primitive),
                 check.primitive_span,
-                f"{hint} {known}" if hint else known,
+                f"{meant(close)} {known}" if close else known,
+                close or "",
             )
 
 
@@ -105,7 +106,7 @@ def unknown_parameters(ctx: Context) -> Iterator[Diagnostic]:
                         name=primitive.name, name2=arg.name
                     ),
                     arg.name_span,
-                    _parameter_hint(primitive, arg.name),
+                    *_parameter_hint(primitive, arg.name),
                 )
 
 
@@ -115,17 +116,18 @@ def _ordered_names(primitive: Primitive) -> list[str]:
     return sorted(fields, key=lambda k: not fields[k].is_required())
 
 
-def _parameter_hint(primitive: Primitive, name: str) -> str:
+def _parameter_hint(primitive: Primitive, name: str) -> tuple[str, str]:
+    """The hint and the suggested parameter (empty when none is close)."""
     names = _ordered_names(primitive)
     if primitive.scopes:
         names.append(SCOPE_ARG)
-    close = did_you_mean(name, names)
+    close = similar(name, names)
     known = (
         _("its parameters are {names}").format(names=listing(names, limit=12))
         if names
         else _("it takes none")
     )
-    return f"{close} {known}" if close else known
+    return (f"{meant(close)} {known}" if close else known), close or ""
 
 
 def parameter_values(ctx: Context) -> Iterator[Diagnostic]:

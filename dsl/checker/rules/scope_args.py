@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from evaldsl.cases.scopes import SCOPE_KINDS
 from evaldsl.checker.facts.context import SCOPE_ARG, Context, unwrap
 from evaldsl.checker.facts.scopes import NAMED_SCOPES, scope_of, turn_index
-from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing
+from evaldsl.diagnostics import Diagnostic, error, listing, meant, similar
 from evaldsl.i18n import _
 from evaldsl.syntax import nodes as n
 
@@ -42,12 +42,13 @@ def _malformed(value: n.Expr) -> Diagnostic | None:
                 value.span,
                 _("write `turn(3)` for the third message of the dialog"),
             )
-        close = did_you_mean(value.name, NAMED_SCOPES)
+        close = similar(value.name, NAMED_SCOPES)
         return error(
             "E210",
             _("unknown scope `{name}`").format(name=value.name),
             value.span,
-            f"{close} {known}" if close else known,
+            f"{meant(close)} {known}" if close else known,
+            close or "",
         )
     if isinstance(value, n.Call) and value.func == "turn":
         if turn_index(value) is None:

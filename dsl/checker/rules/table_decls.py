@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from evaldsl.checker.facts.context import Context
 from evaldsl.checker.facts.table_options import option_problem, table_settings
-from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing
+from evaldsl.diagnostics import Diagnostic, error, listing, meant, similar
 from evaldsl.i18n import _
 from evaldsl.primitives.tables import FLAG_OPTIONS, VALUE_OPTIONS, NormalizationTable
 from evaldsl.syntax import nodes as n
@@ -49,12 +49,14 @@ def _option_problem(ctx: Context, option: n.Option) -> Diagnostic | None:
     if option.name in VALUE_OPTIONS:
         return None
     if option.name not in FLAG_OPTIONS:
-        close = did_you_mean(option.name, FLAG_OPTIONS + VALUE_OPTIONS)
+        close = similar(option.name, FLAG_OPTIONS + VALUE_OPTIONS)
         return error(
             "E208",
             _("unknown table option `{name}`").format(name=option.name),
             option.span,
-            f"{close} {known}" if close else known,
+            f"{meant(close)} {known}" if close else known,
+            # a flag's span is its name; an option with a value spans the value too
+            (close or "") if option.value is None else "",
         )
     return None
 

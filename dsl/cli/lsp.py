@@ -1,0 +1,33 @@
+"""`evaldsl lsp`: the language server, over standard input and output.
+
+An editor starts it and speaks the Language Server Protocol on its stdin and stdout
+(docs/editors.md). It needs the `lsp` extra (`pip install "evaldsl[lsp]"`, which brings
+pygls); without it the verb says so and exits 2. The answers come from
+`evaldsl.service`; `evaldsl.cli.lsp_server` only carries them over the protocol.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from evaldsl.cli.exits import EXIT_OK, UsageError
+from evaldsl.i18n import _
+
+
+def add_parser(subparsers: Any) -> None:
+    subparsers.add_parser(
+        "lsp", help=_("run the language server for editors, on stdin and stdout"),
+        description=__doc__.split("\n\n")[0] if __doc__ else None)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        from evaldsl.cli.lsp_server import serve
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not exc.name.startswith(("pygls", "lsprotocol")):
+            raise
+        raise UsageError(_("the language server needs pygls"),
+                         _('install it with `pip install "evaldsl[lsp]"`')) from exc
+    serve()
+    return EXIT_OK

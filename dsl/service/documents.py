@@ -1,0 +1,134 @@
+"""The open documents: one analysed snapshot per URI and version, and the last that parsed.
+
+An editor sends a new version on every keystroke. Each version is a `Snapshot` whose
+parse, check and graph are computed at most once, when first asked for, so an edit
+re-checks only the document it changed, and a query on a version already analysed costs
+nothing. Text mid-edit rarely parses: `Documents.last_parsed` keeps the newest snapshot
+that did, whose names and types completion reads while the current text is broken.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from evaldsl.checker import Checked, Context, analyse_context
+from evaldsl.diagnostics import Diagnostic, sort_key
+from evaldsl.primitives.registry import Registry
+from evaldsl.service.occurrences import Occurrence, occurrences
+from evaldsl.service.positions import LineIndex
+from evaldsl.syntax import nodes as n
+from evaldsl.syntax.parser import ParseResult, parse
+
+if TYPE_CHECKING:
+    from evaldsl.runtime.graph import Graph
+
+
+@dataclass(eq=False)
+class Snapshot:
+    """One version of one document; every fact about it is computed on first use."""
+
+    uri: str
+    version: int
+    text: str
+    registry: Registry = field(repr=False)
+    encoding: str = "utf-16"
+    """How the editor counts characters in a line (`positions.ENCODINGS`)."""
+
+    @cached_property
+    def lines(self) -> LineIndex:
+        return LineIndex(self.text, self.encoding)
+
+    @cached_property
+    def parsed(self) -> ParseResult:
+        return parse(self.text, self.uri)
+
+    @property
+    def parsed_already(self) -> bool:
+        """Whether the text was parsed: a version nobody asked about is not parsed late
+        (text mid-edit takes the slow path of worded syntax errors)."""
+        return "parsed" in vars(self)
+
+    @property
+    def module(self) -> n.Module | None:
+        return self.parsed.module
+
+    @cached_property
+    def context(self) -> Context | None:
+        """The checker's context (symbols, types), None when the text does not parse."""
+        module = self.parsed.module
+        return None if module is None else Context(module, self.parsed.source, self.registry)
+
+    @cached_property
+    def checked(self) -> Checked | None:
+        return None if self.context is None else analyse_context(self.context)
+
+    @cached_property
+    def occurrences(self) -> list[Occurrence]:
+        """Every name in the module and what it names (none when it does not parse)."""
+        module, ctx = self.parsed.module, self.context
+        return [] if module is None or ctx is None else occurrences(module, ctx.symbols)
+
+    @cached_property
+    def diagnostics(self) -> list[Diagnostic]:
+        """What `evaldsl check` reports: syntax errors, or the parser's and checker's."""
+        found = list(self.parsed.diagnostics)
+        if self.checked is not None:
+            found.extend(self.checked.diagnostics)
+        return sorted(found, key=sort_key)
+
+    @cached_property
+    def graph(self) -> Graph | None:
+        """The evaluation graph, None unless the spec checks without errors."""
+        if self.checked is None or self.checked.analysis is None:
+            return None
+        from evaldsl.runtime.graph import build_graph
+
+        return build_graph(self.checked.analysis)
+
+
+class Documents:
+    """Snapshots by URI: the current one and the newest that parsed."""
+
+    def __init__(self, registry: Registry, encoding: str = "utf-16") -> None:
+        self.registry = registry
+        self.encoding = encoding
+        self._current: dict[str, Snapshot] = {}
+        self._parsed: dict[str, Snapshot] = {}
+
+    def update(self, uri: str, version: int, text: str) -> Snapshot:
+        """The snapshot of `version`: the one held already when the text is the same."""
+        held = self._current.get(uri)
+        if held is not None and held.version == version and held.text == text:
+            return held
+        if held is not None and self._may_parse(uri, held) and held.module is not None:
+            self._parsed[uri] = held
+        snapshot = Snapshot(uri, version, text, self.registry, self.encoding)
+        self._current[uri] = snapshot
+        return snapshot
+
+    def _may_parse(self, uri: str, held: Snapshot) -> bool:
+        """Whether the version being replaced is worth a look for `last_parsed`: when it
+        was parsed already, or when no version that parsed is known yet."""
+        return held.parsed_already or uri not in self._parsed
+
+    def close(self, uri: str) -> None:
+        self._current.pop(uri, None)
+        self._parsed.pop(uri, None)
+
+    def get(self, uri: str) -> Snapshot:
+        """The current snapshot; `KeyError` for a document that is not open."""
+        return self._current[uri]
+
+    def last_parsed(self, uri: str) -> Snapshot | None:
+        """The current snapshot when it parses, else the newest earlier one that did.
+
+        The current text is parsed here only when no earlier version did: text mid-edit
+        takes the parser's slow path, which a completion should not wait for.
+        """
+        current = self._current.get(uri)
+        earlier = self._parsed.get(uri)
+        if current is not None and (current.parsed_already or earlier is None):
+            return current if current.module is not None else earlier
+        return earlier
