@@ -423,7 +423,19 @@ class Report:
         uses; the path written. JUnit is one test per case: `write_junit`."""
         from evaldsl.report.writers import write_report
 
-        return write_report(Path(path), self.to_report_json(), format)
+        cases = self._explorer() if format == "html" else None
+        return write_report(Path(path), self.to_report_json(), format, cases)
+
+    def _explorer(self) -> Any:
+        """The kept case records as the HTML report's case explorer (None when not kept)."""
+        if self.case_records is None or self.details is None:
+            return None
+        from evaldsl.report.explorer import Explorer
+
+        explorer = Explorer(self.details.layout)
+        for record in self.case_records:
+            explorer.add(record)
+        return explorer
 
     def write_json(self, path: str | os.PathLike[str]) -> Path:
         return self.write(path, "json")
