@@ -7,7 +7,8 @@ resumed run reads them back or `merge` folds journals: it is a sink like the
 JUnit writer, and in a run with workers each worker renders its cases
 (`CaseEntries`) and the explorer only appends them. Each case is kept as its
 JSON text, every text in it clipped (`clip`, with a visible `…`), so memory
-grows by a bounded amount per case and the page embeds the texts as they are.
+grows by a bounded amount per case, and escaped for the page (`page_json`), which
+embeds the texts as they are.
 
 A record's shape, keys kept short because a page may hold 50,000 of them::
 
@@ -41,6 +42,18 @@ NAME_LIMIT = 200
 _BASE = ("status", "passed", "score", "value", "reason")
 _ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False,
                            default=str).encode
+
+
+def page_json(value: Any) -> str:
+    """`value` as JSON text a `<script type="application/json">` element can hold whatever
+    it says: every `<` written `\\u003c` (it only occurs inside JSON strings, where the escape
+    reads back the same), so no text can close the element or open a comment. Done per case,
+    so a page of 50,000 cases is never copied whole to escape it.
+
+    >>> page_json(["</script>"])
+    '["\\\\u003c/script>"]'
+    """
+    return _ENCODE(value).replace("<", "\\u003c")
 
 
 def clip(text: str, limit: int = TEXT_LIMIT) -> str:
@@ -140,7 +153,7 @@ class CaseEntries:
         numbers = {k: float(v) for k, v in entry["v"].items() if _is_number(v)}
         review = entry["r"]
         priority = None if review is None else float(review[0]) if _is_number(review[0]) else 0.0
-        return Entry(_ENCODE(entry), entry["id"], str(entry["row"] or entry["id"]), reached,
+        return Entry(page_json(entry), entry["id"], str(entry["row"] or entry["id"]), reached,
                      numbers, priority)
 
     @staticmethod

@@ -12,25 +12,23 @@ dialog, and the page says how many and why instead of failing.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
 from evaldsl.cases.case import Case, Message
 from evaldsl.cases.loading import BadRow, read_rows
 from evaldsl.i18n import _, ngettext
-from evaldsl.report.explorer import NAME_LIMIT, Entry, clip
+from evaldsl.report.explorer import NAME_LIMIT, Entry, clip, page_json
 
 TURNS_LIMIT = 60
 """Turns kept of a dialog; the rest are counted in a last line."""
 MESSAGE_LIMIT = 2000
 """Characters kept of one message."""
-_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str).encode
 
 
 class CaseTexts(NamedTuple):
-    """Per entry, in the explorer's order, JSON texts for the page; `note` says what is
-    missing and why (None when every case has its dialog)."""
+    """Per entry, in the explorer's order, JSON texts for the page (`page_json`); `note`
+    says what is missing and why (None when every case has its dialog)."""
 
     dialogs: list[str]
     """`[[role, content, [calls], latency_ms], ...]`, or `null` when not read back."""
@@ -77,8 +75,8 @@ def read_back(entries: Sequence[Entry], paths: Iterable[str],
             continue
         case = row.item()
         if isinstance(case, Case) and clip(case.id, NAME_LIMIT) == entries[i].id:
-            dialogs[i] = _ENCODE(dialog_entry(case))
-            values[i] = _ENCODE([group_value(case.fields.get(g)) for g in groups])
+            dialogs[i] = page_json(dialog_entry(case))
+            values[i] = page_json([group_value(case.fields.get(g)) for g in groups])
             found += 1
     note = _note(len(entries) - found, len(entries), unreadable, len(paths))
     return CaseTexts(dialogs, values, note)

@@ -4,19 +4,18 @@ case explorer (a filterable table of every case with a drill-down).
 The charts are SVG drawn here, like the rest of the page. The explorer is a
 small hand-written script (`templates/explorer.js`) over the case records
 embedded once as JSON in a `<script type="application/json">` element, in
-which every `<` is written `\\u003c` so no text can close the element or open
-another; the script renders case data through `textContent` only. Its words
-come translated, as a JSON dict beside the data.
+which every `<` is written `\\u003c` (`explorer.page_json`, per case) so no text
+can close the element or open another; the script renders case data through
+`textContent` only. Its words come translated, as a JSON dict beside the data.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from importlib import resources
 
 from evaldsl.i18n import _, ngettext
-from evaldsl.report.explorer import Explorer
+from evaldsl.report.explorer import Explorer, page_json
 from evaldsl.report.explorer_cases import CaseTexts, read_back
 from evaldsl.report.html import PALETTE, STATUS_WORDS, esc, outcome_name, section
 from evaldsl.report.stats import number, percent
@@ -130,7 +129,7 @@ def _explorer(explorer: Explorer, texts: CaseTexts) -> str:
             f'<button type="button" id="next">{esc(_("next"))}</button></p>'
             + _case_table() + '<div id="drill" class="drill" hidden></div>'
             + _json_element("explorer-data", _data(explorer, texts))
-            + _json_element("explorer-words", json.dumps(_words(), ensure_ascii=False))
+            + _json_element("explorer-words", page_json(_words()))
             + f"<script>{_script()}</script>")
     return section("cases", _("Cases"), body)
 
@@ -174,22 +173,20 @@ def _data(explorer: Explorer, texts: CaseTexts) -> str:
     """The page's case data as JSON text: one record per case, dialogs and group values in
     lists beside them (each already JSON, joined rather than decoded again)."""
     layout = explorer.layout
-    head = json.dumps({
+    head = page_json({
         "checks": list(layout.checks),
         "blocks": [{"name": None if b.key == "outcome" else b.key, "branches": list(b.branches)}
                    for b in layout.blocks],
         "groups_of": list(layout.groups),
-    }, ensure_ascii=False)
+    })
     return (head[:-1] + ',"cases":[' + ",".join(e.text for e in explorer.entries)
             + '],"dialogs":[' + ",".join(texts.dialogs)
             + '],"group_values":[' + ",".join(texts.groups) + "]}")
 
 
 def _json_element(ident: str, text: str) -> str:
-    """JSON inside a script element that no text can leave: `<` written as `\\u003c`
-    (it only occurs inside JSON strings, where the escape reads back the same)."""
-    safe = text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-    return f'<script type="application/json" id="{ident}">{safe}</script>'
+    """JSON text made of `page_json` parts, which no text can leave, in its element."""
+    return f'<script type="application/json" id="{ident}">{text}</script>'
 
 
 def _words() -> dict[str, object]:

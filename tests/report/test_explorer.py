@@ -107,6 +107,13 @@ class TestExplorer:
             explorer.add(record)
         assert explorer.scores() == {"score": [50.0, 50.0, 50.0]}
 
+    def test_an_entry_holds_no_angle_bracket_to_close_its_element(self) -> None:
+        record = line("</script><!--", "reached", "done")
+        record["checks"]["greets"]["reason"] = "</script><script>alert(1)</script>"
+        text = CaseEntries(layered()).render(record).text
+        assert "<" not in text
+        assert json.loads(text)["c"][0][3] == "</script><script>alert(1)</script>"
+
     def test_rendered_parts_append_as_added_ones_do(self) -> None:
         """A worker renders, the parent appends: the same entries as one process."""
         one, other = Explorer(layered()), Explorer(layered())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from html.parser import HTMLParser
@@ -152,6 +153,19 @@ class TestChineseChrome:
         assert "指标" in headings and "用例" in headings and "检查" in headings
         assert "Metrics" not in headings
         assert "通过率" in page and "已评测" in page
+
+    def test_the_explorer_and_its_script_speak_chinese(self, report: dict[str, Any],
+                                                       layout: Any, sample: Any) -> None:
+        set_language("zh")
+        try:
+            page = render_html(report, explorer_of(layout, sample.RECORDS))
+        finally:
+            set_language("en")
+        words = re.search(r'<script type="application/json" id="explorer-words">(.*?)</script>',
+                          page)
+        assert words is not None
+        assert json.loads(words.group(1))["matches"] == "{total} 个用例中 {count} 个符合"
+        assert "<label>标签 <select" in page and "用例" in re.findall(r"<h2>(.*?)</h2>", page)
 
     def test_the_page_says_it_is_chinese(self, page: str) -> None:
         assert '<html lang="zh">' in page
