@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from importlib import resources
 from string import Template
 from typing import Any
@@ -56,22 +56,26 @@ def esc(value: object) -> str:
 
 def render_html(report: Mapping[str, Any], cases: Explorer | None = None) -> str:
     """The whole page for a report dict; with `cases`, the explorer of every case."""
+    return "".join(html_parts(report, cases))
+
+
+def html_parts(report: Mapping[str, Any], cases: Explorer | None = None) -> Iterator[str]:
+    """The page in pieces, to be written as they come: with 50,000 cases the case data is
+    most of the page, and joining it into one text would hold it several times over."""
     spec = report["spec"]
-    sections = "\n".join([
-        _metrics(report["metrics"]), _outcomes(report["outcomes"]), _cases(cases),
-        _checks(report["checks"]), _slots(report["slots"]), _cost(report["cost"]),
-        _bad_rows(report["cases"]),
-    ])
-    return _template("report.html").substitute(
-        lang="zh" if current_language() == "zh" or _CJK.search(spec["name"]) else "en",
-        title=esc(spec["name"]),
-        css=_template("report.css").template,
-        meta=_meta(report),
-        sections=sections,
-        generator=esc(report["generated_by"]),
-        hash=esc(spec["hash"]),
-        spec_word=esc(_("spec")),
-    )
+    fields = {
+        "lang": "zh" if current_language() == "zh" or _CJK.search(spec["name"]) else "en",
+        "title": esc(spec["name"]), "css": _template("report.css").template,
+        "meta": _meta(report), "generator": esc(report["generated_by"]),
+        "hash": esc(spec["hash"]), "spec_word": esc(_("spec")),
+    }
+    head, tail = _template("report.html").template.split("$sections", 1)
+    yield Template(head).substitute(fields)
+    yield "\n".join([_metrics(report["metrics"]), _outcomes(report["outcomes"])]) + "\n"
+    yield from _cases(cases)
+    yield "\n" + "\n".join([_checks(report["checks"]), _slots(report["slots"]),
+                             _cost(report["cost"]), _bad_rows(report["cases"])])
+    yield Template(tail).substitute(fields)
 
 
 def _template(name: str) -> Template:
@@ -119,14 +123,15 @@ def outcome_name(key: str | None) -> str:
     return _("verdict") if key in (None, "outcome") else str(key)
 
 
-def _cases(cases: Explorer | None) -> str:
+def _cases(cases: Explorer | None) -> Iterator[str]:
     """Every case, to filter and open; a page rendered from report.json alone has none."""
     if cases is None:
-        return _section("cases", _("Cases"), _empty(
+        yield _section("cases", _("Cases"), _empty(
             _("This page was written from report.json alone, without the case results.")))
+        return
     from evaldsl.report.html_explorer import case_sections  # it imports this module
 
-    return case_sections(cases)
+    yield from case_sections(cases)
 
 
 def _table(head: Sequence[tuple[str, str]], rows: Iterable[str], ident: str = "") -> str:

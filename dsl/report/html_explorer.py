@@ -11,7 +11,7 @@ can close the element or open another; the script renders case data through
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from importlib import resources
 
 from evaldsl.i18n import _, ngettext
@@ -25,13 +25,14 @@ REVIEW_LISTED = 500
 HISTOGRAM_BINS = 10
 
 
-def case_sections(explorer: Explorer) -> str:
+def case_sections(explorer: Explorer) -> Iterator[str]:
     """The funnel, histograms, review sample and explorer of `explorer`'s cases, their
-    dialogs read back from its case files."""
+    dialogs read back from its case files; in pieces, the case data one case a piece."""
     texts = read_back(explorer.entries, explorer.inputs, explorer.layout.groups)
-    return "\n".join(part for part in (
-        _funnel(explorer), _histograms(explorer), _review(explorer),
-        _explorer(explorer, texts)) if part)
+    for part in (_funnel(explorer), _histograms(explorer), _review(explorer)):
+        if part:
+            yield part + "\n"
+    yield from _explorer(explorer, texts)
 
 
 # ---------------------------------------------------------------- funnel and histograms
@@ -121,17 +122,18 @@ def _review(explorer: Explorer) -> str:
 # ---------------------------------------------------------------- the explorer
 
 
-def _explorer(explorer: Explorer, texts: CaseTexts) -> str:
+def _explorer(explorer: Explorer, texts: CaseTexts) -> Iterator[str]:
     note = f'<p class="muted" id="explorer-note">{esc(texts.note)}</p>' if texts.note else ""
-    body = (note + _filters(explorer) + '<p class="pager"><span id="match-count"></span> '
-            f'<button type="button" id="prev">{esc(_("previous"))}</button> '
-            f'<span id="page-info"></span> '
-            f'<button type="button" id="next">{esc(_("next"))}</button></p>'
-            + _case_table() + '<div id="drill" class="drill" hidden></div>'
-            + _json_element("explorer-data", _data(explorer, texts))
-            + _json_element("explorer-words", page_json(_words()))
-            + f"<script>{_script()}</script>")
-    return section("cases", _("Cases"), body)
+    head, tail = section("cases", _("Cases"), "\0").split("\0")
+    yield (head + note + _filters(explorer) + '<p class="pager"><span id="match-count"></span> '
+           f'<button type="button" id="prev">{esc(_("previous"))}</button> '
+           f'<span id="page-info"></span> '
+           f'<button type="button" id="next">{esc(_("next"))}</button></p>'
+           + _case_table() + '<div id="drill" class="drill" hidden></div>'
+           + '<script type="application/json" id="explorer-data">')
+    yield from _data(explorer, texts)
+    yield ('</script><script type="application/json" id="explorer-words">'
+           f"{page_json(_words())}</script><script>{_script()}</script>{tail}")
 
 
 def _filters(explorer: Explorer) -> str:
@@ -169,9 +171,10 @@ def _case_table() -> str:
             '<tbody id="case-rows"></tbody></table>')
 
 
-def _data(explorer: Explorer, texts: CaseTexts) -> str:
-    """The page's case data as JSON text: one record per case, dialogs and group values in
-    lists beside them (each already JSON, joined rather than decoded again)."""
+def _data(explorer: Explorer, texts: CaseTexts) -> Iterator[str]:
+    """The page's case data as JSON text made of `page_json` parts, which no text can
+    leave: one record per case, dialogs and group values in lists beside them (each
+    already JSON, written as it is rather than decoded again)."""
     layout = explorer.layout
     head = page_json({
         "checks": list(layout.checks),
@@ -179,14 +182,15 @@ def _data(explorer: Explorer, texts: CaseTexts) -> str:
                    for b in layout.blocks],
         "groups_of": list(layout.groups),
     })
-    return (head[:-1] + ',"cases":[' + ",".join(e.text for e in explorer.entries)
-            + '],"dialogs":[' + ",".join(texts.dialogs)
-            + '],"group_values":[' + ",".join(texts.groups) + "]}")
-
-
-def _json_element(ident: str, text: str) -> str:
-    """JSON text made of `page_json` parts, which no text can leave, in its element."""
-    return f'<script type="application/json" id="{ident}">{text}</script>'
+    lists = (("cases", [e.text for e in explorer.entries]), ("dialogs", texts.dialogs),
+             ("group_values", texts.groups))
+    yield head[:-1]
+    for name, items in lists:
+        yield f',"{name}":['
+        for i, item in enumerate(items):
+            yield "," + item if i else item
+        yield "]"
+    yield "}"
 
 
 def _words() -> dict[str, object]:

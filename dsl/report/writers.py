@@ -9,7 +9,7 @@ half a report.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -62,12 +62,18 @@ def render_report(report: Mapping[str, Any], format: str = "json",
 
 def write_report(path: Path, report: Mapping[str, Any], format: str = "json",
                  cases: Explorer | None = None) -> Path:
-    """Render `report` in `format` and write it atomically to `path`; the path back."""
-    write_atomic(path, render_report(report, format, cases))
+    """Render `report` in `format` and write it atomically to `path`; the path back. An
+    HTML page is written piece by piece: its case data may be most of a large file."""
+    if format == "html":
+        from evaldsl.report.html import html_parts
+
+        write_atomic(path, html_parts(report, cases))
+    else:
+        write_atomic(path, render_report(report, format, cases))
     return path
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str | Iterable[str]) -> None:
     """Write via a temporary file and rename (`evaldsl.report.atomic`), creating the folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
     replace_file(path, text)
