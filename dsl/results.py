@@ -19,6 +19,7 @@ JSON shape (keys always present unless noted)::
                   "avg": {"error": "..."}},
      "review":   {"sampled": true, "rule": 2, "priority": 37.5, "draw": 0.0123,
                   "error": null} | null,
+     "lets":     {"score": 85.0, "tone": {"error": "..."}},  # the per-case lets computed
      "trace":    ["outcome: `success` if intent.passed and ... -> true", ...]}
                                                 # not with to_dict(trace=False)
 
@@ -92,7 +93,7 @@ class CaseResult:
     """
 
     __slots__ = ("id", "labels", "branches", "checks", "skipped", "metrics", "review",
-                 "errors", "_trace", "_tracer")
+                 "errors", "lets", "_trace", "_tracer")
 
     def __init__(
         self,
@@ -105,6 +106,7 @@ class CaseResult:
         review: ReviewDecision | None = None,
         errors: dict[str, str] | None = None,
         trace: tuple[str, ...] | Callable[[CaseResult], tuple[str, ...]] = (),
+        lets: dict[str, Any] | None = None,
     ) -> None:
         self.id = id
         self.labels = labels
@@ -119,6 +121,9 @@ class CaseResult:
         self.review = review
         self.errors: dict[str, str] = errors if errors is not None else {}
         """Why each `error` block is an error."""
+        self.lets: dict[str, Any] = lets if lets is not None else {}
+        """The per-case lets this case computed (a scorecard's 0..100 score), by name; a let
+        that nothing this case needed read is not here, as a skipped check is not."""
         self._trace: tuple[str, ...] | None = None if callable(trace) else tuple(trace)
         self._tracer = trace if callable(trace) else None
 
@@ -161,6 +166,7 @@ class CaseResult:
             "skipped": list(self.skipped),
             "metrics": {name: _input_to_json(v) for name, v in self.metrics.items()},
             "review": self.review.to_dict() if self.review else None,
+            "lets": {name: _json_value(v) for name, v in self.lets.items()},
         }
         if trace:
             out["trace"] = list(self.trace)
@@ -180,6 +186,7 @@ class CaseResult:
             review=ReviewDecision.from_dict(review) if review else None,
             errors=dict(data.get("errors", {})),
             trace=tuple(data.get("trace", ())),
+            lets={k: _revive(v) for k, v in data.get("lets", {}).items()},
         )
 
 
@@ -416,7 +423,19 @@ class Report:
         uses; the path written. JUnit is one test per case: `write_junit`."""
         from evaldsl.report.writers import write_report
 
-        return write_report(Path(path), self.to_report_json(), format)
+        cases = self._explorer() if format == "html" else None
+        return write_report(Path(path), self.to_report_json(), format, cases)
+
+    def _explorer(self) -> Any:
+        """The kept case records as the HTML report's case explorer (None when not kept)."""
+        if self.case_records is None or self.details is None:
+            return None
+        from evaldsl.report.explorer import Explorer
+
+        explorer = Explorer(self.details.layout)
+        for record in self.case_records:
+            explorer.add(record)
+        return explorer
 
     def write_json(self, path: str | os.PathLike[str]) -> Path:
         return self.write(path, "json")

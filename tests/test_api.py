@@ -154,12 +154,16 @@ class TestReportFiles:
 
     def test_html_and_markdown_are_the_writers_of_run(self, report: evaldsl.Report,
                                                       tmp_path: Path) -> None:
+        from evaldsl.report.explorer import Explorer
         from evaldsl.report.html import render_html
         from evaldsl.report.markdown import render_markdown
 
         published = report.to_report_json()
         html = report.write_html(tmp_path / "r.html").read_text("utf-8")
-        assert html == render_html(published)
+        cases = Explorer(report.details.layout)
+        for result in self._results():
+            cases.add(result.to_dict(trace=False))
+        assert html == render_html(published, cases), "every case explored, as `run` does"
         markdown = report.write_markdown(tmp_path / "r.md").read_text("utf-8")
         assert markdown == render_markdown(published)
         assert report.write(tmp_path / "r2.md", format="markdown").read_text("utf-8") == markdown

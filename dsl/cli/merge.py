@@ -5,11 +5,11 @@
     evaldsl merge spec.eval r1.jsonl r2.jsonl -o report.json --html report.html
 
 Counts and metrics are recomputed from the merged per-case results, so the
-report is the one a single run over every case would give (the worst cases
-without their dialogs: journals do not hold them). The spec is needed for its
-metric formulas; journals of another spec (by hash) are refused (exit 2), and
-so is a case found in two journals (exit 3). Outputs and `--fail-under` as
-for `run`.
+report is the one a single run over every case would give (dialogs, which
+journals do not hold, are read back from the case files the journals name).
+The spec is needed for its metric formulas; journals of another spec (by
+hash) are refused (exit 2), and so is a case found in two journals (exit 3).
+Outputs and `--fail-under` as for `run`.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from evaldsl.cli.run import (
     add_report_outputs,
     check_outputs,
     check_thresholds,
+    explorer_sink,
     junit_sink,
     parse_threshold,
     report_thresholds,
@@ -55,8 +56,10 @@ def run(args: argparse.Namespace) -> int:
     layout = layout_of(spec.source, str(args.spec))
     check_thresholds(args.fail_under, layout, spec)
     junit = junit_sink(args, layout)
+    cases = explorer_sink(args, layout, _inputs(args.results))
     try:
-        state = merge_journals(spec, layout, args.results, [junit] if junit else [])
+        state = merge_journals(spec, layout, args.results,
+                               [sink for sink in (junit, cases) if sink is not None])
     except BaseException:
         if junit is not None:
             junit.discard()
@@ -65,9 +68,21 @@ def run(args: argparse.Namespace) -> int:
         junit.finish()
     report = state.report_dict({"merged_journals": [str(p) for p in args.results]},
                                generated_by=tool_version())
-    write_outputs(args, report)
+    write_outputs(args, report, cases)
     if not args.quiet:
         from evaldsl.report.terminal import render_terminal
 
         print(render_terminal(report), file=summary_stream(args))
     return report_thresholds(args.fail_under, report)
+
+
+def _inputs(journals: list[Path]) -> tuple[str, ...]:
+    """The case files every journal's header names, once each: where the HTML report
+    reads the dialogs back from (they may be gone; the page then says so)."""
+    from evaldsl.report.journal import recover
+
+    found: dict[str, None] = {}
+    for path in journals:
+        header = recover(path).header if path.is_file() else None
+        found.update(dict.fromkeys(header.inputs if header else ()))
+    return tuple(found)

@@ -252,8 +252,10 @@ def _judged(args: argparse.Namespace, spec: Any, layout: Any, selection: Any,
                          generated_by=tool_version(), announce=_warn,
                          deadline=deadline, selection=selection)
     junit = junit_sink(args, layout)
+    explorer = explorer_sink(args, layout, tuple(map(str, args.cases)))
     try:
-        result = _evaluate(args, spec, layout, options, runtime, settings, junit, driving)
+        result = _evaluate(args, spec, layout, options, runtime, settings, junit, explorer,
+                           driving)
     except KeyboardInterrupt as exc:
         if junit is not None:
             junit.discard()
@@ -266,7 +268,7 @@ def _judged(args: argparse.Namespace, spec: Any, layout: Any, selection: Any,
         junit.finish(result.elapsed)
     if driving is not None:
         result.report["target"] = driving.tally.to_dict()
-    write_outputs(args, result.report)
+    write_outputs(args, result.report, explorer)
     for bad in result.bad_rows[:BAD_ROWS_SHOWN]:
         print(_("skipped: {bad}").format(bad=bad), file=sys.stderr)
     skipped = result.report["cases"]["bad_rows_skipped"]
@@ -358,13 +360,13 @@ def _no_results(report: dict[str, Any]) -> bool:
 
 
 def _evaluate(args: argparse.Namespace, spec: Any, layout: Any, options: Any, runtime: Any,
-              settings: Any, junit: Any, driving: Any = None) -> Any:
+              settings: Any, junit: Any, explorer: Any, driving: Any = None) -> Any:
     """The run: in this process, or in `--workers` processes that read rows the parent hands
     them (each builds its own model runtime from `settings`)."""
     from evaldsl.cases.loading import read_cases, read_rows
     from evaldsl.cases.rows import CaseSchema
 
-    sinks = [junit] if junit else []
+    sinks = [sink for sink in (junit, explorer) if sink is not None]
     if args.workers > 1:
         from evaldsl.run.workers import run_workers
 
@@ -460,6 +462,16 @@ def junit_sink(args: argparse.Namespace, layout: Any) -> Any:
     return JUnitWriter(args.junit, layout.name, passing)
 
 
+def explorer_sink(args: argparse.Namespace, layout: Any, inputs: tuple[str, ...]) -> Any:
+    """The case records for the HTML report's explorer, or None without --html (a run
+    that writes no page keeps no case)."""
+    if args.html is None:
+        return None
+    from evaldsl.report.explorer import Explorer
+
+    return Explorer(layout, inputs)
+
+
 STDOUT = Path("-")
 """`-o -`: the report on stdout (a file named `-` is `./-`)."""
 
@@ -488,16 +500,17 @@ def summary_stream(args: argparse.Namespace) -> TextIO:
     return sys.stderr if taken else sys.stdout
 
 
-def write_outputs(args: argparse.Namespace, report: dict[str, Any]) -> None:
-    """`-o`, `--html` and `--md`: the writers `Report.write` uses too; `-` is stdout."""
+def write_outputs(args: argparse.Namespace, report: dict[str, Any], cases: Any = None) -> None:
+    """`-o`, `--html` and `--md`: the writers `Report.write` uses too; `-` is stdout. `cases`
+    (`explorer_sink`) are the case records the HTML page explores."""
     from evaldsl.report.writers import render_report, write_report
 
     for _flag, path, format in _report_outputs(args):
         if path == STDOUT:
-            sys.stdout.write(render_report(report, format))
+            sys.stdout.write(render_report(report, format, cases))
             sys.stdout.flush()
         elif path is not None:
-            write_report(path, report, format)
+            write_report(path, report, format, cases)
 
 
 def _parent(path: Path) -> None:

@@ -13,13 +13,15 @@ import errno
 import os
 import stat
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from evaldsl.i18n import _
 
 
-def replace_file(path: Path, text: str) -> None:
-    """Write `text` to `path` atomically, keeping an existing file's mode."""
+def replace_file(path: Path, text: str | Iterable[str]) -> None:
+    """Write `text`, or its pieces in order, to `path` atomically, keeping an existing
+    file's mode."""
     mode = _target_mode(path)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -27,7 +29,10 @@ def replace_file(path: Path, text: str) -> None:
         raise named(exc, path) from exc
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+            if isinstance(text, str):
+                handle.write(text)
+            else:
+                handle.writelines(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)

@@ -1,25 +1,27 @@
 """The HTML report: one self-contained file that opens offline.
 
-Everything the page needs (styles, charts) is inline: charts are SVG drawn
-here, there is no script and no external resource, so the file can be mailed,
-archived or opened from a CI artifact years later. It is built from the
-report dict alone (`json_report`), so `report.json` and `report.html` never
-disagree. Every text that comes from a spec or a case (names, labels, reasons,
-dialog turns) goes through `esc`: a dialog may contain anything, `<script>`
-included.
+Everything the page needs (styles, charts, the small script of the case
+explorer) is inline, with no external resource, so the file can be mailed,
+archived or opened from a CI artifact years later. The aggregates come from
+the report dict (`json_report`), so `report.json` and `report.html` never
+disagree; the case sections from the run's case records
+(`evaldsl.report.explorer`, drawn by `evaldsl.report.html_explorer`). Every
+text that comes from a spec or a case (names, labels, reasons, dialog turns)
+goes through `esc`, or in the explorer through `textContent`: a dialog may
+contain anything, `<script>` included.
 """
 
 from __future__ import annotations
 
 import html
-import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from importlib import resources
 from string import Template
 from typing import Any
 
 from evaldsl.i18n import N_, _, current_language, ngettext
+from evaldsl.report.explorer import Explorer
 from evaldsl.report.markdown import interval_span, parts_of
 from evaldsl.report.stats import fraction, number, percent
 
@@ -52,24 +54,28 @@ def esc(value: object) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
 
-def render_html(report: Mapping[str, Any]) -> str:
-    """The whole page for a report dict."""
+def render_html(report: Mapping[str, Any], cases: Explorer | None = None) -> str:
+    """The whole page for a report dict; with `cases`, the explorer of every case."""
+    return "".join(html_parts(report, cases))
+
+
+def html_parts(report: Mapping[str, Any], cases: Explorer | None = None) -> Iterator[str]:
+    """The page in pieces, to be written as they come: with 50,000 cases the case data is
+    most of the page, and joining it into one text would hold it several times over."""
     spec = report["spec"]
-    sections = "\n".join([
-        _metrics(report["metrics"]), _outcomes(report["outcomes"]), _checks(report["checks"]),
-        _slots(report["slots"]), _cost(report["cost"]), _worst(report["worst_cases"]),
-        _bad_rows(report["cases"]),
-    ])
-    return _template("report.html").substitute(
-        lang="zh" if current_language() == "zh" or _CJK.search(spec["name"]) else "en",
-        title=esc(spec["name"]),
-        css=_template("report.css").template,
-        meta=_meta(report),
-        sections=sections,
-        generator=esc(report["generated_by"]),
-        hash=esc(spec["hash"]),
-        spec_word=esc(_("spec")),
-    )
+    fields = {
+        "lang": "zh" if current_language() == "zh" or _CJK.search(spec["name"]) else "en",
+        "title": esc(spec["name"]), "css": _template("report.css").template,
+        "meta": _meta(report), "generator": esc(report["generated_by"]),
+        "hash": esc(spec["hash"]), "spec_word": esc(_("spec")),
+    }
+    head, tail = _template("report.html").template.split("$sections", 1)
+    yield Template(head).substitute(fields)
+    yield "\n".join([_metrics(report["metrics"]), _outcomes(report["outcomes"])]) + "\n"
+    yield from _cases(cases)
+    yield "\n" + "\n".join([_checks(report["checks"]), _slots(report["slots"]),
+                             _cost(report["cost"]), _bad_rows(report["cases"])])
+    yield Template(tail).substitute(fields)
 
 
 def _template(name: str) -> Template:
@@ -104,8 +110,28 @@ def _of(label: str, count: int, total: int) -> str:
     return _("{label}: {count} of {total}").format(label=label, count=count, total=total)
 
 
-def _section(ident: str, title: str, body: str) -> str:
+def section(ident: str, title: str, body: str) -> str:
+    """A titled section of the page; `body` is markup already escaped."""
     return f'<section id="{ident}">\n<h2>{esc(title)}</h2>\n{body}\n</section>'
+
+
+_section = section
+
+
+def outcome_name(key: str | None) -> str:
+    """An outcome block as the page names it: the unnamed one is the verdict."""
+    return _("verdict") if key in (None, "outcome") else str(key)
+
+
+def _cases(cases: Explorer | None) -> Iterator[str]:
+    """Every case, to filter and open; a page rendered from report.json alone has none."""
+    if cases is None:
+        yield _section("cases", _("Cases"), _empty(
+            _("This page was written from report.json alone, without the case results.")))
+        return
+    from evaldsl.report.html_explorer import case_sections  # it imports this module
+
+    yield from case_sections(cases)
 
 
 def _table(head: Sequence[tuple[str, str]], rows: Iterable[str], ident: str = "") -> str:
@@ -163,7 +189,7 @@ def _outcomes(outcomes: Sequence[Mapping[str, Any]]) -> str:
         return _section("outcomes", _("Outcomes"), empty)
     parts = []
     for block in outcomes:
-        name = block["name"] or _("verdict")
+        name = outcome_name(block["name"])
         parts.append(f'<h3>{esc(name)}</h3>\n{outcome_chart(block)}')
     return _section("outcomes", _("Outcome distribution"), "\n".join(parts))
 
@@ -270,76 +296,6 @@ def _cost(cost: Mapping[str, Any]) -> str:
         for k, v in cost.items() if v is not None
     ]
     return _section("cost", _("Cost"), _table([("", ""), ("", "num")], rows, "cost-table"))
-
-
-# ---------------------------------------------------------------- worst cases
-
-
-def _worst(cases: Sequence[Mapping[str, Any]]) -> str:
-    if not cases:
-        return _section("worst", _("Worst cases"), _empty(_("No case to show.")))
-    intro = _p(
-        _(
-            "Errors first, then the latest branch of each outcome block, "
-            "then the lowest mean check score."
-        ),
-        "muted",
-    )
-    return _section("worst", _("Worst cases"), intro + "\n".join(map(_case, cases)))
-
-
-def _case(case: Mapping[str, Any]) -> str:
-    labels = "".join(f'<span class="label" data-block="{esc(b)}">{esc(b)}: {esc(lab)}</span>'
-                     for b, lab in case["labels"].items())
-    branches = case.get("branches") or {}
-    fired = "".join(f"<li>{esc(b)}: <code>{esc(text)}</code></li>"
-                    for b, text in branches.items() if text)
-    fired_html = f'<ul class="branches">{fired}</ul>' if fired else ""
-    head = [
-        (_("check"), ""),
-        (_("status"), ""),
-        (_("score"), "num"),
-        (_("value"), ""),
-        (_("reason"), ""),
-    ]
-    checks = _table(head, map(_trace_row, case["checks"]))
-    return (f'<details class="case" data-case="{esc(case["id"])}" open>'
-            f'<summary><code>{esc(case["id"])}</code>{labels}</summary>'
-            f"{fired_html}{checks}{_dialog(case['dialog'])}</details>")
-
-
-def _trace_row(c: Mapping[str, Any]) -> str:
-    status = c["status"]
-    value = c.get("value")
-    if status in ("error", "not_needed"):
-        shown = "–"
-    elif isinstance(value, str):
-        shown = value
-    else:
-        shown = json.dumps(value, ensure_ascii=False, default=str)
-    return (
-        f'<tr data-trace-check="{esc(c["name"])}"><td><code>{esc(c["name"])}</code></td>'
-        f'<td class="{esc(status)}">{esc(_(STATUS_WORDS.get(status, status)))}</td>'
-        f'<td class="num">{esc(number(c.get("score")))}</td>'
-        f"<td><code>{esc(_clip(shown, 200))}</code></td><td>{esc(c.get('reason') or '')}</td>"
-        "</tr>"
-    )
-
-
-def _dialog(messages: Sequence[Mapping[str, Any]]) -> str:
-    if not messages:
-        return _empty(_("No dialog recorded."))
-    turns = []
-    for m in messages:
-        calls = "".join(f"\n→ {esc(c)}" for c in m.get("tool_calls") or ())
-        latency = f' · {number(m["latency_ms"])} ms' if m.get("latency_ms") is not None else ""
-        turns.append(f'<div class="msg {esc(m["role"])}"><span class="role">{esc(m["role"])}'
-                     f"{esc(latency)}</span>{esc(m['content'])}{calls}</div>")
-    return f'<div class="dialog">{"".join(turns)}</div>'
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _bad_rows(cases: Mapping[str, Any]) -> str:

@@ -19,6 +19,8 @@ from evaldsl.syntax.source import Source, Span
 
 VERDICT = "outcome"
 """The key of the unnamed outcome block in results (`evaldsl.results.VERDICT`)."""
+GROUP_TYPES = frozenset({"text", "bool"})
+"""Case field types whose values name groups of cases (a number or a list does not)."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,8 @@ class SpecLayout:
     metrics: dict[str, MetricInfo] = field(default_factory=dict)
     review_rules: tuple[str, ...] = ()
     """Each `sample` rule of the review block as written."""
+    groups: tuple[str, ...] = ()
+    """The `case {}` block's text and bool fields: what a report can break cases down by."""
 
 
 def layout_of(source: Source, path: str | None = None) -> SpecLayout:
@@ -69,6 +73,8 @@ def layout_of(source: Source, path: str | None = None) -> SpecLayout:
         metrics={m.name: _metric(m, source) for m in module.of_type(n.Metric)},
         review_rules=tuple(text_of(r.span, source) for review in module.of_type(n.Review)
                            for r in review.rules),
+        groups=tuple(f.name for block in module.of_type(n.CaseBlock) for f in block.fields
+                     if f.type in GROUP_TYPES),
     )
 
 

@@ -82,6 +82,7 @@ _TOP: tuple[tuple[str, Check, Check | None], ...] = (
     ("errors", lambda v: isinstance(v, dict), _text),
     ("checks", lambda v: isinstance(v, dict), lambda v: isinstance(v, dict)),
     ("metrics", lambda v: isinstance(v, dict), _metric_input),
+    ("lets", lambda v: isinstance(v, dict), lambda v: True),
     ("skipped", _texts, None),
 )
 """(field, the check of the field, the check of each value of an object field)."""

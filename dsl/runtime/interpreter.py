@@ -46,6 +46,7 @@ class Interpreter:
                                    for m, i in zip(program.metrics, program.metric_slots,
                                                    strict=True))
         self._review_slot = program.review_slot
+        self._lets = tuple(program.slots.lets.items())
         self._let_slots = tuple(program.slots.lets.values())
         self._tracer = Tracer(program)
         self._max_rounds = len(program.checks) + 2
@@ -145,8 +146,9 @@ class Interpreter:
                 checks[name] = v
         metrics = {name: vals[i] for name, i in self._metric_slots}
         review = vals[self._review_slot] if self._review_slot is not None else None
+        lets = {name: vals[i] for name, i in self._lets if vals[i] is not MISSING}
         return CaseResult(fr.case.id, labels, branches, checks, tuple(skipped), metrics,
-                          review, errors, self._tracer)
+                          review, errors, self._tracer, lets)
 
 
 async def _ask(runtime: Any, case: Case, requests: list[Any]) -> list[CheckResult]:

@@ -41,6 +41,48 @@ def shards(tmp_path_factory: pytest.TempPathFactory, kit: Any) -> dict[str, Path
     return paths
 
 
+def embedded_cases(page: Path) -> dict[str, Any]:
+    """The case data a report page embeds for its explorer."""
+    text = page.read_text("utf-8")
+    start = text.index('<script type="application/json" id="explorer-data">')
+    body = text[text.index(">", start) + 1 : text.index("</script>", start)]
+    data: dict[str, Any] = json.loads(body)
+    return data
+
+
+class TestMergedPage:
+    def test_every_case_with_its_dialog_read_back_from_the_shards_files(
+            self, tmp_path: Path, kit: Any, shards: dict[str, Path]) -> None:
+        page = tmp_path / "m.html"
+        done = kit.evaldsl("merge", shards["spec"], shards["a"], shards["b"], "--html", page,
+                           "-q")
+        assert done.returncode == 0, done.stderr
+        data = embedded_cases(page)
+        assert [c["id"] for c in data["cases"]] == [f"case-{i:05d}" for i in range(40)]
+        assert all(d is not None for d in data["dialogs"])
+        assert "explorer-note" not in page.read_text("utf-8")
+
+    def test_case_files_gone_are_said_on_the_page(self, tmp_path: Path, kit: Any,
+                                                  shards: dict[str, Path]) -> None:
+        moved = {}
+        for name in ("a", "b"):
+            journal = tmp_path / f"results-{name}.jsonl"
+            journal.write_bytes(shards[name].read_bytes())
+            moved[name] = journal
+        header = json.loads(moved["a"].read_text("utf-8").splitlines()[0])
+        gone = tmp_path / "gone.jsonl"
+        lines = moved["a"].read_text("utf-8").splitlines(keepends=True)
+        header["inputs"] = [str(gone)]
+        moved["a"].write_text(json.dumps(header) + "\n" + "".join(lines[1:]), "utf-8")
+        page = tmp_path / "m.html"
+        done = kit.evaldsl("merge", shards["spec"], moved["a"], moved["b"], "--html", page,
+                           "-q")
+        assert done.returncode == 0, done.stderr
+        data = embedded_cases(page)
+        assert sum(d is None for d in data["dialogs"]) == 17
+        assert "17 of 40 cases show no dialog" in page.read_text("utf-8")
+
+
 class TestMerge:
     def test_the_merged_report_is_the_report_of_the_whole_run(
             self, tmp_path: Path, kit: Any, shards: dict[str, Path]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from html.parser import HTMLParser
@@ -10,6 +11,7 @@ from typing import Any
 import pytest
 
 from evaldsl.i18n import set_language
+from evaldsl.report.explorer import Explorer
 from evaldsl.report.html import esc, histogram_svg, outcome_chart, render_html
 from evaldsl.report.json_report import metric_entry
 from tests.support import formula_kit
@@ -42,13 +44,25 @@ def parse(page: str) -> _Dom:
     return dom
 
 
+OURS = ["application/json", "application/json", None]
+"""The page's own script elements: the case data, its words, the explorer's script."""
+
+
+def explorer_of(layout: Any, records: list[dict[str, Any]]) -> Explorer:
+    explorer = Explorer(layout)
+    for record in records:
+        explorer.add(record)
+    return explorer
+
+
 class TestEscaping:
     def test_esc_quotes_and_angles(self) -> None:
         assert esc('<a href="x">&\'') == "&lt;a href=&quot;x&quot;&gt;&amp;&#x27;"
 
-    def test_user_text_never_becomes_markup(self, report: dict[str, Any]) -> None:
-        dom = parse(render_html(report))
-        assert not dom.having("script")
+    def test_user_text_never_becomes_markup(self, report: dict[str, Any], layout: Any,
+                                            sample: Any) -> None:
+        dom = parse(render_html(report, explorer_of(layout, sample.RECORDS)))
+        assert [a.get("type") for a in dom.having("script")] == OURS
         assert not dom.having("img")
         assert not dom.having("b"), "the spec title's <b> must stay text"
         assert "<script>document.title='pwned'</script>" in "".join(dom.text)
@@ -80,7 +94,8 @@ def rendered(tmp_path_factory: pytest.TempPathFactory, sample: Any) -> _Dom:
     folder = tmp_path_factory.mktemp("html")
     layout = layout_of(Source(sample.SPEC, "specs/repair.eval"), "specs/repair.eval")
     page = folder / "report.html"
-    page.write_text(render_html(sample.build(layout)), encoding="utf-8")
+    page.write_text(render_html(sample.build(layout), explorer_of(layout, sample.RECORDS)),
+                    encoding="utf-8")
     dom = sample.dump_dom(page, folder / "profile")
     assert "</html>" in dom
     return parse(dom)
@@ -92,7 +107,7 @@ class TestInChromium:
         title = re.search(r"<title>(.*?)</title>", rendered.raw)
         assert title is not None
         assert title.group(1) == "维修 &lt;b&gt;预约&lt;/b&gt; &amp; co"
-        assert not rendered.having("script")
+        assert [a.get("type") for a in rendered.having("script")] == OURS
         assert not rendered.having("img")
 
     def test_metric_table_shows_denominators_and_intervals(self, rendered: _Dom) -> None:
@@ -111,13 +126,15 @@ class TestInChromium:
         widths = [a.get("style") for t, a in rendered.elements if t == "span" and a.get("style")]
         assert "width:83.3%" in widths and "width:50.0%" in widths
 
-    def test_worst_cases_with_trace_and_dialog(self, rendered: _Dom) -> None:
-        cases = [a["data-case"] for a in rendered.having("details", **{"class": "case"})]
-        assert cases[0] == "c5"
-        assert rendered.having("tr", data_trace_check="polite")
-        text = "".join(rendered.text)
-        assert "failure otherwise" in text
-        assert "好的，请问您的姓名？" in text
+    def test_every_case_is_a_row_of_the_explorer(self, rendered: _Dom, sample: Any) -> None:
+        rows = [a for t, a in rendered.elements if t == "tr" and "data-index" in a]
+        assert len(rows) == len(sample.RECORDS)
+        assert f"{len(sample.RECORDS)} of {len(sample.RECORDS)} cases match" in rendered.text
+
+
+def test_a_page_from_report_json_alone_says_it_has_no_cases(report: dict[str, Any]) -> None:
+    page = render_html(report)
+    assert "without the case results" in page and "<script" not in page
 
 
 class TestChineseChrome:
@@ -133,9 +150,22 @@ class TestChineseChrome:
 
     def test_headings_and_columns_are_chinese(self, page: str) -> None:
         headings = re.findall(r"<h2>(.*?)</h2>", page)
-        assert "指标" in headings and "最差用例" in headings and "检查" in headings
+        assert "指标" in headings and "用例" in headings and "检查" in headings
         assert "Metrics" not in headings
         assert "通过率" in page and "已评测" in page
+
+    def test_the_explorer_and_its_script_speak_chinese(self, report: dict[str, Any],
+                                                       layout: Any, sample: Any) -> None:
+        set_language("zh")
+        try:
+            page = render_html(report, explorer_of(layout, sample.RECORDS))
+        finally:
+            set_language("en")
+        words = re.search(r'<script type="application/json" id="explorer-words">(.*?)</script>',
+                          page)
+        assert words is not None
+        assert json.loads(words.group(1))["matches"] == "{total} 个用例中 {count} 个符合"
+        assert "<label>标签 <select" in page and "用例" in re.findall(r"<h2>(.*?)</h2>", page)
 
     def test_the_page_says_it_is_chinese(self, page: str) -> None:
         assert '<html lang="zh">' in page

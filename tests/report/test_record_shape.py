@@ -35,6 +35,7 @@ PROBLEMS = [
      "`checks.greets.score` has the wrong type"),
     ({"metrics": {"avg_short": "0.5"}}, "`metrics.avg_short` has the wrong type"),
     ({"review": {"sampled": "no"}}, "`review` has the wrong type"),
+    ({"lets": [50.0]}, "`lets` is not an object"),
 ]
 
 NAMES = [

@@ -68,6 +68,25 @@ class TestCaseResult:
         assert again == result and again.checks["judge"].is_error
 
 
+class TestLets:
+    """A case's result carries the per-case lets it computed (a scorecard's score), so a
+    report can show them per case; a let no target read is not there."""
+
+    TEXT = SPEC + "let score = 100 * fit\nlet unused = 2 * gate\nmetric avg = mean(score)\n"
+
+    def test_the_lets_read_are_in_the_result_and_its_json(self) -> None:
+        case = kit.case("c", g=0.0, f=0.5) | {"wanted": "f"}
+        result = make(kit.CountingRuntime(), self.TEXT).evaluate(case)
+        assert result.lets == {"score": 50.0}
+        assert result.to_dict()["lets"] == {"score": 50.0}
+        assert evaldsl.CaseResult.from_dict(result.to_dict()) == result
+
+    def test_an_errored_let_is_its_error(self) -> None:
+        case = kit.case("c", g=0.0, f="error") | {"wanted": "f"}
+        result = make(kit.CountingRuntime(), self.TEXT).evaluate(case)
+        assert set(result.to_dict()["lets"]["score"]) == {"error"}
+
+
 class TestParameters:
     def test_a_dynamic_parameter_that_fails_validation_is_that_checks_error(self) -> None:
         spec = make(kit.CountingRuntime(), SPEC.replace("case.wanted", "case.n").replace(
