@@ -157,6 +157,8 @@ def _metric(spec: _Spec) -> str:
         other = draw(st.sampled_from(spec.checks))[0]
         value += draw(st.sampled_from((f" where {other}", f" where {other} >= 0.5",
                                        f" where not {other}")))
+    if draw(st.booleans()):
+        value += draw(st.sampled_from((" by case.tenant", " by case.lang, case.domain")))
     return f"metric {name} ={_sep(draw)}{value}"
 
 
