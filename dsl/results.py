@@ -25,6 +25,12 @@ JSON shape (keys always present unless noted)::
 `metrics[name]` is a list of the aggregate arguments' values when the case is
 in that metric's denominator, `null` when its `where` is false, and
 `{"error": reason}` when its `where` or an argument was an error.
+
+A spec with grouped metrics (`metric m = rate(x) by case.tenant, case.lang`)
+adds `"groups": {"m": ["acme", null]}`: per grouped metric, the case's value
+of each `by` field in order, null where it has none. It is written whatever
+the case's metric input, so a comparison can group paired cases too; a spec
+without `by` writes no `groups`, and its lines are as before.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +47,7 @@ from evaldsl.errors import EvaldslError, UnknownNameError
 from evaldsl.i18n import _
 from evaldsl.runtime.aggregation import MetricPart, MetricPlan, MetricState, MetricValue
 from evaldsl.runtime.bootstrap import BootstrapInterval
+from evaldsl.runtime.grouping import GroupedState, GroupKey
 from evaldsl.values import CheckResult, ErrorValue, _plain
 
 VERDICT = "outcome"
@@ -92,7 +99,7 @@ class CaseResult:
     """
 
     __slots__ = ("id", "labels", "branches", "checks", "skipped", "metrics", "review",
-                 "errors", "_trace", "_tracer")
+                 "errors", "groups", "_trace", "_tracer")
 
     def __init__(
         self,
@@ -105,6 +112,7 @@ class CaseResult:
         review: ReviewDecision | None = None,
         errors: dict[str, str] | None = None,
         trace: tuple[str, ...] | Callable[[CaseResult], tuple[str, ...]] = (),
+        groups: dict[str, GroupKey] | None = None,
     ) -> None:
         self.id = id
         self.labels = labels
@@ -119,6 +127,8 @@ class CaseResult:
         self.review = review
         self.errors: dict[str, str] = errors if errors is not None else {}
         """Why each `error` block is an error."""
+        self.groups: dict[str, GroupKey] = groups if groups is not None else {}
+        """Each grouped metric's key for this case: its `by` fields' values, None if absent."""
         self._trace: tuple[str, ...] | None = None if callable(trace) else tuple(trace)
         self._tracer = trace if callable(trace) else None
 
@@ -162,6 +172,8 @@ class CaseResult:
             "metrics": {name: _input_to_json(v) for name, v in self.metrics.items()},
             "review": self.review.to_dict() if self.review else None,
         }
+        if self.groups:
+            out["groups"] = {name: list(key) for name, key in self.groups.items()}
         if trace:
             out["trace"] = list(self.trace)
         return out
@@ -180,6 +192,7 @@ class CaseResult:
             review=ReviewDecision.from_dict(review) if review else None,
             errors=dict(data.get("errors", {})),
             trace=tuple(data.get("trace", ())),
+            groups={k: tuple(v) for k, v in data.get("groups", {}).items()},
         )
 
 
@@ -312,6 +325,8 @@ class Report:
         self.counts: dict[str, dict[str, int]] = {
             key: dict.fromkeys((*labels, ERROR_LABEL), 0) for key, labels in plan.blocks}
         self.states = {m.name: MetricState(m) for m in plan.metrics}
+        self.groups = {m.name: GroupedState(m) for m in plan.metrics if m.by}
+        """Each grouped metric's per-group states, beside its overall state."""
         self.checks = {name: CheckTally() for name in plan.checks}
         self.sampled: list[tuple[float, str, int]] = []
         """(priority, case id, rule) of every case drawn for review."""
@@ -339,13 +354,12 @@ class Report:
             counts = self.counts[key]
             counts[label] = counts.get(label, 0) + 1
         for name, value in result.metrics.items():
-            state = self.states[name]
-            if value is None:
-                state.outside += 1
-            elif type(value) is MetricError:
-                state.add_error(value.reason)
-            else:
-                state.add_values(value)  # type: ignore[arg-type]
+            _fold(self.states[name], value)
+        for name, grouped in self.groups.items():
+            value = result.metrics.get(name)
+            if value is not None:  # outside the `where`: in no group, as in no denominator
+                found = result.groups.get(name) or (None,) * len(grouped.plan.by)
+                _fold(grouped.state(found), value)
         for name, check in result.checks.items():
             self.checks[name].add(check)
         self._add_review(result)
@@ -372,6 +386,7 @@ class Report:
         out.cases = self.cases + other.cases
         out.counts = {k: _add_counts(v, other.counts[k]) for k, v in self.counts.items()}
         out.states = {k: v.merge(other.states[k]) for k, v in self.states.items()}
+        out.groups = {k: v.merge(other.groups[k]) for k, v in self.groups.items()}
         out.checks = {k: v.merge(other.checks[k]) for k, v in self.checks.items()}
         out.sampled = self.sampled + other.sampled
         out.review_errors = self.review_errors + other.review_errors
@@ -395,7 +410,15 @@ class Report:
     def metrics(self) -> dict[str, MetricValue]:
         if self._published is not None:
             return {m["name"]: _metric_value(m) for m in self._published["metrics"]}
-        return {name: state.result() for name, state in self.states.items()}
+        return {name: self._result(name, state) for name, state in self.states.items()}
+
+    def _result(self, name: str, state: MetricState) -> MetricValue:
+        """A metric's value, with its groups when it is grouped."""
+        value = state.result()
+        grouped = self.groups.get(name)
+        if grouped is None:
+            return value
+        return replace(value, by=grouped.plan.by, groups=grouped.results())
 
     # -------------------------------------------------------------- files
 
@@ -493,6 +516,16 @@ class Report:
             lines.append(f"  {key}: {shown}")
         lines.extend(f"  {m.describe()}" for m in self.metrics.values())
         return "\n".join(lines)
+
+
+def _fold(state: MetricState, value: MetricInput) -> None:
+    """One case's input into a metric's state: outside, left out as an error, or counted."""
+    if value is None:
+        state.outside += 1
+    elif type(value) is MetricError:
+        state.add_error(value.reason)
+    else:
+        state.add_values(value)  # type: ignore[arg-type]
 
 
 def _metric_value(entry: Mapping[str, Any]) -> MetricValue:
