@@ -83,3 +83,72 @@ class TestReportJson:
         broken = json.loads(json.dumps(report))
         del _metric(broken, "ok_rate")["groups"][0]["small"]
         assert not jsonschema.Draft202012Validator(SCHEMA).is_valid(broken)
+
+
+class TestTerminal:
+    def test_a_table_per_grouped_metric(self, report: dict[str, Any]) -> None:
+        from evaldsl.report.terminal import render_terminal
+
+        text = render_terminal(report)
+        block = text.split("ok_rate by case.tenant\n", 1)[1].split("\n\n", 1)[0]
+        assert block.splitlines() == [
+            "  acme      75.0%  (30/40)  95% 59.8%–85.8%",
+            "  beta      40.0%  (2/5)    95% 11.8%–76.9%  small",
+            "  (none)   100.0%  (1/1)    95% 20.7%–100.0%  small",
+            "  small: fewer than 30 cases, too few to read the group on its own",
+        ]
+
+    def test_many_groups_are_cut_with_a_count(self) -> None:
+        from evaldsl.report.terminal import GROUPS_SHOWN, render_terminal
+
+        cases = [_case(i, f"t{i:02d}", "ok") for i in range(GROUPS_SHOWN + 3)]
+        text = render_terminal(evaldsl.loads(SPEC).run(cases).to_report_json())
+        block = text.split("ok_rate by case.tenant\n", 1)[1].split("\n\n", 1)[0]
+        lines = block.splitlines()
+        assert lines[0].startswith("  t00 ") and lines[GROUPS_SHOWN - 1].startswith("  t09 ")
+        assert lines[GROUPS_SHOWN] == "  … 3 more groups"
+
+    def test_no_group_table_without_by(self) -> None:
+        from evaldsl.report.terminal import render_terminal
+
+        spec = evaldsl.loads('check ok = keyword(any: ["ok"])\nmetric m = rate(ok)\n')
+        assert " by " not in render_terminal(spec.run(CASES).to_report_json())
+
+
+class TestMarkdown:
+    def test_a_table_per_grouped_metric(self, report: dict[str, Any]) -> None:
+        from evaldsl.report.markdown_groups import group_tables
+
+        lines = group_tables(report["metrics"])
+        start = lines.index("**`ok_rate`** by `case.tenant`")
+        assert lines[start + 2:start + 7] == [
+            "| group | value | n | 95% interval | errors left out | |",
+            "|---|---:|---:|:---:|---:|---|",
+            "| acme | **75.0%** | 30/40 | 59.8%–85.8% | 0 |  |",
+            "| beta | **40.0%** | 2/5 | 11.8%–76.9% | 0 | small |",
+            "| (none) | **100.0%** | 1/1 | 20.7%–100.0% | 0 | small |",
+        ]
+
+    def test_the_summary_has_them(self, report: dict[str, Any]) -> None:
+        from evaldsl.report.markdown import render_markdown
+
+        assert "| beta | **40.0%** | 2/5 |" in render_markdown(report)
+
+
+class TestHtml:
+    def test_a_table_per_grouped_metric(self, report: dict[str, Any]) -> None:
+        from evaldsl.report.html import render_html
+
+        page = render_html(report)
+        section = page.split('<section id="groups">', 1)[1].split("</section>", 1)[0]
+        assert section.count("<table") == 2
+        assert ('<tr class="small"><td>beta</td><td class="num value">40.0%</td>'
+                '<td class="num">2 / 5</td>') in section
+        assert "<td>(none)</td>" in section
+
+    def test_user_text_in_a_key_is_escaped(self) -> None:
+        from evaldsl.report.html import render_html
+
+        cases = [_case(1, "<script>x</script>", "ok")]
+        page = render_html(evaldsl.loads(SPEC).run(cases).to_report_json())
+        assert "<script>x" not in page and "&lt;script&gt;x" in page
