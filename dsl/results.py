@@ -501,7 +501,7 @@ class Report:
             "spec_hash": self.spec_hash,
             "cases": self.cases,
             "outcomes": {k: dict(v) for k, v in self.counts.items()},
-            "metrics": {n: {**s.result().to_dict(), "text": s.plan.text}
+            "metrics": {n: {**self._result(n, s).to_dict(), "text": s.plan.text}
                         for n, s in self.states.items()},
             "checks": {n: {**vars(t), "skipped": self.cases - t.computed}
                        for n, t in self.checks.items()},

@@ -333,7 +333,7 @@ class MetricValue:
                "parts": [p.to_dict() for p in self.parts] if self.template else None,
                "template": self.template}
         if self.by:
-            out["by"] = list(self.by)
+            out["by"] = [f"case.{name}" for name in self.by]
             out["groups"] = [{"key": list(g.key), "small": g.small, **g.value.to_dict()}
                              for g in self.groups]
         return out
