@@ -80,10 +80,12 @@ class GroupedState:
         return found
 
     def merge(self, other: GroupedState) -> GroupedState:
-        out = dict(self.states)
-        for key, state in other.states.items():
-            mine = out.get(key)
-            out[key] = state if mine is None else mine.merge(state)
+        """A new state of both sides' cases; neither side's groups change, even those only
+        one side has (each is merged with an empty state, which copies it)."""
+        out: dict[GroupKey, MetricState] = {}
+        for key in self.states.keys() | other.states.keys():
+            empty = MetricState(self.plan)
+            out[key] = self.states.get(key, empty).merge(other.states.get(key, empty))
         return GroupedState(self.plan, out)
 
     def results(self) -> tuple[GroupValue, ...]:

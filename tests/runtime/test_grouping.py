@@ -124,6 +124,18 @@ class TestGroupsInResults:
                 assert _described(merged.metric(name).groups) == _described(
                     whole.metric(name).groups)
 
+    def test_merging_changes_neither_shard(self, spec: evaldsl.Spec) -> None:
+        """A case added to the merged report is in no shard's groups, even in a group that
+        only one shard had (beta only on the left, acme only on the right)."""
+        left, right = spec.run(CASES[4:6]), spec.run(CASES[:2])
+        before = _described(left.metric("ok_rate").groups), _described(
+            right.metric("ok_rate").groups)
+        merged = left.merge(right)
+        merged.add(spec.evaluate(CASES[4]))
+        merged.add(spec.evaluate(CASES[0]))
+        assert (_described(left.metric("ok_rate").groups),
+                _described(right.metric("ok_rate").groups)) == before
+
     def test_a_report_rebuilt_from_results_has_the_groups(self, spec: evaldsl.Spec) -> None:
         """What `--resume` and `merge` do: fold results read back from journal lines."""
         whole = spec.run(CASES)
