@@ -47,7 +47,7 @@ from evaldsl.errors import EvaldslError, UnknownNameError
 from evaldsl.i18n import _
 from evaldsl.runtime.aggregation import MetricPart, MetricPlan, MetricState, MetricValue
 from evaldsl.runtime.bootstrap import BootstrapInterval
-from evaldsl.runtime.grouping import GroupedState, GroupKey
+from evaldsl.runtime.grouping import GroupedState, GroupKey, GroupValue
 from evaldsl.values import CheckResult, ErrorValue, _plain
 
 VERDICT = "outcome"
@@ -532,10 +532,14 @@ def _metric_value(entry: Mapping[str, Any]) -> MetricValue:
     """A finished metric from its report.json entry (`json_report.metric_entry`)."""
     parts = tuple(MetricPart(p["aggregate"], p["value"], p["numerator"], p["denominator"])
                   for p in entry.get("parts") or ())
+    by = tuple(str(k).removeprefix("case.") for k in entry.get("by") or ())
+    shared = {k: entry.get(k) for k in ("name", "where", "is_rate", "template")}
+    groups = tuple(GroupValue(tuple(g["key"]), _metric_value({**g, **shared}))
+                   for g in entry.get("groups") or ())
     return MetricValue(entry["name"], entry["value"], entry["numerator"], entry["denominator"],
                        entry["errors"], entry["where"], entry["is_rate"],
                        tuple(entry.get("error_examples", ())), parts, entry.get("template"),
-                       BootstrapInterval.from_dict(entry.get("interval")))
+                       BootstrapInterval.from_dict(entry.get("interval")), by, groups)
 
 
 def _add_counts(a: Mapping[str, int], b: Mapping[str, int]) -> dict[str, int]:

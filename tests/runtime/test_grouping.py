@@ -149,3 +149,15 @@ class TestGroupsInResults:
 
 def _described(groups: tuple[GroupValue, ...]) -> list[Any]:
     return [(g.key, g.value.to_dict(), g.value.interval, g.small) for g in groups]
+
+
+class TestGroupsReadBack:
+    def test_report_json_read_back_has_the_groups(self, spec: evaldsl.Spec,
+                                                  tmp_path: Any) -> None:
+        """`Report.from_json` gives each group its figures and interval, as written."""
+        report = spec.run(CASES)
+        back = Report.from_json(report.write_json(tmp_path / "report.json"))
+        for name in ("ok_rate", "long_rate", "mixed"):
+            assert back.metric(name).by == report.metric(name).by
+            assert [(g.key, g.value.to_dict(), g.small) for g in back.metric(name).groups] == [
+                (g.key, g.value.to_dict(), g.small) for g in report.metric(name).groups]
