@@ -57,6 +57,8 @@ CODES: dict[str, str] = {
     "E307": N_("wrong arguments to a function"),
     "E308": N_("an aggregate inside an aggregate"),
     "E309": N_("a value of the wrong type"),
+    "E310": N_("a group key that is not a case field"),
+    "E311": N_("a case field whose type cannot group cases"),
     # outcomes and thresholds
     "E401": N_("an outcome without `otherwise`"),
     "E402": N_("a branch after `otherwise`"),

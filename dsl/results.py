@@ -26,6 +26,12 @@ JSON shape (keys always present unless noted)::
 `metrics[name]` is a list of the aggregate arguments' values when the case is
 in that metric's denominator, `null` when its `where` is false, and
 `{"error": reason}` when its `where` or an argument was an error.
+
+A spec with grouped metrics (`metric m = rate(x) by case.tenant, case.lang`)
+adds `"groups": {"m": ["acme", null]}`: per grouped metric, the case's value
+of each `by` field in order, null where it has none. It is written whatever
+the case's metric input, so a comparison can group paired cases too; a spec
+without `by` writes no `groups`, and its lines are as before.
 """
 
 from __future__ import annotations
@@ -33,7 +39,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +48,7 @@ from evaldsl.errors import EvaldslError, UnknownNameError
 from evaldsl.i18n import _
 from evaldsl.runtime.aggregation import MetricPart, MetricPlan, MetricState, MetricValue
 from evaldsl.runtime.bootstrap import BootstrapInterval
+from evaldsl.runtime.grouping import GroupedState, GroupKey, GroupValue
 from evaldsl.values import CheckResult, ErrorValue, _plain
 
 VERDICT = "outcome"
@@ -93,7 +100,7 @@ class CaseResult:
     """
 
     __slots__ = ("id", "labels", "branches", "checks", "skipped", "metrics", "review",
-                 "errors", "lets", "_trace", "_tracer")
+                 "errors", "lets", "groups", "_trace", "_tracer")
 
     def __init__(
         self,
@@ -107,6 +114,7 @@ class CaseResult:
         errors: dict[str, str] | None = None,
         trace: tuple[str, ...] | Callable[[CaseResult], tuple[str, ...]] = (),
         lets: dict[str, Any] | None = None,
+        groups: dict[str, GroupKey] | None = None,
     ) -> None:
         self.id = id
         self.labels = labels
@@ -124,6 +132,8 @@ class CaseResult:
         self.lets: dict[str, Any] = lets if lets is not None else {}
         """The per-case lets this case computed (a scorecard's 0..100 score), by name; a let
         that nothing this case needed read is not here, as a skipped check is not."""
+        self.groups: dict[str, GroupKey] = groups if groups is not None else {}
+        """Each grouped metric's key for this case: its `by` fields' values, None if absent."""
         self._trace: tuple[str, ...] | None = None if callable(trace) else tuple(trace)
         self._tracer = trace if callable(trace) else None
 
@@ -168,6 +178,8 @@ class CaseResult:
             "review": self.review.to_dict() if self.review else None,
             "lets": {name: _json_value(v) for name, v in self.lets.items()},
         }
+        if self.groups:
+            out["groups"] = {name: list(key) for name, key in self.groups.items()}
         if trace:
             out["trace"] = list(self.trace)
         return out
@@ -187,6 +199,7 @@ class CaseResult:
             errors=dict(data.get("errors", {})),
             trace=tuple(data.get("trace", ())),
             lets={k: _revive(v) for k, v in data.get("lets", {}).items()},
+            groups={k: tuple(v) for k, v in data.get("groups", {}).items()},
         )
 
 
@@ -319,6 +332,8 @@ class Report:
         self.counts: dict[str, dict[str, int]] = {
             key: dict.fromkeys((*labels, ERROR_LABEL), 0) for key, labels in plan.blocks}
         self.states = {m.name: MetricState(m) for m in plan.metrics}
+        self.groups = {m.name: GroupedState(m) for m in plan.metrics if m.by}
+        """Each grouped metric's per-group states, beside its overall state."""
         self.checks = {name: CheckTally() for name in plan.checks}
         self.sampled: list[tuple[float, str, int]] = []
         """(priority, case id, rule) of every case drawn for review."""
@@ -346,13 +361,12 @@ class Report:
             counts = self.counts[key]
             counts[label] = counts.get(label, 0) + 1
         for name, value in result.metrics.items():
-            state = self.states[name]
-            if value is None:
-                state.outside += 1
-            elif type(value) is MetricError:
-                state.add_error(value.reason)
-            else:
-                state.add_values(value)  # type: ignore[arg-type]
+            _fold(self.states[name], value)
+        for name, grouped in self.groups.items():
+            value = result.metrics.get(name)
+            if value is not None:  # outside the `where`: in no group, as in no denominator
+                found = result.groups.get(name) or (None,) * len(grouped.plan.by)
+                _fold(grouped.state(found), value)
         for name, check in result.checks.items():
             self.checks[name].add(check)
         self._add_review(result)
@@ -379,6 +393,7 @@ class Report:
         out.cases = self.cases + other.cases
         out.counts = {k: _add_counts(v, other.counts[k]) for k, v in self.counts.items()}
         out.states = {k: v.merge(other.states[k]) for k, v in self.states.items()}
+        out.groups = {k: v.merge(other.groups[k]) for k, v in self.groups.items()}
         out.checks = {k: v.merge(other.checks[k]) for k, v in self.checks.items()}
         out.sampled = self.sampled + other.sampled
         out.review_errors = self.review_errors + other.review_errors
@@ -402,7 +417,15 @@ class Report:
     def metrics(self) -> dict[str, MetricValue]:
         if self._published is not None:
             return {m["name"]: _metric_value(m) for m in self._published["metrics"]}
-        return {name: state.result() for name, state in self.states.items()}
+        return {name: self._result(name, state) for name, state in self.states.items()}
+
+    def _result(self, name: str, state: MetricState) -> MetricValue:
+        """A metric's value, with its groups when it is grouped."""
+        value = state.result()
+        grouped = self.groups.get(name)
+        if grouped is None:
+            return value
+        return replace(value, by=grouped.plan.by, groups=grouped.results())
 
     # -------------------------------------------------------------- files
 
@@ -497,7 +520,7 @@ class Report:
             "spec_hash": self.spec_hash,
             "cases": self.cases,
             "outcomes": {k: dict(v) for k, v in self.counts.items()},
-            "metrics": {n: {**s.result().to_dict(), "text": s.plan.text}
+            "metrics": {n: {**self._result(n, s).to_dict(), "text": s.plan.text}
                         for n, s in self.states.items()},
             "checks": {n: {**vars(t), "skipped": self.cases - t.computed}
                        for n, t in self.checks.items()},
@@ -514,14 +537,28 @@ class Report:
         return "\n".join(lines)
 
 
+def _fold(state: MetricState, value: MetricInput) -> None:
+    """One case's input into a metric's state: outside, left out as an error, or counted."""
+    if value is None:
+        state.outside += 1
+    elif type(value) is MetricError:
+        state.add_error(value.reason)
+    else:
+        state.add_values(value)  # type: ignore[arg-type]
+
+
 def _metric_value(entry: Mapping[str, Any]) -> MetricValue:
     """A finished metric from its report.json entry (`json_report.metric_entry`)."""
     parts = tuple(MetricPart(p["aggregate"], p["value"], p["numerator"], p["denominator"])
                   for p in entry.get("parts") or ())
+    by = tuple(str(k).removeprefix("case.") for k in entry.get("by") or ())
+    shared = {k: entry.get(k) for k in ("name", "where", "is_rate", "template")}
+    groups = tuple(GroupValue(tuple(g["key"]), _metric_value({**g, **shared}))
+                   for g in entry.get("groups") or ())
     return MetricValue(entry["name"], entry["value"], entry["numerator"], entry["denominator"],
                        entry["errors"], entry["where"], entry["is_rate"],
                        tuple(entry.get("error_examples", ())), parts, entry.get("template"),
-                       BootstrapInterval.from_dict(entry.get("interval")))
+                       BootstrapInterval.from_dict(entry.get("interval")), by, groups)
 
 
 def _add_counts(a: Mapping[str, int], b: Mapping[str, int]) -> dict[str, int]:

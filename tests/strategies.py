@@ -157,6 +157,10 @@ def _metric(spec: _Spec) -> str:
         other = draw(st.sampled_from(spec.checks))[0]
         value += draw(st.sampled_from((f" where {other}", f" where {other} >= 0.5",
                                        f" where not {other}")))
+    fields = spec.case_fields or ["tenant", "domain"]
+    if draw(st.booleans()):
+        keys = draw(st.lists(st.sampled_from(fields), min_size=1, max_size=2, unique=True))
+        value += " by " + ", ".join(f"case.{k}" for k in keys)
     return f"metric {name} ={_sep(draw)}{value}"
 
 

@@ -21,6 +21,7 @@ from string import Template
 from typing import Any
 
 from evaldsl.i18n import N_, _, current_language, ngettext
+from evaldsl.report import group_rows
 from evaldsl.report.explorer import Explorer
 from evaldsl.report.markdown import interval_span, parts_of
 from evaldsl.report.stats import fraction, number, percent
@@ -71,7 +72,8 @@ def html_parts(report: Mapping[str, Any], cases: Explorer | None = None) -> Iter
     }
     head, tail = _template("report.html").template.split("$sections", 1)
     yield Template(head).substitute(fields)
-    yield "\n".join([_metrics(report["metrics"]), _outcomes(report["outcomes"])]) + "\n"
+    yield "\n".join([_metrics(report["metrics"]), _groups(report["metrics"]),
+                     _outcomes(report["outcomes"])]) + "\n"
     yield from _cases(cases)
     yield "\n" + "\n".join([_checks(report["checks"]), _slots(report["slots"]),
                              _cost(report["cost"]), _bad_rows(report["cases"])])
@@ -178,6 +180,35 @@ def _metric_row(m: Mapping[str, Any]) -> str:
             f'<td class="num">{esc(fraction(m["numerator"], m["denominator"], " / "))}</td>'
             f'<td class="num">{esc(span)}</td><td class="num">{m["errors"]}</td>'
             f"<td>{where}</td></tr>")
+
+
+# ---------------------------------------------------------------- groups
+
+
+def _groups(metrics: Sequence[Mapping[str, Any]]) -> str:
+    """A table per grouped metric, every group listed; nothing when no metric has `by`."""
+    grouped = group_rows.grouped(metrics)
+    if not grouped:
+        return ""
+    head = [(_("group"), ""), (_("value"), "num"), (_("numerator / denominator"), "num"),
+            (_("95% interval"), "num"), (_("errors left out"), "num"), ("", "")]
+    tables = []
+    for m in grouped:
+        shown = group_rows.rows(m, sep=" / ")[0]
+        title = f"<h3>{esc(group_rows.title(m))}</h3>"
+        tables.append(title + _table(head, map(_group_row, shown)))
+        if any(r.small for r in shown):
+            tables.append(_p(group_rows.small_note(), "muted"))
+    return _section("groups", _("Metrics by group"), "\n".join(tables))
+
+
+def _group_row(r: Any) -> str:
+    flag = esc(_("small")) if r.small else ""
+    row = '<tr class="small">' if r.small else "<tr>"
+    return (f'{row}<td>{esc(r.key)}</td><td class="num value">{esc(r.value)}</td>'
+            f'<td class="num">{esc(r.fraction)}</td>'
+            f'<td class="num">{esc(r.interval or "–")}</td><td class="num">{r.errors}</td>'
+            f'<td class="muted">{flag}</td></tr>')
 
 
 # ---------------------------------------------------------------- outcomes

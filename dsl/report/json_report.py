@@ -390,12 +390,32 @@ def metric_entry(metric: Any, expression: str | None = None) -> dict[str, Any]:
     """
     template = getattr(metric, "template", None)
     if template is not None:
-        return _entry(metric, expression, metric.interval, {
+        entry = _entry(metric, expression, metric.interval, {
             "template": template, "parts": [p.to_dict() for p in metric.parts]})
-    value, denominator = metric.value, int(metric.denominator)
-    is_rate = bool(metric.is_rate) and isinstance(value, (int, float))
-    interval = wilson(float(value) * denominator, denominator) if is_rate else None
-    return _entry(metric, expression, interval, {"template": None, "parts": None})
+    else:
+        value, denominator = metric.value, int(metric.denominator)
+        is_rate = bool(metric.is_rate) and isinstance(value, (int, float))
+        interval = wilson(float(value) * denominator, denominator) if is_rate else None
+        entry = _entry(metric, expression, interval, {"template": None, "parts": None})
+    return {**entry, **_groups(metric)}
+
+
+_GROUP_FIELDS = ("value", "numerator", "denominator", "errors", "interval", "parts",
+                 "error_examples")
+
+
+def _groups(metric: Any) -> dict[str, Any]:
+    """`by` and `groups` of a grouped metric, each group with its own figures and
+    interval and the `small` flag; both null for a metric that is not grouped."""
+    by = tuple(getattr(metric, "by", ()))
+    if not by:
+        return {"by": None, "groups": None}
+    groups = []
+    for g in metric.groups:
+        figures = metric_entry(g.value)
+        groups.append({"key": list(g.key), **{k: figures[k] for k in _GROUP_FIELDS},
+                       "small": g.small})
+    return {"by": [f"case.{name}" for name in by], "groups": groups}
 
 
 def _entry(metric: Any, expression: str | None, interval: Any,

@@ -59,6 +59,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     facts.append(_("spec `{spec}`").format(spec=spec["hash"][:19]))
     lines += [" · ".join(facts), ""]
     lines += _metrics(report["metrics"])
+    lines += _groups(report["metrics"])
     lines += _outcomes(report["outcomes"])
     lines += _checks(report["checks"])
     lines += _target(report.get("target"))
@@ -109,6 +110,13 @@ def _metrics(metrics: list[Mapping[str, Any]]) -> list[str]:
     formulas = [f"- {code(m['name'])} = {code(parts)}" for m in metrics
                 if (parts := parts_of(m)) is not None]
     return [*out, "", *formulas, ""] if formulas else [*out, ""]
+
+
+def _groups(metrics: list[Mapping[str, Any]]) -> list[str]:
+    """The grouped metrics' tables; imported here, as they read this module's formatting."""
+    from evaldsl.report.markdown_groups import group_tables
+
+    return group_tables(metrics)
 
 
 def _outcomes(outcomes: list[Mapping[str, Any]]) -> list[str]:

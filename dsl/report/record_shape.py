@@ -63,6 +63,12 @@ def _metric_input(value: Any) -> bool:
         v is None or isinstance(v, (bool, int, float, str)) for v in value)
 
 
+def _group_key(value: Any) -> bool:
+    """A grouped metric's key: one text, condition, number or null per `by` field."""
+    return isinstance(value, list) and all(
+        v is None or isinstance(v, (bool, int, float, str)) for v in value)
+
+
 def _texts(value: Any) -> bool:
     return isinstance(value, list) and all(_text(v) for v in value)
 
@@ -83,6 +89,7 @@ _TOP: tuple[tuple[str, Check, Check | None], ...] = (
     ("checks", lambda v: isinstance(v, dict), lambda v: isinstance(v, dict)),
     ("metrics", lambda v: isinstance(v, dict), _metric_input),
     ("lets", lambda v: isinstance(v, dict), lambda v: True),
+    ("groups", lambda v: isinstance(v, dict), _group_key),
     ("skipped", _texts, None),
 )
 """(field, the check of the field, the check of each value of an object field)."""
@@ -152,4 +159,15 @@ def _unknown_name(record: Mapping[str, Any], plan: ReportPlan) -> str | None:
             return _("metric `{name}` is not in the spec").format(name=name)
         if isinstance(value, list) and len(value) != metrics[name]:
             return _("`metrics.{name}` has the wrong type").format(name=name)
+    return _unknown_group(record, plan)
+
+
+def _unknown_group(record: Mapping[str, Any], plan: ReportPlan) -> str | None:
+    """A key for a metric the spec lacks, does not group, or groups by more or fewer fields."""
+    known = {m.name: len(m.by) for m in plan.metrics}
+    for name, key in record.get("groups", {}).items():
+        if name not in known:
+            return _("metric `{name}` is not in the spec").format(name=name)
+        if len(key) != known[name] or not known[name]:
+            return _("`groups.{name}` has the wrong type").format(name=name)
     return None

@@ -16,8 +16,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from evaldsl.i18n import _, ngettext
+from evaldsl.report import group_rows
 from evaldsl.report.markdown import interval_span, metric_value, parts_of
 from evaldsl.report.stats import fraction, percent
+
+GROUPS_SHOWN = 10
+"""Groups listed per grouped metric; the rest are counted on one line."""
 
 
 def width(text: str) -> int:
@@ -52,6 +56,27 @@ def metric_line(m: Mapping[str, Any], name_cells: int = 0) -> str:
     return line
 
 
+def group_block(m: Mapping[str, Any]) -> list[str]:
+    """A grouped metric's groups, largest first, as a compact table under its title."""
+    shown, more = group_rows.rows(m, GROUPS_SHOWN)
+    notes = [denominator_note(g) for g in m["groups"][:len(shown)]]
+    key_cells = max(width(r.key) for r in shown)
+    note_cells = max(width(n) for n in notes)
+    lines = [group_rows.title(m)]
+    for row, note in zip(shown, notes, strict=True):
+        line = f"  {pad(row.key, key_cells)}  {row.value:>7}  {pad(note, note_cells)}"
+        if row.interval:
+            line += f"  95% {row.interval}"
+        if row.small:
+            line += "  " + _("small")
+        lines.append(line.rstrip())
+    if more:
+        lines.append("  " + group_rows.more_groups(more))
+    if any(r.small for r in shown):
+        lines.append("  " + group_rows.small_note())
+    return lines
+
+
 def render_terminal(report: Mapping[str, Any]) -> str:
     cases = report["cases"]
     head = _("{report} · {cases} cases").format(
@@ -68,6 +93,8 @@ def render_terminal(report: Mapping[str, Any]) -> str:
         lines.append(_("metrics"))
         lines.extend("  " + metric_line(m, cells) for m in metrics)
         lines.append("")
+    for m in group_rows.grouped(metrics):
+        lines.extend([*group_block(m), ""])
     for block in report["outcomes"]:
         total = sum(block["counts"].values()) or 1
         parts = [f"{label} {count} ({percent(count / total)})"

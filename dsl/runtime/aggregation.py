@@ -15,9 +15,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evaldsl.report.stats import breakdown
+
+if TYPE_CHECKING:
+    from evaldsl.runtime.grouping import GroupValue
 
 AGGREGATES = ("rate", "mean", "count", "sum", "min", "max", "percentile")
 """Aggregate functions allowed in `metric` expressions."""
@@ -52,6 +55,8 @@ class MetricPlan:
     template: str | None = None
     """A formula metric's expression with `{k}` for its k-th aggregate (`{0} + 0.5 × {1}`);
     None for a single aggregate, which keeps its own numerator and interval."""
+    by: tuple[str, ...] = ()
+    """The case fields of `by case.tenant, case.lang`, in order; empty when not grouped."""
 
     @property
     def is_formula(self) -> bool:
@@ -316,13 +321,22 @@ class MetricValue:
     """A formula metric's expression with `{k}` for its k-th part."""
     interval: Any = None
     """A formula metric's `bootstrap.BootstrapInterval`, or None."""
+    by: tuple[str, ...] = ()
+    """A grouped metric's case fields; empty when not grouped."""
+    groups: tuple[GroupValue, ...] = ()
+    """A grouped metric's groups, largest first (`grouping.GroupedState.results`)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"value": self.value, "numerator": self.numerator,
-                "denominator": self.denominator, "errors": self.errors, "where": self.where,
-                "is_rate": self.is_rate, "error_examples": list(self.error_examples),
-                "parts": [p.to_dict() for p in self.parts] if self.template else None,
-                "template": self.template}
+        out = {"value": self.value, "numerator": self.numerator,
+               "denominator": self.denominator, "errors": self.errors, "where": self.where,
+               "is_rate": self.is_rate, "error_examples": list(self.error_examples),
+               "parts": [p.to_dict() for p in self.parts] if self.template else None,
+               "template": self.template}
+        if self.by:
+            out["by"] = [f"case.{name}" for name in self.by]
+            out["groups"] = [{"key": list(g.key), "small": g.small, **g.value.to_dict()}
+                             for g in self.groups]
+        return out
 
     def describe(self) -> str:
         """E.g. `solvable_completion 82.5% (33/40, where case.solvable; 2 errors left out)`."""

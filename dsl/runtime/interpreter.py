@@ -22,6 +22,7 @@ from evaldsl.errors import ConfigError, EvaldslError
 from evaldsl.results import ERROR_LABEL, CaseResult
 from evaldsl.runtime.frame import MISSING, Frame
 from evaldsl.runtime.graph import Graph
+from evaldsl.runtime.grouping import group_key
 from evaldsl.runtime.logic import PENDING, PENDING_RESULT
 from evaldsl.runtime.program import RuntimeGetter, build_program, checked_result
 from evaldsl.runtime.trace import Tracer
@@ -45,6 +46,7 @@ class Interpreter:
         self._metric_slots = tuple((m.plan.name, i)
                                    for m, i in zip(program.metrics, program.metric_slots,
                                                    strict=True))
+        self._grouped = tuple((m.plan.name, m.plan.by) for m in program.metrics if m.plan.by)
         self._review_slot = program.review_slot
         self._lets = tuple(program.slots.lets.items())
         self._let_slots = tuple(program.slots.lets.values())
@@ -147,8 +149,9 @@ class Interpreter:
         metrics = {name: vals[i] for name, i in self._metric_slots}
         review = vals[self._review_slot] if self._review_slot is not None else None
         lets = {name: vals[i] for name, i in self._lets if vals[i] is not MISSING}
+        groups = {name: group_key(fr.case.fields, by) for name, by in self._grouped}
         return CaseResult(fr.case.id, labels, branches, checks, tuple(skipped), metrics,
-                          review, errors, self._tracer, lets)
+                          review, errors, self._tracer, lets, groups)
 
 
 async def _ask(runtime: Any, case: Case, requests: list[Any]) -> list[CheckResult]:

@@ -96,7 +96,8 @@ def compile_metric(compiler: Compiler, metric: n.Metric) -> MetricProgram:
     plan = MetricPlan(metric.name, tuple(aggregates), formula,
                       graph.text(metric.where.span) if metric.where is not None else None,
                       graph.text(metric.value.span), tuple(parts),
-                      None if _single_aggregate(metric.value) else template)
+                      None if _single_aggregate(metric.value) else template,
+                      tuple(k.name for k in metric.by if isinstance(k, n.Attribute)))
     return MetricProgram(plan, metric_input(where, tuple((k, fns[k]) for k in order)))
 
 

@@ -260,13 +260,16 @@ class Builder:
     def otherwise_branch(self, meta: Meta, label: n.Name) -> n.Branch:
         return n.Branch(label.name, None, self._span(meta), label.span)
 
-    def metric_def(
-        self, meta: Meta, name: n.Name, value: n.Expr, where: n.Expr | None = None
-    ) -> n.Metric:
-        return n.Metric(name.name, value, where, self._span(meta), name.span)
+    def metric_def(self, meta: Meta, name: n.Name, value: n.Expr, *clauses: Any) -> n.Metric:
+        where = next((c for c in clauses if not isinstance(c, _By)), None)
+        by = next((c.keys for c in clauses if isinstance(c, _By)), ())
+        return n.Metric(name.name, value, where, self._span(meta), name.span, by)
 
     def where_clause(self, meta: Meta, expr: n.Expr) -> n.Expr:
         return expr
+
+    def by_clause(self, meta: Meta, *keys: n.Expr) -> _By:
+        return _By(keys)
 
     def priority_clause(self, meta: Meta, expr: n.Expr) -> _Priority:
         return _Priority(expr)
@@ -307,6 +310,12 @@ class _Positional(NamedTuple):
 
 class _Priority(NamedTuple):
     expr: n.Expr
+
+
+class _By(NamedTuple):
+    """A metric's `by` clause, told apart from its `where` by type."""
+
+    keys: tuple[n.Expr, ...]
 
 
 def _between(left: Span, right: Span) -> Span:

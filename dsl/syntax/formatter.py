@@ -232,7 +232,8 @@ def _outcome(s: n.Outcome, out: _Out) -> None:
 
 def _metric(s: n.Metric, out: _Out) -> None:
     where = f" where {expr(s.where)}" if s.where is not None else ""
-    out.add(0, f"metric {s.name} = {expr(s.value)}{where}", s.span.line, s.span.end_line)
+    by = " by " + ", ".join(expr(k) for k in s.by) if s.by else ""
+    out.add(0, f"metric {s.name} = {expr(s.value)}{where}{by}", s.span.line, s.span.end_line)
 
 
 def _review(s: n.Review, out: _Out) -> None:

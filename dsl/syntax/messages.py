@@ -57,7 +57,7 @@ _CONTINUATIONS = {"ADD_OP", "MUL_OP", "COMP_OP", "DOT", "LSQB", "LPAR", "IN", "N
 """Terminals that would continue an expression: noise when a `,` or a bracket is expected."""
 
 _KEYWORDS = ("spec", "case", "table", "let", "check", "outcome", "metric", "review", "example",
-             "if", "otherwise", "where", "sample", "priority", "given", "expect", "and", "or",
+             "if", "otherwise", "where", "by", "sample", "priority", "given", "expect", "and", "or",
              "not", "in", "true", "false")
 
 

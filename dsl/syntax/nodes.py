@@ -249,6 +249,8 @@ class Metric:
     where: Expr | None
     span: Span = field(compare=False)
     name_span: Span = field(compare=False)
+    by: tuple[Expr, ...] = ()
+    """The group keys of `by case.tenant, case.lang`, in order; empty when not grouped."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,6 +46,11 @@ def test_quality_monitoring() -> None:
     sampled = {s["id"]: s for s in report["review"]["sampled"]}
     assert "qm-004" in sampled
     assert sampled["qm-004"]["priority"] == pytest.approx(45)
+    by_channel = report["metrics"]["各渠道合格率"]
+    assert by_channel["by"] == ["case.channel"]
+    assert [(g["key"], g["numerator"], g["denominator"], g["small"])
+            for g in by_channel["groups"]] == [
+        (["app"], 6.0, 6, True), (["web"], 3.0, 4, True)]  # qm-004, the poor one, is web
 
 
 def test_tool_agent() -> None:

@@ -157,3 +157,35 @@ class TestMergeReadsJournalsAsResumeDoes:
         done = kit.evaldsl("merge", shards["spec"], journal, "-o", tmp_path / "m.json")
         assert done.returncode == 2, done.stderr
         assert f"`{journal}` is a version 1 journal" in done.stderr
+
+
+class TestMergeGroups:
+    def test_merged_shards_give_the_whole_runs_groups(self, tmp_path: Path, kit: Any) -> None:
+        """A grouped metric of the shipped quality_monitoring spec, split 3 + 7 by rows."""
+        repo = Path(__file__).resolve().parents[2]
+        spec = repo / "specs" / "quality_monitoring.eval"
+        rows = (repo / "examples" / "quality_monitoring.jsonl").read_text("utf-8").splitlines(
+            keepends=True)
+        journals = []
+        for name, part in (("a", rows[:3]), ("b", rows[3:])):
+            cases = tmp_path / f"{name}.jsonl"
+            cases.write_text("".join(part), encoding="utf-8")
+            journals.append(tmp_path / f"results-{name}.jsonl")
+            done = kit.evaldsl("run", spec, cases, "--results", journals[-1], "-q")
+            assert done.returncode == 0, done.stderr
+        whole, merged = tmp_path / "whole.json", tmp_path / "merged.json"
+        done = kit.evaldsl("run", spec, repo / "examples" / "quality_monitoring.jsonl",
+                           "-o", whole, "-q")
+        assert done.returncode == 0, done.stderr
+        done = kit.evaldsl("merge", spec, *journals, "-o", merged, "-q")
+        assert done.returncode == 0, done.stderr
+
+        def groups(path: Path) -> Any:
+            report = json.loads(path.read_text("utf-8"))
+            return next(m for m in report["metrics"] if m["name"] == "各渠道合格率")["groups"]
+
+        assert groups(merged) == groups(whole)
+        assert [(g["key"], g["denominator"]) for g in groups(merged)] == [
+            (["app"], 6), (["web"], 4)]
+        line = json.loads(journals[0].read_text("utf-8").splitlines()[1])
+        assert line["groups"] == {"各渠道合格率": ["app"]}

@@ -36,6 +36,9 @@ PROBLEMS = [
     ({"metrics": {"avg_short": "0.5"}}, "`metrics.avg_short` has the wrong type"),
     ({"review": {"sampled": "no"}}, "`review` has the wrong type"),
     ({"lets": [50.0]}, "`lets` is not an object"),
+    ({"groups": ["acme"]}, "`groups` is not an object"),
+    ({"groups": {"success_rate": "acme"}}, "`groups.success_rate` has the wrong type"),
+    ({"groups": {"success_rate": [["acme"]]}}, "`groups.success_rate` has the wrong type"),
 ]
 
 NAMES = [
@@ -44,6 +47,8 @@ NAMES = [
     ({"skipped": ["nope"]}, "check `nope` is not in the spec"),
     ({"metrics": {"nope": None}}, "metric `nope` is not in the spec"),
     ({"metrics": {"success_rate": [True]}}, "`metrics.success_rate` has the wrong type"),
+    ({"groups": {"nope": ["acme"]}}, "metric `nope` is not in the spec"),
+    ({"groups": {"success_rate": ["acme"]}}, "`groups.success_rate` has the wrong type"),
 ]
 
 
@@ -52,6 +57,16 @@ class TestProblem:
         plan = load(spec_file).new_report().plan
         assert problem(GOOD, plan) is None
         assert problem({**GOOD, "labels": {"outcome": "error"}}, plan) is None
+
+    def test_a_grouped_metrics_keys_are_checked_against_its_by(self, tmp_path: Any) -> None:
+        """One key value per `by` field, text, condition, number or null."""
+        path = tmp_path / "g.eval"
+        path.write_text('check ok = keyword(any: ["a"])\nmetric m = rate(ok) by case.t, case.l\n')
+        plan = load(path).new_report().plan
+        line = {"id": "c1", "row": "c.jsonl:1", "metrics": {"m": [True]}}
+        assert problem({**line, "groups": {"m": ["acme", None]}}, plan) is None
+        assert problem({**line, "groups": {"m": ["acme"]}}, plan) == (
+            "`groups.m` has the wrong type")
 
     @pytest.mark.parametrize(("change", "message"), PROBLEMS)
     def test_a_wrong_type_is_named_by_its_field(self, change: dict[str, Any],

@@ -75,6 +75,12 @@ class TestLayout:
             "}\n"
         )
 
+    def test_metric_by_prints_after_where(self) -> None:
+        """`by` keys print back after the `where`, one space after each comma."""
+        text = "metric m=rate(p)where case.ok  by case.lang ,case.domain\n"
+        assert format_source(text) == (
+            "metric m = rate(p) where case.ok by case.lang, case.domain\n")
+
     def test_multi_line_maps_stay_multi_line(self) -> None:
         """A map written over several lines keeps one entry per line, with trailing commas."""
         text = 'let m = {a: 1,\n b: 2}\nlet n = {a: 1, b: 2}\n'

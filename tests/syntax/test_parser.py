@@ -66,6 +66,18 @@ class TestForms:
         metric = _one("metric m = rate(fast) where intent.passed\n")
         assert isinstance(metric, n.Metric) and metric.where is not None
 
+    def test_metric_by_keys(self) -> None:
+        """`by` follows the `where` and lists its group keys in order."""
+        metric = _one("metric m = rate(fast) where intent.passed by case.lang, case.domain\n")
+        assert isinstance(metric, n.Metric) and metric.where is not None
+        assert [(k.span.col, k.span.end_col) for k in metric.by] == [(46, 55), (57, 68)]
+        assert [k.name for k in metric.by if isinstance(k, n.Attribute)] == ["lang", "domain"]
+
+    def test_metric_without_by_has_no_keys(self) -> None:
+        """A metric that is not grouped has an empty `by`."""
+        metric = _one("metric m = rate(fast)\n")
+        assert isinstance(metric, n.Metric) and metric.by == ()
+
     def test_review(self) -> None:
         """Options and sample rules with `where` and `priority`."""
         review = _one("review (seed: 7) {\n  sample 2% where x priority 100 - y\n  sample 1%\n}\n")

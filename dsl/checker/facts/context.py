@@ -32,7 +32,7 @@ V = TypeVar("V")
 
 Role = Literal[
     "let", "arg", "condition", "metric", "where", "sample", "priority", "expect", "given",
-    "example_case", "option",
+    "example_case", "option", "group",
 ]
 """Where an expression sits; it decides which types and aggregates it may have."""
 
@@ -209,6 +209,7 @@ def _statement_sites(s: n.Statement) -> Iterator[Site]:
         yield Site(s.value, "metric", s)
         if s.where is not None:
             yield Site(s.where, "where", s)
+        yield from (Site(key, "group", s) for key in s.by)
     elif isinstance(s, n.Review):
         yield from _review_sites(s)
     elif isinstance(s, n.Example):

@@ -56,7 +56,8 @@ def _nested(call: n.Call, outer: str) -> Diagnostic:
 def _outside(call: n.Call, role: str) -> Diagnostic:
     places = {"where": N_("a `where` (it selects cases one by one)"),
               "condition": N_("an outcome condition (it judges one case)"),
-              "let": N_("a `let` (lets are per case)")}
+              "let": N_("a `let` (lets are per case)"),
+              "group": N_("a group key (it sorts cases one by one)")}
     where = _(places.get(role, N_("per-case parts of a spec")))
     return error(
         "E304",
