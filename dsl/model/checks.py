@@ -103,6 +103,23 @@ class EmbedCheck(ABC):
         """A result from the cosine of the two embeddings."""
 
 
+REASON_CHARS = 120
+"""A reason is one short sentence: about 40 Chinese characters or 20 English words fit."""
+QUOTE_CHARS = 60
+"""A quoted piece of evidence: the few words of the dialog that show a fact."""
+
+
+def bounded_text(description: str, max_chars: int) -> dict[str, Any]:
+    """A free-text property with a length bound.
+
+    Every free-text field of an answer is bounded: grammar-constrained decoding (the
+    local judge) cannot write past `maxLength`, and the bound is what gives an answer
+    its token budget (`evaldsl.model.budget`), so a long reason cannot push the
+    decisive fields out of the answer.
+    """
+    return {"type": "string", "maxLength": max_chars, "description": description}
+
+
 class AnswerError(ValueError):
     """A model's answer does not fit the check's schema; the message says why."""
 

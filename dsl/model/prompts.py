@@ -68,14 +68,17 @@ def shape(schema: dict[str, Any]) -> str:
     if kind in ("integer", "number"):
         return f"{kind}{_bounds(schema.get('minimum'), schema.get('maximum'))}"
     if kind in ("string", "boolean"):
-        note = schema.get("description")
-        return f"{kind} ({note})" if isinstance(note, str) else str(kind)
+        notes = [schema["description"]] if isinstance(schema.get("description"), str) else []
+        if isinstance(schema.get("maxLength"), int):
+            notes.append(f"at most {schema['maxLength']} characters")
+        return f"{kind} ({', '.join(notes)})" if notes else str(kind)
     return json.dumps(schema, ensure_ascii=False, sort_keys=True)
 
 
 def task_shape(task: ChatTask) -> str:
-    """`shape` of a task's answer, remembered: every case asks the same few."""
-    return _shape_of(json.dumps(task.schema, ensure_ascii=False, sort_keys=True))
+    """`shape` of a task's answer, remembered: every case asks the same few. The key keeps
+    the schema's property order, which is the order the judge is asked to answer in."""
+    return _shape_of(json.dumps(task.schema, ensure_ascii=False))
 
 
 @functools.lru_cache(maxsize=1024)
