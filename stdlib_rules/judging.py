@@ -17,11 +17,11 @@ from pydantic import Field, model_validator
 from evaldsl.cases.scopes import ALL_SCOPES, Unit
 from evaldsl.i18n import _
 from evaldsl.model.checks import (
+    REASON_CHARS,
     AnswerError,
     ChatCheck,
     ChatTask,
     ModelParams,
-    REASON_CHARS,
     Plan,
     bounded_text,
     overlay,
