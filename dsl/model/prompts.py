@@ -13,7 +13,8 @@ the server takes one, it constrains the answer); the prompt shows the same
 shape in a compact notation (`{"score": integer 0 to 10}`). Models follow a
 shape more reliably than a schema written out as JSON, and the schema text
 cost 100 to 200 prompt tokens per question, which a small local judge on a
-CPU pays for in seconds.
+CPU pays for in seconds. `max_tokens` is the answer's budget, derived from
+the schema (`evaldsl.model.budget`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from evaldsl.cases.scopes import Unit
+from evaldsl.model.budget import answer_tokens
 from evaldsl.model.checks import ChatTask
 from evaldsl.model.protocols import JudgeRequest
 
@@ -116,7 +118,7 @@ def build_request(unit: Unit, tasks: Sequence[tuple[str, ChatTask]], temperature
     return JudgeRequest(
         messages=({"role": "system", "content": SYSTEM}, {"role": "user", "content": user}),
         schema=schema, schema_name="verdicts", temperature=temperature,
-        metadata=dict(metadata or {}))
+        max_tokens=answer_tokens(schema), metadata=dict(metadata or {}))
 
 
 def repair_request(original: JudgeRequest, raw: str, problem: str) -> JudgeRequest:
