@@ -18,7 +18,9 @@ string hold a CPU judge for minutes. The rule, per schema node:
   answer then has none (None), and the server's own cap applies.
 
 `ANSWER_SLACK` tokens are added for what surrounds the object (a newline, the end
-token). The standard library's schemas are all bounded (tests/stdlib/test_answer_schemas.py).
+token). An answer cut off anyway (a reasoning model spends completion tokens before
+it answers) is asked once more with `larger_budget`. The standard library's schemas
+are all bounded (tests/stdlib/test_answer_schemas.py).
 
 >>> answer_tokens({"type": "object", "properties": {"score": {"type": "integer",
 ...     "minimum": 0, "maximum": 10}, "reason": {"type": "string", "maxLength": 20}}})
@@ -38,12 +40,26 @@ ANSWER_SLACK = 16
 """Tokens for what surrounds the answer's object: white space, the end token."""
 SPACES = 2
 """Optional white space around a value, one token on each side."""
+RETRY_FACTOR = 2
+"""How much larger the budget of the one retry after a cut-off answer is."""
+UNBOUNDED_RETRY = 1024
+"""The retry's budget when the cut answer had none and the server said nothing of its cost."""
 
 
 def answer_tokens(schema: dict[str, Any]) -> int | None:
     """The most tokens an answer fitting `schema` takes, or None when it is unbounded."""
     found = _tokens(schema)
     return None if found is None else found + ANSWER_SLACK
+
+
+def larger_budget(budget: int | None, spent: int) -> int:
+    """The budget to ask again with after an answer was cut off at `budget` (or, without
+    one, at the server's own cap, after `spent` tokens).
+
+    >>> larger_budget(400, 400), larger_budget(None, 512), larger_budget(None, 0)
+    (800, 1024, 1024)
+    """
+    return RETRY_FACTOR * (budget or spent) if (budget or spent) else UNBOUNDED_RETRY
 
 
 def _tokens(schema: Any) -> int | None:

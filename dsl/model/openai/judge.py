@@ -237,7 +237,8 @@ def answer_of(body: str) -> JudgeAnswer:
     usage = data.get("usage") or {}
     return JudgeAnswer(text, parsed, str(data.get("model") or ""),
                        int(usage.get("prompt_tokens") or 0),
-                       int(usage.get("completion_tokens") or 0))
+                       int(usage.get("completion_tokens") or 0),
+                       truncated=choice.get("finish_reason") == "length")
 
 
 def _never_connected(exc: Exception) -> bool:
