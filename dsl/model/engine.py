@@ -33,6 +33,7 @@ from evaldsl.model.budget import larger_budget
 from evaldsl.model.cache import AnswerCache, cache_key
 from evaldsl.model.checks import AnswerError, ChatCheck, EmbedCheck
 from evaldsl.model.contact import Contact
+from evaldsl.model.context import check_fits
 from evaldsl.model.errors import CutOff, MalformedAnswer, ModelError, excerpt
 from evaldsl.model.fusion import Group, Question, group
 from evaldsl.model.limits import Limiter, RetryPolicy, with_retries
@@ -68,6 +69,8 @@ class DefaultRuntime:
         """What every server text passes through before it becomes part of a result."""
         self.gate = gate if gate is not None else Gate()
         """When to stop asking the judge: the circuit breaker and the run's deadline."""
+        self.context: int | None = getattr(judge, "context_tokens", None)
+        """The judge's context window in tokens, for judges that say (the local one does)."""
 
     def stats(self) -> ModelStats:
         """The calls counted so far, and the answer cache's failures."""
@@ -186,7 +189,9 @@ class DefaultRuntime:
         """An answer that was not cut off. One cut at `max_tokens` is asked once more with
         a larger budget (a reasoning model, or a server that writes white space the budget
         did not foresee, may need it); a second cut is a `CutOff`, never a repair request:
-        a cut answer is too short, not wrong."""
+        a cut answer is too short, not wrong. A prompt that cannot fit the judge's known
+        context is a `ContextExceeded` before anything is sent."""
+        check_fits(request.messages, request.max_tokens, self.context)
         answer = await self._call(request, model, kind)
         if not answer.truncated:
             return answer
