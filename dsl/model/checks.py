@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaldsl.cases.scopes import Unit
+from evaldsl.cases.windows import Window
 from evaldsl.values import CheckResult
 
 
@@ -51,6 +52,9 @@ class ModelParams(BaseModel):
     """Few-shot examples shown to the judge."""
     model: str | None = Field(default=None, min_length=1)
     """Override the configured judge model for this check; checks on different models never fuse."""
+    window: Window | None = None
+    """What the judge reads of a long scope: `{first: 1, last: 6}` keeps the first message and
+    the last six, and says how many were left out; without it, the whole scope."""
 
 
 @dataclass(frozen=True)

@@ -55,14 +55,17 @@ def too_long_message(prompt: int, answer: int, context: int | None, estimated: b
     """The one wording of a dialog beyond the judge's context, with the counts."""
     if context is None:
         return _("the dialog is too long for the judge's context: about {prompt} prompt "
-                 "tokens (estimated) and {answer} for the answer").format(
+                 "tokens (estimated) and {answer} for the answer; a `window:` on the check "
+                 "reads fewer messages").format(
                      prompt=prompt, answer=answer)
     if estimated:
         return _("the dialog is too long for the judge: about {prompt} prompt tokens "
                  "(estimated) and {answer} for the answer exceed its context of {context} "
-                 "tokens").format(prompt=prompt, answer=answer, context=context)
+                 "tokens; a `window:` on the check reads fewer messages").format(
+                     prompt=prompt, answer=answer, context=context)
     return _("the dialog is too long for the judge: {prompt} prompt tokens and {answer} for "
-             "the answer exceed its context of {context} tokens").format(
+             "the answer exceed its context of {context} tokens; a `window:` on the check "
+             "reads fewer messages").format(
                  prompt=prompt, answer=answer, context=context)
 
 

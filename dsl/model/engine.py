@@ -1,6 +1,7 @@
 """The default `ModelRuntime`: fuse, cache, bound, retry, and turn failure into values.
 
-For one case's round of model checks, `resolve` selects each check's units,
+For one case's round of model checks, `resolve` selects each check's units
+(as much of them as the check's `window` reads),
 asks every check for its plan, fuses the chat questions (`fusion`), serves
 what it can from the cache, sends the rest under the endpoint's limiter with
 retries, asks once more with a larger budget when an answer is cut off at
@@ -25,6 +26,7 @@ from typing import Any
 
 from evaldsl.cases.case import Case
 from evaldsl.cases.scopes import Unit, combine, select
+from evaldsl.cases.windows import windowed
 from evaldsl.errors import ConfigError, EvaldslError
 from evaldsl.i18n import _
 from evaldsl.model.batching import EmbedBatcher, cosine
@@ -83,7 +85,8 @@ class DefaultRuntime:
 
     async def resolve(self, case: Case, requests: Sequence[ModelRequest]) -> list[CheckResult]:
         """One result per request, in order; failures are error results."""
-        units = [select(case, r.scope) for r in requests]
+        units = [[windowed(u, getattr(r.params, "window", None)) for u in select(case, r.scope)]
+                 for r in requests]
         per_unit: list[list[CheckResult | None]] = [[None] * len(u) for u in units]
         questions: list[tuple[Question, Unit]] = []
         embeds: list[tuple[int, int]] = []

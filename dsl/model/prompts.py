@@ -38,9 +38,21 @@ SYSTEM = (
 
 
 def render_unit(unit: Unit) -> str:
-    """The judged text: numbered `role: text` lines, tool calls written as calls."""
-    lines = [f"[{number}] {message.line}" for number, message in enumerate(unit.messages, 1)]
+    """The judged text: numbered `role: text` lines, tool calls written as calls; where a
+    window left messages out, a line says how many, and the kept ones keep their numbers."""
+    numbers = unit.numbers or range(1, len(unit.messages) + 1)
+    lines: list[str] = []
+    previous = 0
+    for number, message in zip(numbers, unit.messages, strict=True):
+        lines.extend(_left_out(number - previous - 1))
+        lines.append(f"[{number}] {message.line}")
+        previous = number
+    lines.extend(_left_out(unit.total - previous))
     return "\n".join(lines) if lines else unit.text
+
+
+def _left_out(count: int) -> list[str]:
+    return [f"[... {count} messages left out ...]"] if count > 0 else []
 
 
 def answer_schema(tasks: Sequence[tuple[str, ChatTask]]) -> dict[str, Any]:

@@ -68,3 +68,20 @@ class TestTheEstimate:
     def test_llama_cpp_s_own_wording_is_read(self) -> None:
         error = from_server("Requested tokens (5000) exceed context window of 4096", 1, 300)
         assert (error.prompt, error.context, error.estimated) == (5000, 4096, False)
+
+
+class TestAWindow:
+    def test_lets_a_long_dialog_be_judged_on_what_fits(
+            self, runtime_for: Any, requests_of: Any, make_dialog: Any,
+            openai_server: Any) -> None:
+        """The same dialog, too long whole, is judged on its first and last messages."""
+        turns = ["我想修空调", *([LONG, "好的"] * 3), "谢谢", "不客气"]
+        runtime = runtime_for(cache=False, judge_context="1500")
+        whole = requests_of("polite", "judge", "dialog", criteria="礼貌")
+        windowed = requests_of("polite", "judge", "dialog", criteria="礼貌",
+                               window={"first": 1, "last": 2})
+        too_long, judged = asyncio.run(runtime.resolve(make_dialog(*turns),
+                                                       [whole, windowed]))
+        assert "too long for the judge" in too_long.reason
+        assert not judged.is_error, judged.reason
+        assert openai_server.stats()["chat"] == 1
