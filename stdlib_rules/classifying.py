@@ -87,8 +87,8 @@ class ClassifyCheck(ChatCheck):
     def plan(self, params: ClassifyParams, unit: Unit) -> Plan:
         schema = {
             "type": "object",
-            "properties": {"reason": REASON, "label": {"type": "string", "enum": params.names}},
-            "required": ["reason", "label"],
+            "properties": {"label": {"type": "string", "enum": params.names}, "reason": REASON},
+            "required": ["label", "reason"],
             "additionalProperties": False,
         }
         if isinstance(params.labels, dict):
@@ -96,7 +96,7 @@ class ClassifyCheck(ChatCheck):
         else:
             listing = ", ".join(params.labels)
         instruction = f"Which one label fits the text best? Labels: {listing}"
-        shots = tuple((s.text, {"reason": s.why, "label": s.answer}) for s in params.examples)
+        shots = tuple((s.text, {"label": s.answer, "reason": s.why}) for s in params.examples)
         return Plan(ChatTask(instruction, schema, shots))
 
     def read(self, params: ClassifyParams, unit: Unit, plan: Plan, answer: Any) -> CheckResult:

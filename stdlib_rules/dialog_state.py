@@ -16,7 +16,17 @@ from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from evaldsl.cases.scopes import ALL_SCOPES, Unit
 from evaldsl.i18n import _
-from evaldsl.model.checks import AnswerError, ChatCheck, ChatTask, ModelParams, Plan, flags, overlay
+from evaldsl.model.checks import (
+    QUOTE_CHARS,
+    AnswerError,
+    ChatCheck,
+    ChatTask,
+    ModelParams,
+    Plan,
+    bounded_text,
+    flags,
+    overlay,
+)
 from evaldsl.primitives.registry import Cost, from_case, primitive
 from evaldsl.primitives.timed_match import timed_search, timeout_reason
 from evaldsl.primitives.valuetypes import ValueType
@@ -97,12 +107,13 @@ class SlotsCheck(ChatCheck):
         asked = [n for n in params.described if n not in decided]
         if not asked:
             return Plan(result=share_result(decided, params.min, filled=decided))
-        item = {"type": "object", "properties": {"evidence": {"type": "string"}},
+        evidence = bounded_text("the dialog's own words, or empty", QUOTE_CHARS)
+        item = {"type": "object", "properties": {"evidence": evidence},
                 "required": ["evidence"], "additionalProperties": False}
         schema = {"type": "object", "properties": {n: item for n in asked},
                   "required": asked, "additionalProperties": False}
         listing = "; ".join(f"{n} = {params.described[n]}" for n in asked)
-        instruction = (f"For each required fact, copy the exact words of the dialog that show "
+        instruction = (f"For each required fact, copy the few exact words of the dialog that show "
                        f"it is filled (a fact is filled when {MODES[params.mode]}), or give an "
                        f"empty string when the dialog does not contain it. Facts: {listing}")
         shots = tuple((s.text, _slot_shot(s.text, s.answer)) for s in params.examples)
@@ -158,14 +169,15 @@ def _slot_shot(text: str, answer: Any) -> Any:
     """A few-shot answer in the asked shape: quoted evidence per slot.
 
     Authors may write the quote (`{phone: "13812345678"}`) or just true/false; a
-    bare true quotes the whole example text, which is where the fact is.
+    bare true quotes the example text (as much of it as a quote may hold), which is
+    where the fact is.
     """
     if not isinstance(answer, dict):
         return answer
     def evidence(value: Any) -> str:
         if isinstance(value, str):
             return value
-        return text if value is True else ""
+        return text[:QUOTE_CHARS] if value is True else ""
     return {k: {"evidence": evidence(v)} for k, v in answer.items()}
 
 

@@ -53,7 +53,7 @@ class ModerationCheck(ChatCheck):
         schema = {
             "type": "object",
             "properties": {"flagged": {"type": "array", "items": {"enum": names},
-                                       "uniqueItems": True}},
+                                       "uniqueItems": True, "maxItems": len(names)}},
             "required": ["flagged"],
             "additionalProperties": False,
         }

@@ -74,6 +74,11 @@ class Unit:
 
     messages: tuple[Message, ...]
     text: str
+    numbers: tuple[int, ...] = ()
+    """Each message's 1-based number in the unit it was cut from, when a `window`
+    (`evaldsl.cases.windows`) left some out; empty: the messages are numbered in order."""
+    total: int = 0
+    """How many messages that unit had (0: nothing was left out)."""
 
 
 def select(case: Case, scope: Scope) -> list[Unit]:

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from evaldsl.cases.scopes import Unit
+from evaldsl.cases.windows import Window
 from evaldsl.values import CheckResult
 
 
@@ -51,6 +52,9 @@ class ModelParams(BaseModel):
     """Few-shot examples shown to the judge."""
     model: str | None = Field(default=None, min_length=1)
     """Override the configured judge model for this check; checks on different models never fuse."""
+    window: Window | None = None
+    """What the judge reads of a long scope: `{first: 1, last: 6}` keeps the first message and
+    the last six, and says how many were left out; without it, the whole scope."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +105,23 @@ class EmbedCheck(ABC):
     @abstractmethod
     def read(self, params: Any, cosine: float) -> CheckResult:
         """A result from the cosine of the two embeddings."""
+
+
+REASON_CHARS = 120
+"""A reason is one short sentence: about 40 Chinese characters or 20 English words fit."""
+QUOTE_CHARS = 60
+"""A quoted piece of evidence: the few words of the dialog that show a fact."""
+
+
+def bounded_text(description: str, max_chars: int) -> dict[str, Any]:
+    """A free-text property with a length bound.
+
+    Every free-text field of an answer is bounded: grammar-constrained decoding (the
+    local judge) cannot write past `maxLength`, and the bound is what gives an answer
+    its token budget (`evaldsl.model.budget`), so a long reason cannot push the
+    decisive fields out of the answer.
+    """
+    return {"type": "string", "maxLength": max_chars, "description": description}
 
 
 class AnswerError(ValueError):

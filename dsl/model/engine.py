@@ -1,9 +1,11 @@
 """The default `ModelRuntime`: fuse, cache, bound, retry, and turn failure into values.
 
-For one case's round of model checks, `resolve` selects each check's units,
+For one case's round of model checks, `resolve` selects each check's units
+(as much of them as the check's `window` reads),
 asks every check for its plan, fuses the chat questions (`fusion`), serves
 what it can from the cache, sends the rest under the endpoint's limiter with
-retries, validates each answer against its schema (one repair request when
+retries, asks once more with a larger budget when an answer is cut off at
+`max_tokens`, validates each answer against its schema (one repair request when
 it does not fit) and reads each check's part back. Similarity checks go
 through the embedding batcher. Any failure after the last retry becomes the
 check's error result with the reason (and a malformed answer's raw text) in
@@ -19,17 +21,22 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from evaldsl.cases.case import Case
 from evaldsl.cases.scopes import Unit, combine, select
+from evaldsl.cases.windows import windowed
 from evaldsl.errors import ConfigError, EvaldslError
+from evaldsl.i18n import _
 from evaldsl.model.batching import EmbedBatcher, cosine
 from evaldsl.model.breaker import Gate, NotAsked
+from evaldsl.model.budget import larger_budget
 from evaldsl.model.cache import AnswerCache, cache_key
 from evaldsl.model.checks import AnswerError, ChatCheck, EmbedCheck
 from evaldsl.model.contact import Contact
-from evaldsl.model.errors import MalformedAnswer, ModelError, excerpt
+from evaldsl.model.context import check_fits
+from evaldsl.model.errors import CutOff, MalformedAnswer, ModelError, excerpt
 from evaldsl.model.fusion import Group, Question, group
 from evaldsl.model.limits import Limiter, RetryPolicy, with_retries
 from evaldsl.model.prompts import build_request, property_key, repair_request
@@ -64,6 +71,8 @@ class DefaultRuntime:
         """What every server text passes through before it becomes part of a result."""
         self.gate = gate if gate is not None else Gate()
         """When to stop asking the judge: the circuit breaker and the run's deadline."""
+        self.context: int | None = getattr(judge, "context_tokens", None)
+        """The judge's context window in tokens, for judges that say (the local one does)."""
 
     def stats(self) -> ModelStats:
         """The calls counted so far, and the answer cache's failures."""
@@ -76,7 +85,8 @@ class DefaultRuntime:
 
     async def resolve(self, case: Case, requests: Sequence[ModelRequest]) -> list[CheckResult]:
         """One result per request, in order; failures are error results."""
-        units = [select(case, r.scope) for r in requests]
+        units = [[windowed(u, getattr(r.params, "window", None)) for u in select(case, r.scope)]
+                 for r in requests]
         per_unit: list[list[CheckResult | None]] = [[None] * len(u) for u in units]
         questions: list[tuple[Question, Unit]] = []
         embeds: list[tuple[int, int]] = []
@@ -162,12 +172,12 @@ class DefaultRuntime:
             if stored is not None:
                 self.tally.add(cached=1)
                 return self.redactor.value(stored)
-        answer = await self._call(request, model, "chat")
+        answer = await self._whole(request, model, "chat")
         try:
             value = read_answer(answer.text, answer.parsed, request.schema)
         except Unparsed as problem:
             repair = repair_request(request, answer.text, str(problem))
-            second = await self._call(repair, model, "repair")
+            second = await self._whole(repair, model, "repair")
             try:
                 value = read_answer(second.text, second.parsed, request.schema)
             except Unparsed as again:
@@ -177,6 +187,27 @@ class DefaultRuntime:
         if key is not None and self.cache is not None:
             self.cache.put(key, "chat", value)
         return value
+
+    async def _whole(self, request: JudgeRequest, model: str | None, kind: str) -> JudgeAnswer:
+        """An answer that was not cut off. One cut at `max_tokens` is asked once more with
+        a larger budget (a reasoning model, or a server that writes white space the budget
+        did not foresee, may need it); a second cut is a `CutOff`, never a repair request:
+        a cut answer is too short, not wrong. A prompt that cannot fit the judge's known
+        context is a `ContextExceeded` before anything is sent."""
+        check_fits(request.messages, request.max_tokens, self.context)
+        answer = await self._call(request, model, kind)
+        if not answer.truncated:
+            return answer
+        self.tally.add(truncated=1, truncation_retries=1)
+        larger = replace(request, max_tokens=larger_budget(request.max_tokens,
+                                                           answer.completion_tokens))
+        again = await self._call(larger, model, "longer")
+        if not again.truncated:
+            return again
+        self.tally.add(truncated=1)
+        tokens = larger.max_tokens or again.completion_tokens
+        raise CutOff(_("the judge's answer was cut off at {tokens} tokens, also when asked "
+                       "again with a larger budget").format(tokens=tokens), again.text)
 
     def _key(self, request: JudgeRequest, model: str | None) -> str | None:
         if self.identity is None:

@@ -12,6 +12,7 @@ other split that matters is whether trying again can help.
      +-- PermanentError        a retry would fail the same way (bad request)
      |    +-- Misconfigured    401, 403, 404, or no server at the first request (a ConfigError)
      +-- MalformedAnswer       the answer does not parse or fit the schema; keeps `raw`
+          +-- CutOff           the answer stopped at `max_tokens`, twice
 
 Messages never contain a key or an endpoint URL: they end up in traces.
 """
@@ -59,6 +60,10 @@ class MalformedAnswer(ModelError):
     def __init__(self, message: str, raw: str) -> None:
         super().__init__(message)
         self.raw = raw
+
+
+class CutOff(MalformedAnswer):
+    """The answer ran out of tokens even with the larger budget of the one retry."""
 
 
 RAW_LIMIT = 2000

@@ -20,7 +20,7 @@ from evaldsl.model.engine import DefaultRuntime
 from evaldsl.model.limits import Limiter, RetryPolicy
 from evaldsl.model.protocols import Embedder, Judge
 from evaldsl.model.redact import Redactor
-from evaldsl.model.settings import Endpoint, Settings
+from evaldsl.model.settings import LOCAL_CONTEXT, Endpoint, Settings
 from evaldsl.model.tally import Tally
 
 
@@ -61,8 +61,9 @@ def _configured_judge(endpoint: Endpoint) -> tuple[Judge, Any]:
         return OpenAIJudge(endpoint), None
     from evaldsl.model.local.judge import LocalJudgeServer
 
-    server = LocalJudgeServer()
-    local = replace(endpoint, api_key="local", model=LocalJudgeServer.model)
+    local = replace(endpoint, api_key="local", model=LocalJudgeServer.model,
+                    context=endpoint.context or LOCAL_CONTEXT)
+    server = LocalJudgeServer(n_ctx=local.context or LOCAL_CONTEXT)
     return OpenAIJudge(local, lambda: server.base_url, f"local:{local.model}", server.start), server
 
 

@@ -13,7 +13,8 @@ the server takes one, it constrains the answer); the prompt shows the same
 shape in a compact notation (`{"score": integer 0 to 10}`). Models follow a
 shape more reliably than a schema written out as JSON, and the schema text
 cost 100 to 200 prompt tokens per question, which a small local judge on a
-CPU pays for in seconds.
+CPU pays for in seconds. `max_tokens` is the answer's budget, derived from
+the schema (`evaldsl.model.budget`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from evaldsl.cases.scopes import Unit
+from evaldsl.model.budget import answer_tokens
 from evaldsl.model.checks import ChatTask
 from evaldsl.model.protocols import JudgeRequest
 
@@ -36,9 +38,21 @@ SYSTEM = (
 
 
 def render_unit(unit: Unit) -> str:
-    """The judged text: numbered `role: text` lines, tool calls written as calls."""
-    lines = [f"[{number}] {message.line}" for number, message in enumerate(unit.messages, 1)]
+    """The judged text: numbered `role: text` lines, tool calls written as calls; where a
+    window left messages out, a line says how many, and the kept ones keep their numbers."""
+    numbers = unit.numbers or range(1, len(unit.messages) + 1)
+    lines: list[str] = []
+    previous = 0
+    for number, message in zip(numbers, unit.messages, strict=True):
+        lines.extend(_left_out(number - previous - 1))
+        lines.append(f"[{number}] {message.line}")
+        previous = number
+    lines.extend(_left_out(unit.total - previous))
     return "\n".join(lines) if lines else unit.text
+
+
+def _left_out(count: int) -> list[str]:
+    return [f"[... {count} messages left out ...]"] if count > 0 else []
 
 
 def answer_schema(tasks: Sequence[tuple[str, ChatTask]]) -> dict[str, Any]:
@@ -68,14 +82,17 @@ def shape(schema: dict[str, Any]) -> str:
     if kind in ("integer", "number"):
         return f"{kind}{_bounds(schema.get('minimum'), schema.get('maximum'))}"
     if kind in ("string", "boolean"):
-        note = schema.get("description")
-        return f"{kind} ({note})" if isinstance(note, str) else str(kind)
+        notes = [schema["description"]] if isinstance(schema.get("description"), str) else []
+        if isinstance(schema.get("maxLength"), int):
+            notes.append(f"at most {schema['maxLength']} characters")
+        return f"{kind} ({', '.join(notes)})" if notes else str(kind)
     return json.dumps(schema, ensure_ascii=False, sort_keys=True)
 
 
 def task_shape(task: ChatTask) -> str:
-    """`shape` of a task's answer, remembered: every case asks the same few."""
-    return _shape_of(json.dumps(task.schema, ensure_ascii=False, sort_keys=True))
+    """`shape` of a task's answer, remembered: every case asks the same few. The key keeps
+    the schema's property order, which is the order the judge is asked to answer in."""
+    return _shape_of(json.dumps(task.schema, ensure_ascii=False))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -113,7 +130,7 @@ def build_request(unit: Unit, tasks: Sequence[tuple[str, ChatTask]], temperature
     return JudgeRequest(
         messages=({"role": "system", "content": SYSTEM}, {"role": "user", "content": user}),
         schema=schema, schema_name="verdicts", temperature=temperature,
-        metadata=dict(metadata or {}))
+        max_tokens=answer_tokens(schema), metadata=dict(metadata or {}))
 
 
 def repair_request(original: JudgeRequest, raw: str, problem: str) -> JudgeRequest:

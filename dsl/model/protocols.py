@@ -38,6 +38,8 @@ class JudgeAnswer:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached: bool = False
+    truncated: bool = False
+    """The server stopped at `max_tokens` (`finish_reason: "length"`): the answer is cut off."""
 
 
 @runtime_checkable

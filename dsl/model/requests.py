@@ -59,6 +59,10 @@ class ModelStats:
     """Model checks failed without a request: the breaker was open or the deadline passed."""
     stopped: str | None = None
     """Why the runtime stopped asking (the breaker's reason, or the deadline), if it did."""
+    truncated: int = 0
+    """Answers cut off at `max_tokens` (`finish_reason: "length"`), retries' included."""
+    truncation_retries: int = 0
+    """Requests asked again with a larger budget because their answer was cut off."""
 
     def merge(self, other: ModelStats) -> ModelStats:
         kinds = dict(self.by_kind)
@@ -71,6 +75,7 @@ class ModelStats:
             self.cache_read_failures + other.cache_read_failures,
             self.cache_write_failures + other.cache_write_failures,
             self.not_asked + other.not_asked, self.stopped or other.stopped,
+            self.truncated + other.truncated, self.truncation_retries + other.truncation_retries,
         )
 
 

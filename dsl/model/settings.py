@@ -20,6 +20,7 @@ the user's key to a host of its choosing.
     requests_per_minute = 600
     max_retries = 2
     circuit_breaker = 5              # identical failures in a row that stop asking (0: never)
+    context = 128000                 # the judge's context window in tokens, if known
     [embedder]
     model = "text-embedding-3-small" # configuring a model or base_url selects an endpoint
     [cache]
@@ -74,6 +75,10 @@ class Endpoint:
     """Base delay in seconds of the exponential backoff between retries."""
     circuit_breaker: int = DEFAULT_THRESHOLD
     """Identical transport failures in a row after which the rest is not asked (0: never)."""
+    context: int | None = None
+    """The judge's context window in tokens: a prompt estimated beyond it, with its answer's
+    budget, is an error without a request. None: only the server knows (the local judge's
+    is `LOCAL_CONTEXT`)."""
     configured: bool = False
     """Whether any source set a model or endpoint (decides remote vs in-process embeddings)."""
 
@@ -93,6 +98,9 @@ class Endpoint:
                         name=name, attr=attr, low=low
                     )
                 )
+        if self.context is not None and self.context < 1:
+            raise ConfigError(_("{name}: `{attr}` must be at least {low}").format(
+                name=name, attr="context", low=1))
         if self.requests_per_minute is not None and self.requests_per_minute <= 0:
             raise ConfigError(_("{name}: `requests_per_minute` must be positive").format(name=name))
         return self
@@ -137,10 +145,20 @@ class Settings:
 _OVERRIDE_ALIASES = {"judge": "judge_provider", "embedder": "embed_provider"}
 """Override names that choose the provider, as `EVALDSL_JUDGE` and `EVALDSL_EMBEDDER` do."""
 
-LOCAL_JUDGE_DEFAULTS: dict[str, Any] = {"model": "judge", "concurrency": 1, "timeout": 600.0}
+LOCAL_CONTEXT = 8192
+"""The local judge's context window (`n_ctx`). benchmarks/judge_context.py measured the
+prompt of a `judge(scope: dialog)` check over the 1,000 shipped task dialogs (CrossWOZ,
+MultiWOZ, SGD, USS) with the model's own tokenizer: median 446-687 tokens by corpus, 99th
+percentile 825-1130, longest 1444; one judge's answer budget is 422, a `slots` check of
+ten facts about 2,200. 4096 would hold the longest dialog with only a few fused checks;
+8192 holds it with a dozen, or a dialog five times longer, for about 50 MB more of KV
+cache (Qwen2.5 0.5B keeps 12 KB a token). A request is as slow as its prompt is long,
+not as its window."""
+LOCAL_JUDGE_DEFAULTS: dict[str, Any] = {"model": "judge", "concurrency": 1, "timeout": 600.0,
+                                        "context": LOCAL_CONTEXT}
 """The local judge answers one request at a time on the CPU: queueing more only makes
 requests time out behind each other and be retried, so it gets one in flight and a long
-timeout unless the user sets otherwise."""
+timeout unless the user sets otherwise; its context window is known."""
 
 ENDPOINT_FIELDS = {f.name for f in fields(Endpoint)} - {"configured"}
 RETIRED = {"client_process": "requests are always sent from the evaluating process; when one "
@@ -149,7 +167,7 @@ RETIRED = {"client_process": "requests are always sent from the evaluating proce
 told so, rather than that the setting is unknown."""
 _NUMERIC = {"temperature": float, "timeout": float, "concurrency": int,
             "requests_per_minute": float, "max_retries": int, "backoff": float,
-            "circuit_breaker": int}
+            "circuit_breaker": int, "context": int}
 
 
 def default_cache_dir() -> Path:

@@ -62,6 +62,9 @@ def fits(value: Any, schema: dict[str, Any]) -> bool | None:
     if ("minimum" in schema and value < schema["minimum"]) or (
             "maximum" in schema and value > schema["maximum"]):
         return False
+    if isinstance(value, (str, list)) and len(value) > schema.get(
+            "maxLength" if isinstance(value, str) else "maxItems", len(value)):
+        return False
     if kind != "object":
         return True
     props = schema.get("properties", {})
@@ -74,7 +77,7 @@ def fits(value: Any, schema: dict[str, Any]) -> bool | None:
 
 
 _KNOWN = frozenset({"type", "properties", "required", "additionalProperties", "enum", "minimum",
-                    "maximum", "description"})
+                    "maximum", "maxLength", "maxItems", "description"})
 
 
 def _is(value: Any, kind: str) -> bool:

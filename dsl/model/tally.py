@@ -16,7 +16,7 @@ class Tally:
 
     def add(self, calls: int = 0, cached: int = 0, retries: int = 0, errors: int = 0,
             prompt_tokens: int = 0, completion_tokens: int = 0, kind: str | None = None,
-            not_asked: int = 0) -> None:
+            not_asked: int = 0, truncated: int = 0, truncation_retries: int = 0) -> None:
         """Add to the counters; `kind` also counts `calls` under `by_kind[kind]`."""
         with self._lock:
             s = self._stats
@@ -27,6 +27,8 @@ class Tally:
             s.prompt_tokens += prompt_tokens
             s.completion_tokens += completion_tokens
             s.not_asked += not_asked
+            s.truncated += truncated
+            s.truncation_retries += truncation_retries
             if kind is not None:
                 s.by_kind[kind] = s.by_kind.get(kind, 0) + calls
 

@@ -40,6 +40,8 @@ COST_WORDS = {
     "cache_write_failures": N_("answer cache writes failed"),
     "not_asked": N_("model checks not asked"),
     "stopped_asking": N_("stopped asking"),
+    "truncated": N_("answers cut off"),
+    "truncation_retries": N_("asked again after a cut-off answer"),
 }
 """The cost section's keys in words; an unknown key is shown as it is."""
 STATUS_WORDS = {

@@ -439,4 +439,5 @@ def cost_dict(stats: Any) -> dict[str, Any]:
             "completion_tokens": get("completion_tokens"),
             "cache_read_failures": get("cache_read_failures"),
             "cache_write_failures": get("cache_write_failures"),
-            "not_asked": get("not_asked"), "stopped_asking": getattr(stats, "stopped", None)}
+            "not_asked": get("not_asked"), "stopped_asking": getattr(stats, "stopped", None),
+            "truncated": get("truncated"), "truncation_retries": get("truncation_retries")}

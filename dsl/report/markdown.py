@@ -56,6 +56,10 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         facts.append(ngettext("{count} row left out by the selection",
                               "{count} rows left out by the selection",
                               cases["left_out"]).format(count=cases["left_out"]))
+    cut = report.get("cost", {}).get("truncated", 0)
+    if cut:
+        facts.append(ngettext("{count} answer cut off at max_tokens",
+                              "{count} answers cut off at max_tokens", cut).format(count=cut))
     facts.append(_("spec `{spec}`").format(spec=spec["hash"][:19]))
     lines += [" · ".join(facts), ""]
     lines += _metrics(report["metrics"])

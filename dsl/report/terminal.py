@@ -117,6 +117,7 @@ def render_terminal(report: Mapping[str, Any]) -> str:
         )
     )
     lines.extend(cache_line(cost))
+    lines.extend(cut_line(cost))
     lines.extend(stopped_line(cost))
     lines.extend(target_line(report.get("target")))
     if report.get("run", {}).get("deadline_passed"):
@@ -166,6 +167,16 @@ def stopped_line(cost: Mapping[str, Any]) -> list[str]:
     return [ngettext("stopped asking: {reason} ({count} model check not asked)",
                      "stopped asking: {reason} ({count} model checks not asked)",
                      count).format(reason=reason, count=count)]
+
+
+def cut_line(cost: Mapping[str, Any]) -> list[str]:
+    """`cut-off answers: 3 (3 asked again with a larger budget)`, only when a judge ran out
+    of tokens: a cut that the retry did not mend is an error the reader must trace."""
+    cut = cost.get("truncated", 0)
+    if not cut:
+        return []
+    return [_("cut-off answers: {count} ({retries} asked again with a larger budget)").format(
+        count=cut, retries=cost.get("truncation_retries", 0))]
 
 
 def cache_line(cost: Mapping[str, Any]) -> list[str]:

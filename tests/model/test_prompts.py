@@ -70,9 +70,9 @@ class TestTheRequest:
 
     def test_each_primitive_s_shape(self) -> None:
         shapes = {key: shape(task.schema) for key, task in tasks()}
-        assert shapes["polite"] == ('{"reason": string (one short sentence), '
-                                    '"score": integer 0 to 5}')
-        assert shapes["intent"].endswith('"label": "repair" | "other"}')
+        assert shapes["polite"] == ('{"score": integer 0 to 5, "reason": string '
+                                    '(one short sentence, at most 120 characters)}')
+        assert shapes["intent"].startswith('{"label": "repair" | "other", "reason"')
         assert shapes["flow"] == ('{"greet": {"done": boolean, "turn": integer >= 0}, '
                                   '"ask_address": {"done": boolean, "turn": integer >= 0}}')
         assert shapes["safe"] == '{"flagged": ["violence" | "self_harm", ..., no repeats]}'

@@ -110,7 +110,8 @@ def build(layout: SpecLayout, records: list[dict[str, Any]] = RECORDS) -> dict[s
     metrics = [metric_entry(m, layout.metrics[m.name].expression) for m in METRICS]
     cost = {"model_calls": 4, "cached": 1, "retries": 0, "model_errors": 1,
             "prompt_tokens": 1200, "completion_tokens": 80, "cache_read_failures": 0,
-            "cache_write_failures": 0, "not_asked": 0, "stopped_asking": None}
+            "cache_write_failures": 0, "not_asked": 0, "stopped_asking": None,
+            "truncated": 0, "truncation_retries": 0}
     bad = [BadRow("cases.jsonl", 7, f"not JSON {XSS}")]
     return builder.build(metrics, cost, bad, 1, {"resumed_cases": 0}, "evaldsl test")
 

@@ -10,7 +10,7 @@ import jsonschema
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaldsl.report.json_report import ReportBuilder, metric_entry
+from evaldsl.report.json_report import ReportBuilder, cost_dict, metric_entry
 from evaldsl.report.layout import SpecLayout, layout_of
 from evaldsl.runtime import bootstrap
 from evaldsl.syntax.source import Source
@@ -117,10 +117,7 @@ class TestSchema:
         assert any("denominator" in e.message for e in validator.iter_errors(report))
 
     def test_empty_run_validates(self, layout: SpecLayout) -> None:
-        jsonschema.validate(ReportBuilder(layout).build(
-            [], {"model_calls": 0, "cached": 0, "retries": 0, "model_errors": 0,
-                 "prompt_tokens": 0, "completion_tokens": 0, "cache_read_failures": 0,
-                 "cache_write_failures": 0, "not_asked": 0, "stopped_asking": None}, [], 0), SCHEMA)
+        jsonschema.validate(ReportBuilder(layout).build([], cost_dict(None), [], 0), SCHEMA)
 
 
 rows = st.lists(

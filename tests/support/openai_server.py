@@ -15,11 +15,17 @@ Run as a real process on 127.0.0.1 (`python openai_server.py --port 0` prints
   "malformed"|"401"|"403"|"404", "count": N, "path": "chat"|"embeddings", "retry_after": S}]}`
   (taken in order, one per matching request; a 401 echoes the key it was sent),
   `{"script": [{"contains": TEXT, "key": K, "value": V}
-  | {"contains": TEXT, "raw": TEXT}]}` (answers for dialogs containing TEXT),
+  | {"contains": TEXT, "raw": TEXT} | {"contains": TEXT, "cut": N}]}` (answers for
+  dialogs containing TEXT; `cut`: the next N such answers are cut in half and end with
+  `finish_reason: "length"` at the request's `max_tokens`, as a judge that ran out of
+  tokens does), `{"context": N}` (a context window of N tokens, a prompt counted at four
+  characters a token: a request whose prompt and `max_tokens` exceed it gets OpenAI's
+  HTTP 400 `context_length_exceeded`),
   `{"reject_json_schema": true}` (answer the standard form with HTTP 500, as
   llama.cpp's Python server does), `{"tool_calls": [{"contains": TEXT, "name": N,
   "arguments": {...}}]}` (play a tool-calling agent: see `tool_answer`), `{"reset": true}`.
 - `GET /stats`: request counts, peak requests in flight, start times, formats seen,
+  the `max_tokens` of each chat request,
   whether an Authorization header came (and the distinct keys it carried), connections
   accepted.
 
@@ -92,6 +98,8 @@ class State:
         self.keys: list[str] = []
         self.models: list[str] = []
         self.connections = 0
+        self.max_tokens: list[int | None] = []
+        self.context: int | None = None
 
     def control(self, body: dict[str, Any]) -> None:
         if body.get("reset"):
@@ -101,6 +109,8 @@ class State:
         self.faults.extend(dict(f) for f in body.get("faults", []))
         self.script.extend(body.get("script", []))
         self.tool_script.extend(body.get("tool_calls", []))
+        if "context" in body:
+            self.context = body["context"]
         if "reject_json_schema" in body:
             self.reject_json_schema = bool(body["reject_json_schema"])
 
@@ -115,7 +125,7 @@ class State:
     def stats(self) -> dict[str, Any]:
         return {**self.counts, "peak_in_flight": self.peak, "starts": self.starts,
                 "formats": self.formats, "authorized": self.authorized, "keys": self.keys,
-                "models": self.models,
+                "models": self.models, "max_tokens": self.max_tokens,
                 "connections": self.connections}
 
 
@@ -151,9 +161,14 @@ def chat_answer(state: State, body: dict[str, Any]) -> tuple[int, dict[str, Any]
         "schema")
     state.formats.append(kind + ("+schema" if kind == "json_object" and schema else ""))
     state.models.append(str(body.get("model")))
+    state.max_tokens.append(body.get("max_tokens"))
     if kind == "json_schema" and state.reject_json_schema:
         return 500, {"error": {"message": "unsupported response_format", "type": "server_error"}}
     prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
+    if state.context is not None:
+        over = too_long(state.context, len(prompt) // 4, int(body.get("max_tokens") or 0))
+        if over is not None:
+            return over
     found = DIALOG.search(prompt)
     dialog = found.group(1) if found else prompt
     answer: Any = {}
@@ -163,11 +178,26 @@ def chat_answer(state: State, body: dict[str, Any]) -> tuple[int, dict[str, Any]
                   for k, v in props.items()}
     for rule in state.script:
         if rule.get("contains", "") in dialog:
+            if rule.get("cut", 0) > 0:
+                rule["cut"] -= 1
+                text = json.dumps(answer, ensure_ascii=False)
+                return 200, completion(body, text[:len(text) // 2], "length")
             if "raw" in rule:
                 return 200, completion(body, rule["raw"])
             if isinstance(answer, dict) and rule.get("key") in answer:
                 answer[rule["key"]] = rule["value"]
     return 200, completion(body, json.dumps(answer, ensure_ascii=False))
+
+
+def too_long(context: int, prompt: int, answer: int) -> tuple[int, dict[str, Any]] | None:
+    """OpenAI's refusal of a request beyond the context window, in its words; None if it fits."""
+    if prompt + answer <= context:
+        return None
+    message = (f"This model's maximum context length is {context} tokens. However, you "
+               f"requested {prompt + answer} tokens ({prompt} in the messages, {answer} in "
+               "the completion). Please reduce the length of the messages or completion.")
+    return 400, {"error": {"message": message, "type": "invalid_request_error",
+                           "param": "messages", "code": "context_length_exceeded"}}
 
 
 def bearer(headers: dict[str, str]) -> str:
@@ -201,14 +231,16 @@ def _refusal(status: int, data: dict[str, Any], headers: dict[str, str]
     return status, {"error": {"message": message, "type": "invalid_request_error"}}, {}
 
 
-def completion(body: dict[str, Any], text: str) -> dict[str, Any]:
+def completion(body: dict[str, Any], text: str, finish: str = "stop") -> dict[str, Any]:
+    """A chat completion of `text`; one cut at `length` spent the request's `max_tokens`."""
+    spent = int(body.get("max_tokens") or 0) if finish == "length" else len(text) // 4
     return {"id": "chatcmpl-test", "object": "chat.completion", "created": 0,
             "model": body.get("model", "test"),
-            "choices": [{"index": 0, "finish_reason": "stop",
+            "choices": [{"index": 0, "finish_reason": finish,
                          "message": {"role": "assistant", "content": text}}],
             "usage": {"prompt_tokens": sum(len(str(m.get("content", "")))
                                            for m in body.get("messages", [])) // 4,
-                      "completion_tokens": len(text) // 4, "total_tokens": 0}}
+                      "completion_tokens": spent, "total_tokens": 0}}
 
 
 def embedding(text: str) -> list[float]:

@@ -37,6 +37,7 @@ from evaldsl.model.keys import without_keys
 from evaldsl.model.local.processes import terminate
 from evaldsl.model.local.server import MODEL_ALIAS
 from evaldsl.model.local.weights import LOCAL_EXTRA_HINT, PART_MODULES, ensure_weights
+from evaldsl.model.settings import LOCAL_CONTEXT
 
 LOCAL_EXTRA_INSTALL = (
     "CMAKE_ARGS=\"-DGGML_NATIVE=OFF\" pip install 'evaldsl[local]' "
@@ -88,7 +89,8 @@ class LocalJudgeServer:
     model = MODEL_ALIAS
     """The model name to send in requests."""
 
-    def __init__(self, *, models_dir: Path | None = None, port: int = 0, n_ctx: int = 4096,
+    def __init__(self, *, models_dir: Path | None = None, port: int = 0,
+                 n_ctx: int = LOCAL_CONTEXT,
                  threads: int | None = None,
                  startup_timeout_s: float = STARTUP_TIMEOUT_S) -> None:
         self._models_dir = models_dir

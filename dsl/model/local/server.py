@@ -32,12 +32,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, cast
 
+from evaldsl.model.settings import LOCAL_CONTEXT
 from evaldsl.report.atomic import replace_file
 
 MODEL_ALIAS = "judge"
 DEFAULT_MAX_TOKENS = 512
 """Cap on an answer when the request sets none: a runaway string cannot hold the queue."""
 _MAX_BODY = 4 << 20
+TEMPLATE_TOKENS = 5
+"""Qwen's chat template around one message: `<|im_start|>`, the role, two newlines and
+`<|im_end|>`."""
 
 
 class BadRequest(ValueError):
@@ -56,6 +60,7 @@ class JudgeEngine:
 
         self._llama = Llama(model_path=model_path, n_ctx=n_ctx, n_threads=threads,
                             seed=0, verbose=False)
+        self._n_ctx = n_ctx
         self._lock = threading.Lock()
 
     def complete(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -67,6 +72,7 @@ class JudgeEngine:
         with self._lock:
             try:
                 plain: list[Any] = [_plain_message(m) for m in messages]
+                self._check_fits(plain, options["max_tokens"])
                 answer = self._llama.create_chat_completion(
                     messages=plain, grammar=grammar, **options)
             except ValueError as exc:  # llama-cpp reports a prompt beyond n_ctx this way
@@ -75,6 +81,23 @@ class JudgeEngine:
         result = dict(cast(Mapping[str, Any], answer))
         result["model"] = MODEL_ALIAS
         return result
+
+
+    def _check_fits(self, messages: list[dict[str, str]], answer: int) -> None:
+        """Refuse, in OpenAI's words, a prompt whose answer's budget does not fit the window.
+
+        llama.cpp would shrink `max_tokens` to what is left of the window without a word,
+        and the answer would come back cut off; the prompt is counted with the model's own
+        tokenizer (each message's text, plus the chat template's few tokens around it).
+        """
+        prompt = sum(TEMPLATE_TOKENS + len(self._llama.tokenize(
+            m["content"].encode("utf-8"), add_bos=False, special=False)) for m in messages)
+        if prompt + answer > self._n_ctx:
+            raise BadRequest(
+                f"This model's maximum context length is {self._n_ctx} tokens. However, you "
+                f"requested {prompt + answer} tokens ({prompt} in the messages, {answer} in "
+                "the completion). Please reduce the length of the messages or completion.",
+                "context_length_exceeded")
 
 
 def _sampling_options(body: dict[str, Any]) -> dict[str, Any]:
@@ -203,7 +226,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--model", required=True)
     parser.add_argument("--port-file", required=True)
     parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--n-ctx", type=int, default=4096)
+    parser.add_argument("--n-ctx", type=int, default=LOCAL_CONTEXT)
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--parent-pid", type=int, default=None)
     args = parser.parse_args(argv)

@@ -30,6 +30,12 @@ import openai
 
 from evaldsl.errors import ConfigError
 from evaldsl.i18n import N_, _
+from evaldsl.model.context import (
+    ContextExceeded,
+    estimate_tokens,
+    from_server,
+    is_context_refusal,
+)
 from evaldsl.model.errors import (
     MalformedAnswer,
     Misconfigured,
@@ -70,6 +76,8 @@ class OpenAIJudge:
         self.model = endpoint.model
         self.cache_identity = identity or f"{endpoint.provider}:{endpoint.model}"
         """What the cache keys answers by: provider and model, never the URL."""
+        self.context_tokens = endpoint.context
+        """The context window, when known: the runtime checks a prompt against it first."""
         self._base_url = base_url or (lambda: endpoint.base_url)
         self._format = 0
         self._confirmed = False
@@ -165,7 +173,12 @@ class OpenAIJudge:
         return args
 
     def _next_form(self, exc: openai.OpenAIError, form: int, request: JudgeRequest) -> int:
-        """The form to try after `exc`; `exc`, translated, when there is none left."""
+        """The form to try after `exc`; `exc`, translated, when there is none left. A
+        refusal of a prompt beyond the context window is neither a format the server does
+        not take nor worth a retry: it is `ContextExceeded`, with the server's counts."""
+        refused = context_refusal(exc, request)
+        if refused is not None:
+            raise refused from exc
         following = self._fallback(status_of(exc), form, request)
         if following is None:
             raise translate(exc, N_("judge"), self.endpoint.timeout,
@@ -208,6 +221,16 @@ class OpenAIJudge:
             await variant.aclose()
 
 
+def context_refusal(exc: openai.OpenAIError, request: JudgeRequest) -> ContextExceeded | None:
+    """`exc` read as a refusal of a prompt beyond the server's context window, or None."""
+    if not isinstance(exc, openai.APIStatusError) or exc.status_code not in (400, 413, 422):
+        return None
+    message = _detail(exc)
+    if not is_context_refusal(getattr(exc, "code", None), message):
+        return None
+    return from_server(message, estimate_tokens(request.messages), request.max_tokens or 0)
+
+
 def _response_format(request: JudgeRequest, form: str) -> dict[str, Any]:
     if form == "json_schema":
         return {"type": "json_schema", "json_schema": {
@@ -237,7 +260,8 @@ def answer_of(body: str) -> JudgeAnswer:
     usage = data.get("usage") or {}
     return JudgeAnswer(text, parsed, str(data.get("model") or ""),
                        int(usage.get("prompt_tokens") or 0),
-                       int(usage.get("completion_tokens") or 0))
+                       int(usage.get("completion_tokens") or 0),
+                       truncated=choice.get("finish_reason") == "length")
 
 
 def _never_connected(exc: Exception) -> bool:

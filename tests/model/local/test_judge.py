@@ -116,6 +116,21 @@ class TestStructuredAnswers:
         assert scores[0] > scores[1]
 
 
+class TestBoundedAnswers:
+    def test_the_grammar_keeps_a_reason_within_its_max_length(
+        self, client: openai.OpenAI
+    ) -> None:
+        """`maxLength` is part of the decoding grammar: a reason cannot run past it."""
+        schema = {"type": "object", "properties": {
+            "score": {"type": "integer", "minimum": 1, "maximum": 10},
+            "reason": {"type": "string", "maxLength": 12}},
+            "required": ["score", "reason"], "additionalProperties": False}
+        parsed = ask(client, "You grade customer-service replies. Answer only with JSON.",
+                     "Reply: 您好，非常抱歉给您带来不便，我们马上为您安排师傅上门维修。\n"
+                     "Give the score, then a long, detailed reason.", schema)
+        assert len(parsed["reason"]) <= 12
+
+
 def _classify_prompt(text: str) -> str:
     labels = "\n".join(f"- {name}: {words}" for name, words in LABELS.items())
     return f"Classify the user's message into one label.\nLabels:\n{labels}\n\nMessage: {text}"
@@ -132,9 +147,20 @@ class TestRefusals:
     def test_a_prompt_beyond_the_context_window_is_a_bad_request(
         self, client: openai.OpenAI
     ) -> None:
-        with pytest.raises(openai.BadRequestError, match="context window") as caught:
+        with pytest.raises(openai.BadRequestError, match="maximum context length") as caught:
             client.chat.completions.create(
                 model="judge", messages=[{"role": "user", "content": "维修 " * 6000}])
+        assert caught.value.code == "context_length_exceeded"
+
+    def test_a_prompt_whose_answer_budget_does_not_fit_is_refused_with_the_counts(
+        self, client: openai.OpenAI
+    ) -> None:
+        """llama.cpp would shrink `max_tokens` to what is left and cut the answer off."""
+        with pytest.raises(openai.BadRequestError, match=r"\((\d+) in the messages, 6000 in "
+                                                         r"the completion\)") as caught:
+            client.chat.completions.create(
+                model="judge", max_tokens=6000,
+                messages=[{"role": "user", "content": "维修 " * 1500}])
         assert caught.value.code == "context_length_exceeded"
 
     def test_the_model_list_names_the_judge(self, client: openai.OpenAI) -> None:
