@@ -147,9 +147,10 @@ class TestCountsResampling:
         assert resample(plan, base, new, 1, 50).method == "cases"
 
     def test_a_million_pairs_by_counts_is_quick(self) -> None:
+        """CPU time, not wall time: the machine may be shared."""
         base, new = _categorical(1_000_000, 6)
-        started = time.perf_counter()
+        started = time.process_time()
         got = resample(_plan("rate", "rate"), np.hstack([base, new]),
                        np.hstack([new, new]), 1, 2000)
         assert got.method == "counts" and got.interval is not None
-        assert time.perf_counter() - started < 5
+        assert time.process_time() - started < 10
