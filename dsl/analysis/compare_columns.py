@@ -89,17 +89,12 @@ class _Bad(Exception):
 
 def read_columns(path: Path, plan: ReportPlan) -> Columns:
     """`path` as columns; see the module docstring."""
-    import numpy as np
-
     reader = _Reader(path, plan)
     with _collector_paused():
         parts = list(reader.chunks())
     reader.check_rows(None)
     keep = reader.kept()
-    columns = _empty(plan)
-    while parts:
-        columns = [np.concatenate(c) for c in zip(*parts, strict=True)]
-        parts = []
+    columns = _joined(parts) if parts else _empty(plan)
     if not keep.all():
         columns = [c[keep] for c in columns]
     ids, labels, checks, *metric = columns
@@ -107,6 +102,19 @@ def read_columns(path: Path, plan: ReportPlan) -> Columns:
                     for i in range(len(plan.metrics)))
     return Columns(path, reader.header.spec_hash if reader.header else None,
                    ids, labels, checks, metrics)
+
+
+def _joined(parts: list[list[npt.NDArray[Any]]]) -> list[npt.NDArray[Any]]:
+    """The chunks joined a column at a time, each column's chunks let go once joined, so
+    a journal is never held twice over."""
+    import numpy as np
+
+    out = []
+    for i in range(len(parts[0])):
+        out.append(np.concatenate([p[i] for p in parts]))
+        for p in parts:
+            p[i] = out[-1][:0]
+    return out
 
 
 @contextmanager

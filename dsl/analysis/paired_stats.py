@@ -200,8 +200,11 @@ class _Counts:
 
         if any(a.kind == "percentile" for a in plan.aggregates):
             return None
-        cells, counts = np.unique(np.hstack([base, new]), axis=0, return_counts=True)
-        return cls(plan, cells, counts) if len(counts) * PER_INPUT <= len(base) else None
+        found = _distinct_rows([*base.T, *new.T], len(base) // PER_INPUT)
+        if found is None:
+            return None
+        first, counts = found
+        return cls(plan, np.hstack([base[first], new[first]]), counts)
 
     def bootstrap(self, rng: np.random.Generator, rows: int) -> npt.NDArray[Any]:
         weights = rng.multinomial(self.n, self.counts / self.n, size=rows)
@@ -223,6 +226,29 @@ class _Counts:
         diffs = (_weighted(self.plan, weights, np.vstack([self.new, self.base]), self.n)
                  - _weighted(self.plan, weights, np.vstack([self.base, self.new]), self.n))
         return int(np.count_nonzero(np.abs(diffs) >= abs(observed) - 1e-12))
+
+
+def _distinct_rows(columns: list[npt.NDArray[Any]], most: int,
+                   ) -> tuple[npt.NDArray[Any], npt.NDArray[Any]] | None:
+    """The distinct rows of these columns, as `numpy.unique(..., axis=0)` orders them (each
+    by the index of its first case) and their counts; None beyond `most` distinct rows.
+
+    A row's key is built a column at a time, its rank among the rows so far times the
+    column's number of values plus the value's rank: the order is the rows' lexicographic
+    order, the keys stay below the number of cases, and no (cases, columns) copy is made.
+    """
+    import numpy as np
+
+    key = np.zeros(len(columns[0]), dtype=np.int64)
+    for column in columns:
+        values, ranks = np.unique(column, return_inverse=True)
+        key *= len(values)
+        key += ranks.reshape(-1)
+        distinct, key = np.unique(key, return_inverse=True)
+        if len(distinct) > most:
+            return None
+    _keys, first, counts = np.unique(key, return_index=True, return_counts=True)
+    return first, counts
 
 
 def _weighted(plan: MetricPlan, weights: npt.NDArray[Any], values: npt.NDArray[Any],
