@@ -8,80 +8,95 @@ Cases found in one run only are counted, and so are ids that appear twice in
 one journal: such a case cannot be paired (which of its two results is the
 one to compare?), so it is left out of every figure and said.
 
-Each journal is read as `evaldsl merge` reads one (`evaldsl.report.journal_read`:
-the version and every line's shape checked against the spec's names). The
+Each journal is streamed into compact columns (`evaldsl.analysis.compare_columns`),
+every line checked as `evaldsl merge` checks it (the version, every line's shape
+against the spec's names); the pairing is a sort-merge of the two id columns. The
 statistics are in `evaldsl.analysis.paired_stats`; the label transitions and
 the cases whose verdict moved in `evaldsl.analysis.compare_changes`.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evaldsl.analysis.compare_changes import ChangedCase, Transitions, changed_cases, transitions
+from evaldsl.analysis.compare_columns import COUNTED, ERRORED, Columns, read_columns
 from evaldsl.analysis.paired_stats import Interval, mcnemar_p, resample
-from evaldsl.report.journal import recover
-from evaldsl.report.journal_read import check_version, read_entries
-from evaldsl.results import MetricError, ReportPlan, _input_from_json
-from evaldsl.runtime.aggregation import MetricPlan, MetricState
+from evaldsl.results import ReportPlan
+from evaldsl.runtime.aggregation import MetricPlan, percentile
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
 
 ALPHA = 0.05
 """The significance level of the gate (`--fail-if-worse`)."""
 
-
-@dataclass(frozen=True)
-class Run:
-    """One journal read: its cases by id, and the ids it holds more than once."""
-
-    path: Path
-    spec_hash: str | None
-    """The header's spec hash, None for a journal without a header."""
-    records: dict[str, dict[str, Any]]
-    """Each id found once, to its journal line."""
-    duplicated: frozenset[str]
+Run = Columns
+"""One journal read (`evaldsl.analysis.compare_columns`)."""
 
 
 def read_run(path: Path, plan: ReportPlan) -> Run:
-    """A journal's cases by id; see the module docstring."""
-    header = recover(path).header
-    check_version(path, header)
-    records: dict[str, dict[str, Any]] = {}
-    counts: Counter[str] = Counter()
-    for entry in read_entries(path, plan):
-        counts[entry.id] += 1
-        records.setdefault(entry.id, entry.record)
-    duplicated = frozenset(i for i, n in counts.items() if n > 1)
-    for case_id in duplicated:
-        del records[case_id]
-    return Run(path, header.spec_hash if header else None, records, duplicated)
+    """A journal's cases as columns, each line checked; see the module docstring."""
+    return read_columns(path, plan)
 
 
 @dataclass(frozen=True)
 class Pairing:
-    """Which cases the two runs share."""
+    """Which cases the two runs share: index arrays into both runs' columns."""
 
-    paired: tuple[str, ...]
-    """Ids judged once in each run, sorted."""
+    paired: npt.NDArray[Any]
+    """Ids judged once in each run, sorted (UTF-8 bytes)."""
+    base_rows: npt.NDArray[Any]
+    """Each paired id's case index in the base run's columns."""
+    new_rows: npt.NDArray[Any]
     only_base: int
     only_new: int
     duplicated_base: int
     duplicated_new: int
 
 
+class _Ids:
+    """One run's ids sorted and counted: those found once, with their case index, and
+    those found more than once."""
+
+    def __init__(self, ids: npt.NDArray[Any]) -> None:
+        import numpy as np
+
+        unique, first, counts = np.unique(ids, return_index=True, return_counts=True)
+        self.once, self.rows = unique[counts == 1], first[counts == 1]
+        self.twice = unique[counts > 1]
+
+
 def pair(base: Run, new: Run) -> Pairing:
-    """The cases judged once in both runs, and the counts of the others."""
-    both = base.records.keys() & new.records.keys()
+    """The cases judged once in both runs (a sort-merge of the ids), and the counts of the
+    others."""
+    import numpy as np
+
+    b, n = _Ids(base.ids), _Ids(new.ids)
+    in_b, in_n = _merge(b.once, n.once)
     return Pairing(
-        tuple(sorted(both)),
-        only_base=len(base.records.keys() - both - new.duplicated),
-        only_new=len(new.records.keys() - both - base.duplicated),
-        duplicated_base=len(base.duplicated),
-        duplicated_new=len(new.duplicated),
+        b.once[in_b], b.rows[in_b], n.rows[in_n],
+        only_base=len(b.once) - len(in_b) - int(np.isin(b.once, n.twice).sum()),
+        only_new=len(n.once) - len(in_b) - int(np.isin(n.once, b.twice).sum()),
+        duplicated_base=len(b.twice),
+        duplicated_new=len(n.twice),
     )
+
+
+def _merge(left: npt.NDArray[Any], right: npt.NDArray[Any],
+           ) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+    """The positions in two sorted arrays of distinct ids of the ids both hold: a binary
+    search of each left id in the right array, with no joined copy of the two."""
+    import numpy as np
+
+    if not len(right):
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    at = np.minimum(np.searchsorted(right, left), len(right) - 1)
+    found = np.flatnonzero(right[at] == left)
+    return found, at[found]
 
 
 @dataclass(frozen=True)
@@ -107,66 +122,82 @@ class MetricComparison:
     errors_new: int
     discordant: tuple[int, int] | None = None
     """For McNemar: (cases that went from true to false, from false to true)."""
+    resampling: str = "cases"
+    """How the bootstrap and the sign flips drew (`evaldsl.analysis.paired_stats`)."""
 
 
 @dataclass(frozen=True)
 class Settings:
-    """How the resampling runs."""
+    """How the resampling runs, and how many changed cases are listed."""
 
     seed: int = 20240601
     resamples: int = 2000
+    listed: int = 100
+    """Changed cases listed, worst first; the others are counted."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Inputs:
-    base: list[tuple[Any, ...]] = field(default_factory=list)
-    new: list[tuple[Any, ...]] = field(default_factory=list)
-    den_base: int = 0
-    den_new: int = 0
-    err_base: int = 0
-    err_new: int = 0
+    """One metric's paired cases: the values of those in both denominators, and counts."""
+
+    base: npt.NDArray[Any]
+    new: npt.NDArray[Any]
+    den_base: int
+    den_new: int
+    err_base: int
+    err_new: int
 
 
-def compare_metric(plan: MetricPlan, pairing: Pairing, base: Run, new: Run,
+def compare_metric(plan: MetricPlan, index: int, pairing: Pairing, base: Run, new: Run,
                    settings: Settings) -> MetricComparison:
-    """`plan` over the paired cases: values, difference, interval and p-value."""
-    inputs = _gather(plan.name, pairing.paired, base.records, new.records)
+    """`plan` (the `index`-th metric) over the paired cases: values, difference, interval
+    and p-value."""
+    inputs = _gather(index, pairing, base, new)
     b_value = _value(plan, inputs.base)
     n_value = _value(plan, inputs.new)
     diff = None if b_value is None or n_value is None else n_value - b_value
     stats = resample(plan, inputs.base, inputs.new, settings.seed, settings.resamples)
     mcnemar = _is_single_rate(plan)
     discordant = _discordant(inputs) if mcnemar else None
-    p = (mcnemar_p(*discordant) if discordant is not None and inputs.base
+    p = (mcnemar_p(*discordant) if discordant is not None and len(inputs.base)
          else stats.permutation_p)
     return MetricComparison(
         plan.name, plan.is_rate, "mcnemar" if mcnemar else "permutation", len(inputs.base),
         b_value, n_value, diff, stats.interval, p, inputs.den_base, inputs.den_new,
-        inputs.err_base, inputs.err_new, discordant)
+        inputs.err_base, inputs.err_new, discordant, stats.method)
 
 
-def _gather(name: str, ids: Sequence[str], base: Mapping[str, dict[str, Any]],
-            new: Mapping[str, dict[str, Any]]) -> _Inputs:
-    out = _Inputs()
-    for case_id in ids:
-        b = _input_from_json(base[case_id].get("metrics", {}).get(name))
-        n = _input_from_json(new[case_id].get("metrics", {}).get(name))
-        out.den_base += isinstance(b, tuple)
-        out.den_new += isinstance(n, tuple)
-        out.err_base += isinstance(b, MetricError)
-        out.err_new += isinstance(n, MetricError)
-        if isinstance(b, tuple) and isinstance(n, tuple):
-            out.base.append(b)
-            out.new.append(n)
-    return out
+def _gather(index: int, pairing: Pairing, base: Run, new: Run) -> _Inputs:
+    b, n = base.metrics[index], new.metrics[index]
+    b_state, n_state = b.state[pairing.base_rows], n.state[pairing.new_rows]
+    both = (b_state == COUNTED) & (n_state == COUNTED)
+    return _Inputs(b.values[pairing.base_rows[both]], n.values[pairing.new_rows[both]],
+                   int((b_state == COUNTED).sum()), int((n_state == COUNTED).sum()),
+                   int((b_state == ERRORED).sum()), int((n_state == ERRORED).sum()))
 
 
-def _value(plan: MetricPlan, inputs: Sequence[tuple[Any, ...]]) -> float | None:
-    """The metric over these cases, folded as a report folds it."""
-    state = MetricState(plan)
-    for values in inputs:
-        state.add_values(values)
-    return state.result().value
+def _value(plan: MetricPlan, values: npt.NDArray[Any]) -> float | None:
+    """The metric over these cases ((cases, aggregates) values), with the figures
+    `evaldsl.runtime.aggregation.MetricState` gives: exact sums, numpy's percentile."""
+    return plan.combine([_aggregate(a.kind, a.p, values[:, i])
+                         for i, a in enumerate(plan.aggregates)])
+
+
+def _aggregate(kind: str, p: float, column: npt.NDArray[Any]) -> float | None:
+    n = len(column)
+    if kind == "count":
+        return float(column.sum())
+    if kind == "sum":
+        return math.fsum(column)
+    if n == 0:
+        return None
+    if kind == "rate":
+        return int(column.sum()) / n
+    if kind == "mean":
+        return math.fsum(column) / n
+    if kind in ("min", "max"):
+        return float(column.min() if kind == "min" else column.max())
+    return percentile(sorted(column.tolist()), p)
 
 
 def _is_single_rate(plan: MetricPlan) -> bool:
@@ -176,11 +207,8 @@ def _is_single_rate(plan: MetricPlan) -> bool:
 
 
 def _discordant(inputs: _Inputs) -> tuple[int, int]:
-    worse = sum(1 for b, n in zip(inputs.base, inputs.new, strict=True)
-                if b[0] is True and n[0] is not True)
-    better = sum(1 for b, n in zip(inputs.base, inputs.new, strict=True)
-                 if b[0] is not True and n[0] is True)
-    return worse, better
+    b, n = inputs.base[:, 0] == 1.0, inputs.new[:, 0] == 1.0
+    return int((b & ~n).sum()), int((~b & n).sum())
 
 
 def significantly_worse(metric: MetricComparison, margin: float) -> bool:
@@ -211,19 +239,23 @@ class Comparison:
     metrics: tuple[MetricComparison, ...]
     transitions: tuple[Transitions, ...]
     changed: tuple[ChangedCase, ...]
+    """The changed cases listed, worst first (`Settings.listed` at most)."""
+    changed_total: int
+    """Every paired case whose verdict changed."""
     settings: Settings
 
 
 def compare_runs(plan: ReportPlan, base: Run, new: Run, settings: Settings) -> Comparison:
     """The two runs paired, every metric compared, the transitions and the changed cases."""
     pairing = pair(base, new)
-    ids = pairing.paired
+    rows = (pairing.base_rows, pairing.new_rows)
+    changed = changed_cases(plan, pairing.paired, rows, base, new, settings.listed)
     return Comparison(
         base, new, pairing,
-        tuple(compare_metric(m, pairing, base, new, settings) for m in plan.metrics),
-        tuple(transitions(plan, ids, base.records, new.records)),
-        tuple(changed_cases(plan, ids, base.records, new.records)),
-        settings)
+        tuple(compare_metric(m, i, pairing, base, new, settings)
+              for i, m in enumerate(plan.metrics)),
+        tuple(transitions(plan, rows, base, new)),
+        changed.listed, changed.total, settings)
 
 
 @dataclass(frozen=True)

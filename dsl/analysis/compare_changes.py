@@ -11,15 +11,17 @@ each names the checks whose status moved, which is usually where to look.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from evaldsl.analysis.compare_columns import STATUSES, Columns
 from evaldsl.results import ERROR_LABEL, VERDICT, ReportPlan
 
-SKIPPED = "skipped"
-"""The status of a check a case did not compute."""
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+Rows = tuple["npt.NDArray[Any]", "npt.NDArray[Any]"]
+"""The paired cases' indices into the base and the new run's columns."""
 
 
 @dataclass(frozen=True)
@@ -52,13 +54,22 @@ class ChangedCase:
     checks: tuple[CheckMove, ...]
 
 
-def transitions(plan: ReportPlan, ids: Sequence[str], base: Mapping[str, dict[str, Any]],
-                new: Mapping[str, dict[str, Any]]) -> list[Transitions]:
-    """The transition table of every outcome block over the paired cases."""
+def transitions(plan: ReportPlan, rows: Rows, base: Columns,
+                new: Columns) -> list[Transitions]:
+    """The transition table of every outcome block over the paired cases: exact counts of
+    each (base label, new label) code pair."""
+    import numpy as np
+
     out = []
-    for block, labels in plan.blocks:
-        counts = Counter((_label(base[i], block), _label(new[i], block)) for i in ids)
-        out.append(Transitions(block, (*labels, ERROR_LABEL), dict(counts)))
+    for j, (block, labels) in enumerate(plan.blocks):
+        names = (*labels, ERROR_LABEL)
+        width = len(names)
+        pairs = (base.labels[rows[0], j].astype(np.int64) * width
+                 + new.labels[rows[1], j])
+        counts = np.bincount(pairs, minlength=width * width)
+        out.append(Transitions(block, names, {
+            (names[k // width], names[k % width]): int(counts[k])
+            for k in np.flatnonzero(counts).tolist()}))
     return out
 
 
@@ -70,38 +81,38 @@ def verdict_block(plan: ReportPlan) -> tuple[str, tuple[str, ...]] | None:
     return plan.blocks[0] if plan.blocks else None
 
 
-def changed_cases(plan: ReportPlan, ids: Sequence[str], base: Mapping[str, dict[str, Any]],
-                  new: Mapping[str, dict[str, Any]]) -> list[ChangedCase]:
-    """The paired cases whose verdict label changed, the largest drop first."""
+class Changed(NamedTuple):
+    listed: tuple[ChangedCase, ...]
+    """The first `limit` changed cases, worst first."""
+    total: int
+
+
+def changed_cases(plan: ReportPlan, ids: npt.NDArray[Any], rows: Rows, base: Columns,
+                  new: Columns, limit: int) -> Changed:
+    """The paired cases whose verdict label changed, the largest drop first (then by id):
+    the first `limit` of them, and how many there are."""
+    import numpy as np
+
     found = verdict_block(plan)
     if found is None:
-        return []
+        return Changed((), 0)
     block, labels = found
-    rank = {label: i for i, label in enumerate((*labels, ERROR_LABEL))}
-    out = []
-    for case_id in ids:
-        b, n = _label(base[case_id], block), _label(new[case_id], block)
-        if b != n:
-            move = rank.get(n, len(rank)) - rank.get(b, len(rank))
-            out.append(ChangedCase(case_id, b, n, move,
-                                   _check_moves(plan, base[case_id], new[case_id])))
-    return sorted(out, key=lambda c: (-c.move, c.id))
+    j = [key for key, _labels in plan.blocks].index(block)
+    b, n = base.labels[rows[0], j], new.labels[rows[1], j]
+    moved = np.flatnonzero(b != n)
+    move = n[moved].astype(np.int64) - b[moved]
+    worst = moved[np.argsort(-move, kind="stable")[:limit]]
+    names = (*labels, ERROR_LABEL)
+    listed = tuple(ChangedCase(ids[i].decode("utf-8"), names[b[i]], names[n[i]],
+                               int(n[i]) - int(b[i]),
+                               _check_moves(plan, base.checks[rows[0][i]],
+                                            new.checks[rows[1][i]]))
+                   for i in worst.tolist())
+    return Changed(listed, len(moved))
 
 
-def _label(record: Mapping[str, Any], block: str) -> str:
-    return str(record.get("labels", {}).get(block, ERROR_LABEL))
-
-
-def _check_moves(plan: ReportPlan, base: Mapping[str, Any], new: Mapping[str, Any],
+def _check_moves(plan: ReportPlan, base: npt.NDArray[Any], new: npt.NDArray[Any],
                  ) -> tuple[CheckMove, ...]:
-    moves = []
-    for name in plan.checks:
-        b, n = _status(base, name), _status(new, name)
-        if b != n:
-            moves.append(CheckMove(name, b, n))
-    return tuple(moves)
-
-
-def _status(record: Mapping[str, Any], check: str) -> str:
-    result = record.get("checks", {}).get(check)
-    return str(result.get("status")) if isinstance(result, dict) else SKIPPED
+    return tuple(CheckMove(name, STATUSES[b], STATUSES[n])
+                 for name, b, n in zip(plan.checks, base.tolist(), new.tolist(), strict=True)
+                 if b != n)

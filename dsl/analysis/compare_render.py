@@ -31,7 +31,7 @@ def to_dict(comparison: Comparison, spec_hash: str,
                   "duplicated_base": c.pairing.duplicated_base,
                   "duplicated_new": c.pairing.duplicated_new},
         "settings": {"seed": c.settings.seed, "resamples": c.settings.resamples,
-                     "confidence": CONFIDENCE},
+                     "confidence": CONFIDENCE, "listed": c.settings.listed},
         "metrics": [_metric(m) for m in c.metrics],
         "transitions": [{"block": t.block, "labels": list(t.labels),
                          "counts": [{"base": b, "new": n, "cases": k}
@@ -40,6 +40,7 @@ def to_dict(comparison: Comparison, spec_hash: str,
         "changed_cases": [{"id": x.id, "base": x.base, "new": x.new, "move": x.move,
                            "checks": [{"check": m.check, "base": m.base, "new": m.new}
                                       for m in x.checks]} for x in c.changed],
+        "changed_total": c.changed_total,
         "gates": [{"metric": g.metric, "margin": g.margin, "failed": g.reason is not None,
                    "reason": g.reason} for g in gates],
     }
@@ -50,7 +51,7 @@ def _metric(m: MetricComparison) -> dict[str, Any]:
         "name": m.name, "is_rate": m.is_rate, "test": m.test, "paired": m.paired,
         "base": m.base, "new": m.new, "difference": m.difference,
         "interval": None if m.interval is None else [m.interval.low, m.interval.high],
-        "p_value": m.p_value,
+        "p_value": m.p_value, "resampling": m.resampling,
         "denominator": {"base": m.denominator_base, "new": m.denominator_new},
         "errors": {"base": m.errors_base, "new": m.errors_new},
         "discordant": None if m.discordant is None else
@@ -126,6 +127,13 @@ def _changed_line(case: dict[str, Any]) -> str:
     return f"{case['id']}: {case['base']} -> {case['new']}" + (f" ({moved})" if moved else "")
 
 
+def _more(data: dict[str, Any], limit: int) -> int:
+    """The changed cases not shown: beyond `limit`, or beyond the JSON's own list."""
+    changed = data["changed_cases"]
+    total: int = data.get("changed_total", len(changed))
+    return total - min(limit, len(changed))
+
+
 def render_terminal(data: dict[str, Any], limit: int = 20) -> str:
     """The comparison as text for a terminal."""
     lines = [_cases_line(data), "", *_table([_headers(), *metric_rows(data)])]
@@ -136,8 +144,9 @@ def render_terminal(data: dict[str, Any], limit: int = 20) -> str:
     if changed:
         lines += ["", _("cases whose verdict changed (worst first):")]
         lines += [f"  {_changed_line(c)}" for c in changed[:limit]]
-        if len(changed) > limit:
-            lines.append("  " + _("... and {count} more").format(count=len(changed) - limit))
+        more = _more(data, limit)
+        if more:
+            lines.append("  " + _("... and {count} more").format(count=more))
     gates = _gate_lines(data)
     return "\n".join([*lines, *([""] + gates if gates else [])]) + "\n"
 
@@ -161,7 +170,8 @@ def render_markdown(data: dict[str, Any], limit: int = 50) -> str:
         lines += ["", "### " + _("cases whose verdict changed (worst first):"), ""]
         lines += [f"- `{c['id']}`: {_changed_line(c).partition(': ')[2]}"
                   for c in changed[:limit]]
-        if len(changed) > limit:
-            lines.append("- " + _("... and {count} more").format(count=len(changed) - limit))
+        more = _more(data, limit)
+        if more:
+            lines.append("- " + _("... and {count} more").format(count=more))
     gates = _gate_lines(data)
     return "\n".join([*lines, *([""] + [f"- {g}" for g in gates] if gates else [])]) + "\n"

@@ -79,6 +79,9 @@ def add_parser(subparsers: Any) -> None:
                    help=_("the seed of the bootstrap and permutation draws"))
     p.add_argument("--resamples", type=_positive, default=2000,
                    help=_("bootstrap and permutation resamples (default 2000)"))
+    p.add_argument("--changed", type=_positive, default=100, metavar="N",
+                   help=_("list the N worst changed cases (default 100); the rest are "
+                          "counted"))
     p.add_argument("--strict", action="store_true",
                    help=_("refuse journals written by another spec"))
     p.add_argument("-q", "--quiet", action="store_true", help=_("do not print the summary"))
@@ -97,7 +100,8 @@ def run(args: argparse.Namespace) -> int:
     base, new = read_run(args.base, plan), read_run(args.new, plan)
     _check_hashes(spec.hash, [(args.base, base.spec_hash), (args.new, new.spec_hash)],
                   args.strict)
-    comparison = compare_runs(plan, base, new, Settings(args.seed, args.resamples))
+    comparison = compare_runs(plan, base, new,
+                              Settings(args.seed, args.resamples, args.changed))
     gates = [gate(comparison, g.metric, g.margin) for g in args.fail_if_worse]
     data = to_dict(comparison, spec.hash, gates)
     _write(args, data)

@@ -112,7 +112,7 @@ def _top(record: Mapping[str, Any]) -> str | None:
 
 
 _CHECK_FIELDS: tuple[tuple[str, Check], ...] = (
-    ("status", lambda v: v in STATUSES),
+    ("status", lambda v: isinstance(v, str) and v in STATUSES),
     ("passed", _verdict),
     ("score", _score),
     ("reason", _text),

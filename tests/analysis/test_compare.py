@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import replace
+from pathlib import Path
 
+import numpy as np
 import pytest
 
-from evaldsl.analysis.compare import MetricComparison, coverage_loss, significantly_worse
+from evaldsl.analysis.compare import MetricComparison, coverage_loss, pair, significantly_worse
+from evaldsl.analysis.compare_columns import Columns
 from evaldsl.analysis.paired_stats import Interval
 from evaldsl.cli.compare import Gate, parse_gate
 
@@ -57,3 +60,30 @@ class TestParseGate:
         with pytest.raises(argparse.ArgumentTypeError, match=message.replace("[", r"\[")
                            .replace("]", r"\]")):
             parse_gate(text)
+
+
+def _run(*ids: str) -> Columns:
+    empty = np.zeros((len(ids), 0), dtype=np.int8)
+    return Columns(Path("r.jsonl"), None, np.array([i.encode() for i in ids], dtype=bytes),
+                   empty, empty, ())
+
+
+class TestPair:
+    def test_the_sort_merge_pairs_as_sets_of_ids_do(self) -> None:
+        """Ids of other lengths, prefixes of each other, duplicates on either side."""
+        base = ["a", "a1", "b", "b", "ccc", "d", "é", "z"]
+        new = ["a", "a10", "b", "ccc", "ccc", "d", "é", "zz", "z"]
+        got = pair(_run(*base), _run(*new))
+        once_b = {i for i in base if base.count(i) == 1}
+        once_n = {i for i in new if new.count(i) == 1}
+        both = sorted(once_b & once_n)
+        assert [i.decode() for i in got.paired] == both == ["a", "d", "z", "é"]
+        assert [base[r] for r in got.base_rows] == [new[r] for r in got.new_rows] == both
+        dup_b = {i for i in base if base.count(i) > 1}
+        dup_n = {i for i in new if new.count(i) > 1}
+        assert (got.only_base, got.only_new, got.duplicated_base, got.duplicated_new) == (
+            len(once_b - once_n - dup_n), len(once_n - once_b - dup_b), len(dup_b), len(dup_n))
+
+    def test_an_empty_run_pairs_nothing(self) -> None:
+        got = pair(_run("a", "b"), _run())
+        assert (len(got.paired), got.only_base, got.only_new) == (0, 2, 0)

@@ -161,6 +161,18 @@ class TestChanges:
         assert "- `c1`: success -> failure (polite passed->failed)" in markdown
 
 
+    def test_the_list_of_changed_cases_is_bounded_and_the_rest_counted(
+            self, tmp_path: Path, kit: Any, runs: dict[str, Path]) -> None:
+        done, data = _compare(kit, tmp_path, runs["spec"], runs["base"], runs["new"],
+                              "--changed", "3", "--md", tmp_path / "c.md")
+        assert [c["id"] for c in data["changed_cases"]] == ["c1", "c2", "c3"]
+        assert (data["changed_total"], data["settings"]["listed"]) == (7, 3)
+        [block] = data["transitions"]
+        assert sum(c["cases"] for c in block["counts"] if c["base"] != c["new"]) == 7
+        assert "... and 4 more" in done.stdout
+        assert "- ... and 4 more" in (tmp_path / "c.md").read_text("utf-8")
+
+
 class TestGate:
     def test_a_significant_drop_fails(self, tmp_path: Path, kit: Any,
                                       runs: dict[str, Path]) -> None:

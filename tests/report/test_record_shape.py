@@ -31,6 +31,7 @@ PROBLEMS = [
      "`checks.greets.passed` has the wrong type"),
     ({"checks": {"greets": {"status": "ok", "passed": True}}},
      "`checks.greets.status` has the wrong type"),
+    ({"checks": {"greets": {"status": []}}}, "`checks.greets.status` has the wrong type"),
     ({"checks": {"greets": {"status": "passed", "score": "1"}}},
      "`checks.greets.score` has the wrong type"),
     ({"metrics": {"avg_short": "0.5"}}, "`metrics.avg_short` has the wrong type"),

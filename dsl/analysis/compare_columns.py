@@ -1,0 +1,358 @@
+"""A journal streamed into compact columns for `evaldsl compare`: ids, codes and values.
+
+Two runs of a million cases held as dicts (or `CaseResult`s) take gigabytes;
+as columns they take tens of megabytes: per case its id (UTF-8 bytes), per
+outcome block the label's index in `(*labels, error)`, per check its status
+code (`STATUSES`), and per metric whether the case is outside, an error or in
+the denominator, with its aggregate arguments as floats (a condition 1.0 when
+true, as `case_input` counts it). Every later figure is an operation over
+these arrays: a pairing is a pair of index arrays into them, and a grouping
+(a metric broken down by a key) would be one more code column to split by.
+
+Each line is checked as `evaldsl.report.journal_read` checks it, and reads
+the same: a line's shape by `record_struct` (the full `record_shape` check,
+with its words, for a line the fast path refuses), a line repeated word for
+word read once, two different results for one row a data error naming both
+lines, whichever problem comes first in the file.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import math
+import operator
+from array import array
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+import msgspec
+
+from evaldsl.errors import CaseDataError
+from evaldsl.i18n import _
+from evaldsl.report.journal import Header, is_header
+from evaldsl.report.journal_read import check_version
+from evaldsl.report.record_shape import problem
+from evaldsl.report.record_struct import Error, convert, decoder
+from evaldsl.results import ERROR_LABEL
+from evaldsl.runtime.aggregation import BOOL_AGGREGATES
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    from evaldsl.results import ReportPlan
+
+STATUSES = ("passed", "failed", "error", "skipped")
+"""A check's status codes: its index here; `skipped` for a check a case did not compute."""
+OUTSIDE, ERRORED, COUNTED = 0, 1, 2
+"""A case's state in one metric: outside its `where`, left out as an error, in its
+denominator."""
+CHUNK = 8192
+"""Lines decoded before they are folded into columns: the decoded lines are the only
+per-line Python objects held, a few megabytes."""
+
+
+@dataclass(frozen=True)
+class MetricColumns:
+    state: npt.NDArray[Any]
+    """Per case `OUTSIDE`, `ERRORED` or `COUNTED` (int8)."""
+    values: npt.NDArray[Any]
+    """(cases, aggregates) floats; meaningful where `state` is `COUNTED`."""
+
+
+@dataclass(frozen=True)
+class Columns:
+    """One journal's cases, each line once, in file order."""
+
+    path: Path
+    spec_hash: str | None
+    """The header's spec hash, None for a journal without a header."""
+    ids: npt.NDArray[Any]
+    """UTF-8 ids (numpy bytes): their order is the ids' order as text."""
+    labels: npt.NDArray[Any]
+    """(cases, blocks) label indices into `(*labels, error)` of each of `plan.blocks`."""
+    checks: npt.NDArray[Any]
+    """(cases, checks) indices into `STATUSES` of each of `plan.checks`."""
+    metrics: tuple[MetricColumns, ...]
+    """One per `plan.metrics`."""
+
+
+class _Bad(Exception):
+    """A line whose metric values cannot be numbers (`mean` over a text)."""
+
+    def __init__(self, index: int, metric: str) -> None:
+        self.index, self.metric = index, metric
+
+
+def read_columns(path: Path, plan: ReportPlan) -> Columns:
+    """`path` as columns; see the module docstring."""
+    reader = _Reader(path, plan)
+    with _collector_paused():
+        parts = list(reader.chunks())
+    reader.check_rows(None)
+    keep = reader.kept()
+    columns = _joined(parts) if parts else _empty(plan)
+    if not keep.all():
+        columns = [c[keep] for c in columns]
+    ids, labels, checks, *metric = columns
+    metrics = tuple(MetricColumns(metric[2 * i], metric[2 * i + 1])
+                    for i in range(len(plan.metrics)))
+    return Columns(path, reader.header.spec_hash if reader.header else None,
+                   ids, labels, checks, metrics)
+
+
+def _joined(parts: list[list[npt.NDArray[Any]]]) -> list[npt.NDArray[Any]]:
+    """The chunks joined a column at a time, each column's chunks let go once joined, so
+    a journal is never held twice over."""
+    import numpy as np
+
+    out = []
+    for i in range(len(parts[0])):
+        out.append(np.concatenate([p[i] for p in parts]))
+        for p in parts:
+            p[i] = out[-1][:0]
+    return out
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cycle collector off while lines are decoded: a million decoded lines make no
+    cycle, but each allocation burst would trigger a collection scanning them all (40% of
+    the reading time, measured)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _empty(plan: ReportPlan) -> list[npt.NDArray[Any]]:
+    import numpy as np
+
+    out = [np.array([], dtype="S1"), np.zeros((0, len(plan.blocks)), np.int8),
+           np.zeros((0, len(plan.checks)), np.int8)]
+    for m in plan.metrics:
+        out += [np.zeros(0, np.int8), np.zeros((0, len(m.aggregates)))]
+    return out
+
+
+class _Reader:
+    """One pass over a journal: decoded lines folded into column chunks."""
+
+    def __init__(self, path: Path, plan: ReportPlan) -> None:
+        self.path, self.plan = path, plan
+        self.header: Header | None = None
+        self.first_case = 1
+        """The line number of the first case line (2 after a header)."""
+        self.rows = array("q")
+        """Each case line's row, hashed: 8 bytes a line, where a set of rows would take 80."""
+        self.decode = decoder(plan).decode
+        self.fold = _folder(plan)
+
+    def chunks(self) -> Iterator[list[npt.NDArray[Any]]]:
+        """The columns in chunks of `CHUNK` lines: one loop, as little work per line as can
+        be (this loop is most of a large comparison's time)."""
+        lines: list[Any] = []
+        rows, decode = self.rows, self.decode
+        size, offset = self.path.stat().st_size, 0
+        with self.path.open("rb") as f:
+            for number, raw in enumerate(f, start=1):
+                offset += len(raw)
+                try:
+                    line = decode(raw) if raw.endswith(b"\n") else self._torn(offset, size)
+                except (msgspec.ValidationError, msgspec.DecodeError):
+                    line = self._slow(number, raw)
+                if line is None:
+                    continue
+                lines.append(line)
+                rows.append(hash(line.row))
+                if len(lines) == CHUNK:
+                    yield self._fold(lines, number)
+                    lines = []
+        if lines:
+            yield self._fold(lines, self.first_case + len(rows) - 1)
+
+    @staticmethod
+    def _torn(offset: int, size: int) -> None:
+        """A line without its newline: a torn last line is ignored, as `read_lines` does (any
+        other line ends with one)."""
+        assert offset >= size
+
+    def _fold(self, lines: list[Any], last: int) -> list[npt.NDArray[Any]]:
+        try:
+            return self.fold(lines)
+        except _Bad as bad:
+            number = last - len(lines) + 1 + bad.index
+            self.check_rows(number)
+            raise CaseDataError(str(self.path), number, _(
+                "`metrics.{name}` has the wrong type").format(name=bad.metric)) from None
+
+    def _slow(self, number: int, raw: bytes) -> Any:
+        """A line the fast path refused: the header, or a case line checked in full."""
+        record = _record(raw)
+        if record is None:
+            self.check_rows(number)
+            raise CaseDataError(str(self.path), number, _("this line is not a JSON object"))
+        if number == 1 and is_header(record):
+            self.header, self.first_case = Header.from_dict(record), 2
+            check_version(self.path, self.header)
+            return None
+        found = problem(record, self.plan)
+        line = convert(record, self.plan) if found is None else None
+        if line is None:
+            self.check_rows(number)
+            raise CaseDataError(str(self.path), number,
+                                found or _("a number is out of range"))
+        return line
+
+    def check_rows(self, before: int | None) -> None:
+        """Raise for the first line (before line `before`) that gives another result for a
+        row already judged; a repeated line is fine."""
+        conflicts = [c for c in _repeats(self.path, self.rows, self.first_case).conflicts
+                     if before is None or c[0] < before]
+        if conflicts:
+            first = min(conflicts)
+            number, row, earlier = first
+            raise CaseDataError(str(self.path), number, _(
+                "another result for row `{row}`, already judged at line {line}").format(
+                    row=row, line=earlier))
+
+    def kept(self) -> npt.NDArray[Any]:
+        """Which case lines count: all but the later copies of a repeated line."""
+        import numpy as np
+
+        keep = np.ones(len(self.rows), dtype=bool)
+        keep[_repeats(self.path, self.rows, self.first_case).copies] = False
+        return keep
+
+
+def _record(raw: bytes) -> dict[str, Any] | None:
+    if not raw.endswith(b"\n"):
+        return None
+    try:
+        record = json.loads(raw)
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def _same_hash(rows: array[int]) -> list[list[int]]:
+    """Groups (file order) of case indices whose rows hash alike: few or none, found by
+    sorting, so no dict of a million rows is held."""
+    import numpy as np
+
+    if not rows:
+        return []
+    hashes = np.frombuffer(rows, dtype=np.int64)
+    order = np.argsort(hashes, kind="stable")
+    ordered = hashes[order]
+    same = np.flatnonzero(ordered[1:] == ordered[:-1])
+    groups: dict[int, list[int]] = {}
+    for i in same.tolist():
+        groups.setdefault(int(ordered[i]), [int(order[i])]).append(int(order[i + 1]))
+    return list(groups.values())
+
+
+class _Repeats(NamedTuple):
+    conflicts: list[tuple[int, str, int]]
+    """(line, row, earlier line) of each line giving another result for a row judged before."""
+    copies: list[int]
+    """The case indices of lines repeating an earlier line word for word."""
+
+
+def _repeats(path: Path, rows: array[int], first_case: int) -> _Repeats:
+    """The lines whose row an earlier line has, told apart by their text: only the lines
+    whose row hashes alike are read again, so this costs nothing for a journal without."""
+    groups = _same_hash(rows)
+    out = _Repeats([], [])
+    if not groups:
+        return out
+    text = dict(_lines_at(path, {first_case + i for g in groups for i in g}))
+    for group in groups:
+        seen: dict[str, tuple[int, bytes]] = {}
+        for i in group:
+            raw = text[first_case + i].rstrip(b"\r\n")
+            row = json.loads(raw)["row"]
+            earlier = seen.setdefault(row, (first_case + i, raw))
+            if earlier[0] == first_case + i:
+                continue
+            if earlier[1] == raw:
+                out.copies.append(i)
+            else:
+                out.conflicts.append((first_case + i, row, earlier[0]))
+    return out
+
+
+def _lines_at(path: Path, numbers: set[int]) -> Iterator[tuple[int, bytes]]:
+    with path.open("rb") as f:
+        for number, raw in enumerate(f, start=1):
+            if number in numbers:
+                yield number, raw
+
+
+def _folder(plan: ReportPlan) -> Callable[[list[Any]], list[npt.NDArray[Any]]]:
+    """The function that folds decoded lines into one chunk of every column."""
+    import numpy as np
+
+    block_codes = [dict(_codes((*labels, ERROR_LABEL))) for _key, labels in plan.blocks]
+    for codes in block_codes:
+        codes[msgspec.UNSET] = codes[ERROR_LABEL]
+    status = {name: i for i, name in enumerate(STATUSES)}
+    blocks = [operator.attrgetter(f"labels.b{i}") for i in range(len(plan.blocks))]
+    checks = [operator.attrgetter(f"checks.c{i}") for i in range(len(plan.checks))]
+    metrics = [operator.attrgetter(f"metrics.m{i}") for i in range(len(plan.metrics))]
+    skipped = len(STATUSES) - 1
+
+    def fold(lines: list[Any]) -> list[npt.NDArray[Any]]:
+        ids = np.array([line.id.encode("utf-8") for line in lines], dtype=bytes)
+        labels = np.array([[codes[get(line)] for codes, get in zip(block_codes, blocks,
+                                                                   strict=True)]
+                           for line in lines], dtype=np.int8).reshape(len(lines), -1)
+        statuses = np.array([[skipped if (c := get(line)) is msgspec.UNSET else status[c.status]
+                              for get in checks] for line in lines],
+                            dtype=np.int8).reshape(len(lines), -1)
+        out = [ids, labels, statuses]
+        for m, get in zip(plan.metrics, metrics, strict=True):
+            out += _metric_chunk(m.name, [a.kind in BOOL_AGGREGATES for a in m.aggregates],
+                                 [get(line) for line in lines])
+        return out
+
+    return fold
+
+
+def _codes(labels: tuple[str, ...]) -> Iterator[tuple[Any, int]]:
+    """Each label to its first index (a label can be written twice: `error`)."""
+    seen: dict[str, int] = {}
+    for i, label in enumerate(labels):
+        seen.setdefault(label, i)
+    yield from seen.items()
+
+
+def _metric_chunk(name: str, conditions: list[bool], inputs: list[Any],
+                  ) -> list[npt.NDArray[Any]]:
+    """The state and values columns of one metric over a chunk of lines."""
+    import numpy as np
+
+    state = np.array([COUNTED if type(v) is tuple else ERRORED if type(v) is Error
+                      else OUTSIDE for v in inputs], dtype=np.int8)
+    width = len(conditions)
+    values = np.full((len(inputs), width), math.nan)
+    counted = [(i, v) for i, v in enumerate(inputs) if type(v) is tuple]
+    for k, condition in enumerate(conditions):
+        if condition:
+            column = [1.0 if v[k] is True else 0.0 for _i, v in counted]
+        else:
+            column = [_number(i, name, v[k]) for i, v in counted]
+        values[[i for i, _v in counted], k] = column
+    return [state, values]
+
+
+def _number(index: int, metric: str, value: Any) -> float:
+    if isinstance(value, (int, float)):
+        return float(value)
+    raise _Bad(index, metric)
