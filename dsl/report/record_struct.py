@@ -5,7 +5,8 @@ line with `json.loads` and then walking it with `record_shape.problem` costs
 most of its time. `line_type(plan)` spells the same rules as a typed msgspec
 struct built from the spec's names (each outcome block a field whose labels
 are a `Literal`, each check and metric a field, a metric input a tuple of its
-aggregates' length, unknown names refused), so one C decoding pass both
+aggregates' length, a grouped metric's key a tuple of its `by` fields' length,
+unknown names refused), so one C decoding pass both
 parses the line and checks its shape.
 
 It is a fast path, never the judge: a line it refuses is decoded again with
@@ -93,6 +94,10 @@ def line_type(plan: ReportPlan) -> type[msgspec.Struct]:
                      lambda c: CheckLine | msgspec.UnsetType, msgspec.UNSET)
     lengths = {m.name: len(m.aggregates) for m in plan.metrics}
     metrics = _struct("Metrics", tuple(lengths), "m", lambda m: _metric(lengths[m]), None)
+    keys = {m.name: len(m.by) for m in plan.metrics if m.by}
+    groups = _struct("Groups", tuple(keys), "g",
+                     lambda m: tuple.__class_getitem__((Value,) * keys[m]) | msgspec.UnsetType,
+                     msgspec.UNSET)
     skipped: Any = (list[_literal(plan.checks)] if plan.checks  # type: ignore[misc]
                     else Annotated[list[str], msgspec.Meta(max_length=0)])
     return msgspec.defstruct("Line", [
@@ -104,6 +109,8 @@ def line_type(plan: ReportPlan) -> type[msgspec.Struct]:
         ("metrics", metrics, msgspec.field(default_factory=metrics)),
         ("skipped", skipped, []),
         ("review", Review | None, None),
+        ("lets", dict[str, Any], {}),
+        ("groups", groups, msgspec.field(default_factory=groups)),
     ], frozen=True, gc=False)
 
 

@@ -37,7 +37,8 @@ PATHS: list[tuple[str, ...]] = [
     ("checks", "fast", "passed"), ("skipped",), ("metrics",), ("metrics", "success_rate"),
     ("metrics", "fast_rate"), ("metrics", "avg_short"), ("metrics", "nope"), ("review",),
     ("review", "sampled"), ("review", "draw"), ("review", "priority"), ("review", "error"),
-    ("trace",),
+    ("trace",), ("lets",), ("lets", "score"), ("groups",), ("groups", "success_rate"),
+    ("groups", "nope"),
 ]
 
 
