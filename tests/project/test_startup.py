@@ -17,7 +17,7 @@ from typing import Any
 from tests.support import run_kit
 
 HEAVY = ("openai", "numpy", "jsonschema", "asyncio", "aiohttp", "httpx", "lark", "yaml",
-         "pint")
+         "pint", "ray")
 """Libraries a deterministic spec over JSONL cases does not need (lark: only syntax errors)."""
 
 TABLES = """
