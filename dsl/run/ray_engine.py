@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 import os
 import pickle
+import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -91,7 +92,9 @@ class _RayRun(Run):
         self.workers = actors
         self.settings = settings
         self.address = address
-        self.directory = RunDirectory(Path(tempfile.mkdtemp(prefix="evaldsl-ray-")))
+        self.directory = RunDirectory(Path())
+        """The run's parts: beside the journal, else in a temporary directory removed after."""
+        self._temporary = False
         self._journal: Any = None
         self._earlier: frozenset[Path] = frozenset()
 
@@ -102,6 +105,8 @@ class _RayRun(Run):
         path = self.options.results
         header = Header(self.layout.name, self.spec.hash, self.options.inputs)
         if path is None:
+            self.directory = RunDirectory(Path(tempfile.mkdtemp(prefix="evaldsl-ray-")))
+            self._temporary = True
             self.directory.start(header)
             return
         self.directory = RunDirectory.beside(path)
@@ -136,6 +141,8 @@ class _RayRun(Run):
         finally:
             if self.writer is None and self._journal is not None:
                 self._journal.close()
+            if self._temporary:
+                shutil.rmtree(self.directory.path, ignore_errors=True)
 
     def _judge(self, paths: list[str]) -> None:
         """Every batch not yet in a part, judged on Ray and written as its part."""

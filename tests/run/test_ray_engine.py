@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -195,3 +196,17 @@ def judging_actors() -> list[int]:
         if b"BatchJudge" in title:
             found.append(pid)
     return found
+
+
+def test_without_a_journal_the_parts_go_to_a_temporary_directory_removed_after(
+        kit: Any, tmp_path: Path, spec_file: Path, cluster: str) -> None:
+    cases = tmp_path / "cases.jsonl"
+    kit.write_cases(cases, 20)
+    before = set(Path(tempfile.gettempdir()).glob("evaldsl-ray-*"))
+    local = kit.evaldsl("run", spec_file, cases, "-o", tmp_path / "local.json")
+    spread = kit.evaldsl("run", spec_file, cases, "-o", tmp_path / "ray.json", *on_ray(cluster))
+    assert spread.returncode == local.returncode == 0, spread.stderr
+    report, expected = (json.loads((tmp_path / f"{n}.json").read_text("utf-8"))
+                        for n in ("ray", "local"))
+    assert kit.without_run(report) == kit.without_run(expected)
+    assert set(Path(tempfile.gettempdir()).glob("evaldsl-ray-*")) == before
