@@ -166,7 +166,8 @@ class _RayRun(Run):
 
         context = ray.data.DataContext.get_current()
         context.execution_options.preserve_order = True
-        context.enable_progress_bars = False
+        context.enable_progress_bars = False  # the run's own progress bar shows instead
+        logging.getLogger("ray.data").setLevel(logging.WARNING)  # not a line per dataset
         files = [{"index": i, "path": p, "file": str(Path(p).resolve())}
                  for i, p in enumerate(paths)]
         listed = ray.data.from_items(files, override_num_blocks=max(len(files), 1))
