@@ -154,7 +154,8 @@ class _RayRun(Run):
                 from evaldsl.run.rate_actor import start_gate
 
                 judge = self._settings().judge
-                name, gate = start_gate(judge.concurrency, judge.requests_per_minute)
+                name, gate = start_gate(judge.concurrency, judge.requests_per_minute,
+                                        judge.timeout)
             for row in self._pipeline(paths, name).iter_rows():
                 self.directory.write(str(row["name"]), str(row["text"]))
                 self.progress.advance(int(row["cases"]))

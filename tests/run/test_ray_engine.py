@@ -26,7 +26,9 @@ pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
 BAD = {0: "[1, 2]", 41: "{oops", 299: "\"text\""}
 JUDGE_ENV = {"EVALDSL_JUDGE_API_KEY": "sk-test", "EVALDSL_JUDGE_BACKOFF": "0.01",
-             "EVALDSL_JUDGE_CONCURRENCY": "2"}
+             "EVALDSL_JUDGE_CONCURRENCY": "2", "EVALDSL_JUDGE_TIMEOUT": "5"}
+"""A judge concurrency of 2 for the whole run; a short timeout, so that the permits a
+killed actor held are taken back soon (their lease is the timeout and 10 s)."""
 
 
 @pytest.fixture(scope="module")
@@ -139,17 +141,23 @@ class TestJudged:
         assert 0 < judge_server.stats()["peak_in_flight"] <= 2
         local = run_cli(kit, tmp_path / "local", spec, cases, *flags, env=JUDGE_ENV)
         assert local.returncode == 0, local.stderr
-        assert outputs(tmp_path / "ray") == outputs(tmp_path / "local")
+        spread_out, local_out = outputs(tmp_path / "ray"), outputs(tmp_path / "local")
+        for name in ("report.json", "report.html", "summary.md"):
+            assert spread_out[name] == local_out[name]
+        # a local judged run journals cases as they finish, a Ray run in input order
+        assert sorted(spread_out["results.jsonl"].splitlines()) == \
+            sorted(local_out["results.jsonl"].splitlines())
 
     def test_an_actor_killed_mid_run_loses_and_doubles_nothing(
             self, kit: Any, tmp_path: Path, judge_server: Any, cluster: str) -> None:
         """SIGKILL to an actor once the first part is written: Ray restarts it and runs its
-        batch again, and the outputs (model cost included) are those of a run not killed."""
+        batch again, the permits it held are taken back, and the outputs (model cost
+        included) are those of a run not killed."""
         judge_server.control(latency_ms=20)
         spec = tmp_path / "judged.eval"
         spec.write_text(kit.MODEL_SPEC, encoding="utf-8")
         cases = tmp_path / "cases.jsonl"
-        kit.write_cases(cases, 600)
+        kit.write_cases(cases, 1000)
         flags = ("--judge", judge_server.base_url, "--no-cache", "--concurrency", "8",
                  *on_ray(cluster))
         calm = run_cli(kit, tmp_path / "calm", spec, cases, *flags, env=JUDGE_ENV)
@@ -166,7 +174,8 @@ class TestJudged:
 
 
 def kill_an_actor_after_a_part(parts: Path, killed: list[int], bound: float = 120.0) -> None:
-    """SIGKILL one judging actor of this test's Ray once `parts` holds a part (bounded)."""
+    """SIGKILL one judging actor of this test's Ray once `parts` holds a finished part and
+    an actor is still at work (bounded)."""
     stop = time.monotonic() + bound
     while time.monotonic() < stop:
         if parts.is_dir() and any(parts.glob("part-*.jsonl")):
@@ -174,7 +183,7 @@ def kill_an_actor_after_a_part(parts: Path, killed: list[int], bound: float = 12
             if actors:
                 os.kill(actors[0], 9)
                 killed.append(actors[0])
-            return
+                return
         time.sleep(0.02)
 
 
