@@ -8,6 +8,7 @@ of `--results` at once, so `--resume` continues a killed run (even `kill -9`)
 where it stopped and ends with the same report. A progress bar with rate and
 ETA shows on stderr when it is a terminal. `--workers N` evaluates the cases
 in N processes, each with its own judge client; the reports are the same.
+`--engine ray [--address ADDR] [--actors N]` judges them on Ray (docs/cluster.md).
 
 Exit codes: 0 ok; 1 a `--fail-under` threshold was missed; 2 usage, spec or
 settings errors (including resuming a journal of another spec, and a judge or
@@ -64,6 +65,14 @@ def add_parser(subparsers: Any) -> None:
     flow.add_argument("--workers", type=_positive, default=1, metavar="N",
                       help=_("processes that evaluate cases, each with its own judge client "
                            "(default: 1, this process)"))
+    flow.add_argument("--engine", choices=("local", "ray"), default="local",
+                      help=_("where cases are judged: this machine (default) or a Ray cluster "
+                             "(docs/cluster.md)"))
+    flow.add_argument("--actors", type=_positive, default=None, metavar="N",
+                      help=_("with --engine ray: actors that judge batches (default: --workers)"))
+    flow.add_argument("--address", default=None, metavar="ADDR",
+                      help=_("with --engine ray: the cluster's address (`ray start --head` "
+                             "prints it; default: `RAY_ADDRESS`, else a local Ray)"))
     flow.add_argument("--limit", type=_positive, default=None, metavar="N",
                       help=_("judge only the first N cases"))
     pick = p.add_argument_group(_("which cases (docs/running.md)"))
@@ -208,6 +217,7 @@ def run(args: argparse.Namespace) -> int:
     check_target_flags(args)
     if args.deadline is not None and args.workers > 1:
         raise UsageError(_("--deadline works with one process only; leave out --workers"))
+    check_engine(args)
     deadline = time.time() + args.deadline if args.deadline is not None else None
     from evaldsl.api import Spec, load
     from evaldsl.report.layout import layout_of
@@ -215,7 +225,7 @@ def run(args: argparse.Namespace) -> int:
     spec = load(args.spec)
     settings = _settings(args, deadline) if spec.has_model_checks else None
     runtime = None
-    if settings is not None and args.workers == 1:
+    if settings is not None and args.workers == 1 and args.engine == "local":
         from evaldsl.model.factory import default_runtime
 
         runtime = default_runtime(settings)
@@ -287,6 +297,28 @@ def _judged(args: argparse.Namespace, spec: Any, layout: Any, selection: Any,
         return EXIT_NO_RESULTS
     verdict = report_thresholds(args.fail_under, result.report)
     return EXIT_DEADLINE if result.report["run"].get("deadline_passed") else verdict
+
+
+RAY_UNSUPPORTED = ("limit", "deadline", "where", "ids", "sample", "target")
+"""Flags the Ray engine does not take (docs/cluster.md says why)."""
+
+
+def check_engine(args: argparse.Namespace) -> None:
+    """The Ray engine's flags only with it, its refusals, and Ray installed, before any work."""
+    if args.engine != "ray":
+        for flag in ("actors", "address"):
+            if getattr(args, flag) is not None:
+                raise UsageError(_("--{flag} needs --engine ray").format(flag=flag))
+        return
+    given = [flag for flag in RAY_UNSUPPORTED if getattr(args, flag) is not None]
+    if given:
+        raise UsageError(_("--{flag} does not work with --engine ray").format(flag=given[0]),
+                         _("docs/cluster.md lists what a Ray run supports"))
+    from importlib.util import find_spec
+
+    if find_spec("ray") is None:
+        raise UsageError(_("--engine ray needs Ray, which is not installed"),
+                         _("install it with `pip install \"evaldsl[ray]\"`"))
 
 
 def _warn(line: str) -> None:
@@ -367,6 +399,11 @@ def _evaluate(args: argparse.Namespace, spec: Any, layout: Any, options: Any, ru
     from evaldsl.cases.rows import CaseSchema
 
     sinks = [sink for sink in (junit, explorer) if sink is not None]
+    if args.engine == "ray":
+        from evaldsl.run.ray_engine import run_ray
+
+        return run_ray(spec, layout, [str(c) for c in args.cases], options,
+                       args.actors or args.workers, settings, args.address, sinks)
     if args.workers > 1:
         from evaldsl.run.workers import run_workers
 

@@ -22,7 +22,7 @@ from evaldsl.model.breaker import EMBEDDER, Gate
 from evaldsl.model.cache import AnswerCache, cache_key
 from evaldsl.model.contact import Contact
 from evaldsl.model.errors import MalformedAnswer
-from evaldsl.model.limits import Limiter, RetryPolicy, with_retries
+from evaldsl.model.limits import RequestLimiter, RetryPolicy, with_retries
 from evaldsl.model.loops import PerLoop
 from evaldsl.model.protocols import Embedder
 from evaldsl.model.tally import Tally
@@ -42,7 +42,7 @@ class _Pending:
 class EmbedBatcher:
     """Collects texts from concurrent callers into few embedding requests."""
 
-    def __init__(self, embedder: Embedder, limiter: Limiter, policy: RetryPolicy,
+    def __init__(self, embedder: Embedder, limiter: RequestLimiter, policy: RetryPolicy,
                  tally: Tally, cache: AnswerCache | None = None, identity: str | None = None,
                  max_batch: int = 64, wait: float = 0.003, gate: Gate | None = None) -> None:
         self.embedder = embedder

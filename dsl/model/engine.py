@@ -38,7 +38,7 @@ from evaldsl.model.contact import Contact
 from evaldsl.model.context import check_fits
 from evaldsl.model.errors import CutOff, MalformedAnswer, ModelError, excerpt
 from evaldsl.model.fusion import Group, Question, group
-from evaldsl.model.limits import Limiter, RetryPolicy, with_retries
+from evaldsl.model.limits import RequestLimiter, RetryPolicy, with_retries
 from evaldsl.model.prompts import build_request, property_key, repair_request
 from evaldsl.model.protocols import Judge, JudgeAnswer, JudgeRequest
 from evaldsl.model.redact import Redactor
@@ -51,7 +51,7 @@ from evaldsl.values import CheckResult
 class DefaultRuntime:
     """A `ModelRuntime` over any `Judge` and `Embedder`; see the module docstring."""
 
-    def __init__(self, judge: Judge, batcher: EmbedBatcher, limiter: Limiter,
+    def __init__(self, judge: Judge, batcher: EmbedBatcher, limiter: RequestLimiter,
                  policy: RetryPolicy, tally: Tally, cache: AnswerCache | None = None,
                  temperature: float = 0.0, closers: Sequence[object] = (),
                  redactor: Redactor | None = None, gate: Gate | None = None) -> None:

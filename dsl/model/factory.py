@@ -17,7 +17,7 @@ from evaldsl.model.batching import EmbedBatcher
 from evaldsl.model.breaker import EMBEDDER, Gate
 from evaldsl.model.cache import AnswerCache
 from evaldsl.model.engine import DefaultRuntime
-from evaldsl.model.limits import Limiter, RetryPolicy
+from evaldsl.model.limits import Limiter, RequestLimiter, RetryPolicy
 from evaldsl.model.protocols import Embedder, Judge
 from evaldsl.model.redact import Redactor
 from evaldsl.model.settings import LOCAL_CONTEXT, Endpoint, Settings
@@ -25,8 +25,14 @@ from evaldsl.model.tally import Tally
 
 
 def default_runtime(settings: Settings | None = None, judge: Judge | None = None,
-                    embedder: Embedder | None = None) -> DefaultRuntime:
-    """A runtime over the given or configured judge and embedder; see the module docstring."""
+                    embedder: Embedder | None = None,
+                    judge_limiter: RequestLimiter | None = None) -> DefaultRuntime:
+    """A runtime over the given or configured judge and embedder; see the module docstring.
+
+    `judge_limiter` replaces the judge's own `Limiter` (the settings' `concurrency` and
+    `requests_per_minute` for this process): an engine of many processes passes one that
+    holds those limits across all of them.
+    """
     settings = settings if settings is not None else Settings.load()
     closers: list[object] = []
     if judge is None:
@@ -43,7 +49,9 @@ def default_runtime(settings: Settings | None = None, judge: Judge | None = None
                            getattr(embedder, "cache_identity", None),
                            gate=Gate(spec.circuit_breaker, settings.deadline, EMBEDDER))
     spec = settings.judge
-    return DefaultRuntime(judge, batcher, Limiter(spec.concurrency, spec.requests_per_minute),
+    if judge_limiter is None:
+        judge_limiter = Limiter(spec.concurrency, spec.requests_per_minute)
+    return DefaultRuntime(judge, batcher, judge_limiter,
                           RetryPolicy(spec.max_retries, spec.backoff), tally, cache,
                           spec.temperature, closers, redactor_of(settings),
                           Gate(spec.circuit_breaker, settings.deadline))

@@ -15,15 +15,28 @@ import random
 import time
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from evaldsl.model.errors import RateLimited, TransientError
 
 T = TypeVar("T")
 MAX_DELAY = 30.0
 """No single wait between attempts is longer than this (seconds)."""
+
+
+class RequestLimiter(Protocol):
+    """What the model layer asks of a limiter: one slot held around each request.
+
+    `Limiter` bounds the requests of one process; an engine that judges in many
+    processes brings one that asks a gate they share (`evaldsl.run.rate_actor`), so
+    that the endpoint's limits hold for the whole run, not for each process.
+    """
+
+    def slot(self) -> AbstractAsyncContextManager[None]:
+        """Held while one request is out; entering it waits for room and the rate budget."""
+        ...
 
 
 @dataclass

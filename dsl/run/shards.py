@@ -122,13 +122,16 @@ class Shard:
     walk them again and again: 20 times its cost in a deterministic run). A
     spec with model checks evaluates each batch with up to `concurrency`
     cases in flight, on one event loop kept for the shard's life (the model
-    runtime's clients belong to it); `close` closes the runtime there.
+    runtime's clients belong to it); `close` closes the runtime there, the spec's own
+    or `runtime`, one the caller built the spec with for this shard alone.
     """
 
-    def __init__(self, spec: Spec, layout: SpecLayout, concurrency: int = 8) -> None:
+    def __init__(self, spec: Spec, layout: SpecLayout, concurrency: int = 8,
+                 runtime: Any = None) -> None:
         self.spec = spec
         self.state = ShardState.empty(spec, layout)
         self.concurrency = concurrency
+        self.runtime = runtime
         self._loop = _event_loop() if spec.has_model_checks else None
 
     def rows(self, cases: Iterable[Case]) -> Iterator[dict[str, Any]]:
@@ -166,16 +169,30 @@ class Shard:
         self.state.stats = self.spec.model_stats()
         if self._loop is None:
             self.spec.close()
+            _close(self.runtime, "close")
         else:
-            self._loop.run_until_complete(self.spec.aclose())
+            self._loop.run_until_complete(self._aclose())
             self._loop.close()
         return self.state
 
+    async def _aclose(self) -> None:
+        await self.spec.aclose()
+        closer = getattr(self.runtime, "aclose", None)
+        if closer is not None:
+            await closer()
+
+
+def _close(runtime: Any, name: str) -> None:
+    closer = getattr(runtime, name, None)
+    if closer is not None:
+        closer()
+
 
 def run_shard(spec: Spec, layout: SpecLayout, cases: Iterable[Case], concurrency: int = 8,
-              ) -> tuple[list[dict[str, Any]], ShardState]:
-    """Evaluate one shard of a run's cases: its rows, in input order, and its state."""
-    shard = Shard(spec, layout, concurrency)
+              runtime: Any = None) -> tuple[list[dict[str, Any]], ShardState]:
+    """Evaluate one shard of a run's cases: its rows, in input order, and its state (`runtime`:
+    see `Shard`)."""
+    shard = Shard(spec, layout, concurrency, runtime)
     try:
         rows = list(shard.rows(cases))
     finally:

@@ -17,9 +17,10 @@ from typing import Any
 from tests.support import run_kit
 
 HEAVY = ("openai", "numpy", "jsonschema", "asyncio", "aiohttp", "httpx", "lark", "yaml",
-         "pint", "pygls", "lsprotocol", "msgspec")
+         "pint", "pygls", "lsprotocol", "msgspec", "ray")
 """Libraries a deterministic spec over JSONL cases does not need (lark: only syntax errors;
-pygls and lsprotocol: only `evaldsl lsp`; msgspec: only `evaldsl compare`)."""
+pygls and lsprotocol: only `evaldsl lsp`; msgspec: only `evaldsl compare`; ray: only
+`--engine ray`)."""
 
 TABLES = """
 table loose (replace: {"'": "\\""}, tolerance: [0.01, 1%], strip) {}
