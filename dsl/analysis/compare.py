@@ -18,7 +18,7 @@ the cases whose verdict moved in `evaldsl.analysis.compare_changes`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +27,7 @@ from evaldsl.analysis.compare_columns import COUNTED, ERRORED, Columns, read_col
 from evaldsl.analysis.paired_stats import Interval, mcnemar_p, resample
 from evaldsl.results import ReportPlan
 from evaldsl.runtime.aggregation import MetricPlan, percentile
+from evaldsl.runtime.grouping import SMALL_GROUP
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -124,6 +125,20 @@ class MetricComparison:
     """For McNemar: (cases that went from true to false, from false to true)."""
     resampling: str = "cases"
     """How the bootstrap and the sign flips drew (`evaldsl.analysis.paired_stats`)."""
+    groups: tuple[GroupComparison, ...] = ()
+    """For a metric with `by`: the same comparison within each group, largest first."""
+
+
+@dataclass(frozen=True)
+class GroupComparison:
+    """A grouped metric compared within one group of paired cases."""
+
+    key: tuple[Any, ...]
+    """The group's key in the base run (a case's `by` fields come from its input row)."""
+    metric: MetricComparison
+    small: bool
+    """Fewer than `SMALL_GROUP` paired cases in both denominators: its interval and p-value
+    say little."""
 
 
 @dataclass(frozen=True)
@@ -149,9 +164,9 @@ class _Inputs:
 
 
 def compare_metric(plan: MetricPlan, index: int, pairing: Pairing, base: Run, new: Run,
-                   settings: Settings) -> MetricComparison:
+                   settings: Settings, grouped: bool = True) -> MetricComparison:
     """`plan` (the `index`-th metric) over the paired cases: values, difference, interval
-    and p-value."""
+    and p-value, and with `grouped` the same within each of its groups."""
     inputs = _gather(index, pairing, base, new)
     b_value = _value(plan, inputs.base)
     n_value = _value(plan, inputs.new)
@@ -161,10 +176,38 @@ def compare_metric(plan: MetricPlan, index: int, pairing: Pairing, base: Run, ne
     discordant = _discordant(inputs) if mcnemar else None
     p = (mcnemar_p(*discordant) if discordant is not None and len(inputs.base)
          else stats.permutation_p)
+    groups = _groups(plan, index, pairing, base, new, settings) if grouped else ()
     return MetricComparison(
         plan.name, plan.is_rate, "mcnemar" if mcnemar else "permutation", len(inputs.base),
         b_value, n_value, diff, stats.interval, p, inputs.den_base, inputs.den_new,
-        inputs.err_base, inputs.err_new, discordant, stats.method)
+        inputs.err_base, inputs.err_new, discordant, stats.method, groups)
+
+
+def _groups(plan: MetricPlan, index: int, pairing: Pairing, base: Run, new: Run,
+            settings: Settings) -> tuple[GroupComparison, ...]:
+    """The metric compared within each group of the paired cases, by the base run's key:
+    the same statistics over the subset, so each group's figures are those of a comparison
+    of its cases alone."""
+    import numpy as np
+
+    column = base.metrics[index]
+    if column.groups is None:
+        return ()
+    codes = column.groups[pairing.base_rows]
+    out = []
+    for code in np.unique(codes).tolist():
+        rows = codes == code
+        subset = replace(pairing, paired=pairing.paired[rows],
+                         base_rows=pairing.base_rows[rows], new_rows=pairing.new_rows[rows])
+        metric = compare_metric(plan, index, subset, base, new, settings, grouped=False)
+        out.append(GroupComparison(column.keys[code], metric, metric.paired < SMALL_GROUP))
+    out.sort(key=lambda g: (-g.metric.paired, _sortable(g.key)))
+    return tuple(out)
+
+
+def _sortable(key: tuple[Any, ...]) -> tuple[tuple[bool, str], ...]:
+    """A key in an order that holds across types: nulls last, then by text."""
+    return tuple((v is None, str(v)) for v in key)
 
 
 def _gather(index: int, pairing: Pairing, base: Run, new: Run) -> _Inputs:

@@ -6,8 +6,8 @@ outcome block the label's index in `(*labels, error)`, per check its status
 code (`STATUSES`), and per metric whether the case is outside, an error or in
 the denominator, with its aggregate arguments as floats (a condition 1.0 when
 true, as `case_input` counts it). Every later figure is an operation over
-these arrays: a pairing is a pair of index arrays into them, and a grouping
-(a metric broken down by a key) would be one more code column to split by.
+these arrays: a pairing is a pair of index arrays into them, and a grouped
+metric (`by case.tenant`) has one more column, each case's group code.
 
 Each line is checked as `evaldsl.report.journal_read` checks it, and reads
 the same: a line's shape by `record_struct` (the full `record_shape` check,
@@ -61,6 +61,11 @@ class MetricColumns:
     """Per case `OUTSIDE`, `ERRORED` or `COUNTED` (int8)."""
     values: npt.NDArray[Any]
     """(cases, aggregates) floats; meaningful where `state` is `COUNTED`."""
+    groups: npt.NDArray[Any] | None = None
+    """For a metric with `by`: per case its group's index in `keys` (int32)."""
+    keys: tuple[tuple[Any, ...], ...] = ()
+    """The group keys met in this journal, in the order first met (a case without one has
+    the key of nulls, as the report's `(none)` group)."""
 
 
 @dataclass(frozen=True)
@@ -98,8 +103,10 @@ def read_columns(path: Path, plan: ReportPlan) -> Columns:
     if not keep.all():
         columns = [c[keep] for c in columns]
     ids, labels, checks, *metric = columns
-    metrics = tuple(MetricColumns(metric[2 * i], metric[2 * i + 1])
-                    for i in range(len(plan.metrics)))
+    metrics = tuple(MetricColumns(metric[3 * i], metric[3 * i + 1],
+                                  metric[3 * i + 2] if m.by else None,
+                                  tuple(reader.keys[i]) if m.by else ())
+                    for i, m in enumerate(plan.metrics))
     return Columns(path, reader.header.spec_hash if reader.header else None,
                    ids, labels, checks, metrics)
 
@@ -137,7 +144,7 @@ def _empty(plan: ReportPlan) -> list[npt.NDArray[Any]]:
     out = [np.array([], dtype="S1"), np.zeros((0, len(plan.blocks)), np.int8),
            np.zeros((0, len(plan.checks)), np.int8)]
     for m in plan.metrics:
-        out += [np.zeros(0, np.int8), np.zeros((0, len(m.aggregates)))]
+        out += [np.zeros(0, np.int8), np.zeros((0, len(m.aggregates))), np.zeros(0, np.int32)]
     return out
 
 
@@ -152,7 +159,9 @@ class _Reader:
         self.rows = array("q")
         """Each case line's row, hashed: 8 bytes a line, where a set of rows would take 80."""
         self.decode = decoder(plan).decode
-        self.fold = _folder(plan)
+        self.keys: list[dict[tuple[Any, ...], int]] = [{} for _m in plan.metrics]
+        """Per metric, each group key met to its index (insertion order is first met)."""
+        self.fold = _folder(plan, self.keys)
 
     def chunks(self) -> Iterator[list[npt.NDArray[Any]]]:
         """The columns in chunks of `CHUNK` lines: one loop, as little work per line as can
@@ -295,8 +304,10 @@ def _lines_at(path: Path, numbers: set[int]) -> Iterator[tuple[int, bytes]]:
                 yield number, raw
 
 
-def _folder(plan: ReportPlan) -> Callable[[list[Any]], list[npt.NDArray[Any]]]:
-    """The function that folds decoded lines into one chunk of every column."""
+def _folder(plan: ReportPlan, keys: list[dict[tuple[Any, ...], int]],
+            ) -> Callable[[list[Any]], list[npt.NDArray[Any]]]:
+    """The function that folds decoded lines into one chunk of every column; `keys` gathers
+    each grouped metric's keys as they are met."""
     import numpy as np
 
     block_codes = [dict(_codes((*labels, ERROR_LABEL))) for _key, labels in plan.blocks]
@@ -306,6 +317,8 @@ def _folder(plan: ReportPlan) -> Callable[[list[Any]], list[npt.NDArray[Any]]]:
     blocks = [operator.attrgetter(f"labels.b{i}") for i in range(len(plan.blocks))]
     checks = [operator.attrgetter(f"checks.c{i}") for i in range(len(plan.checks))]
     metrics = [operator.attrgetter(f"metrics.m{i}") for i in range(len(plan.metrics))]
+    grouped = [m for m in plan.metrics if m.by]
+    group_of = {m.name: operator.attrgetter(f"groups.g{j}") for j, m in enumerate(grouped)}
     skipped = len(STATUSES) - 1
 
     def fold(lines: list[Any]) -> list[npt.NDArray[Any]]:
@@ -317,12 +330,29 @@ def _folder(plan: ReportPlan) -> Callable[[list[Any]], list[npt.NDArray[Any]]]:
                               for get in checks] for line in lines],
                             dtype=np.int8).reshape(len(lines), -1)
         out = [ids, labels, statuses]
-        for m, get in zip(plan.metrics, metrics, strict=True):
+        for i, (m, get) in enumerate(zip(plan.metrics, metrics, strict=True)):
             out += _metric_chunk(m.name, [a.kind in BOOL_AGGREGATES for a in m.aggregates],
                                  [get(line) for line in lines])
+            out.append(_group_codes(lines, group_of.get(m.name), len(m.by), keys[i]))
         return out
 
     return fold
+
+
+def _group_codes(lines: list[Any], get: Callable[[Any], Any] | None, width: int,
+                 keys: dict[tuple[Any, ...], int]) -> npt.NDArray[Any]:
+    """Each line's group index in `keys` (new keys added), or zeros for an ungrouped metric."""
+    import numpy as np
+
+    if get is None:
+        return np.zeros(len(lines), np.int32)
+    none = (None,) * width
+    codes = []
+    for line in lines:
+        key = get(line)
+        key = none if key is msgspec.UNSET else tuple(key)
+        codes.append(keys.setdefault(key, len(keys)))
+    return np.array(codes, dtype=np.int32)
 
 
 def _codes(labels: tuple[str, ...]) -> Iterator[tuple[Any, int]]:

@@ -12,7 +12,9 @@ from typing import Any
 from evaldsl.analysis.compare import Comparison, GateResult, MetricComparison
 from evaldsl.analysis.paired_stats import CONFIDENCE
 from evaldsl.i18n import _
+from evaldsl.report.group_rows import key_text
 from evaldsl.report.terminal import pad, width
+from evaldsl.runtime.grouping import SMALL_GROUP
 
 FORMAT = "evaldsl-compare"
 VERSION = 1
@@ -47,6 +49,14 @@ def to_dict(comparison: Comparison, spec_hash: str,
 
 
 def _metric(m: MetricComparison) -> dict[str, Any]:
+    out = _figures(m)
+    if m.groups:
+        out["groups"] = [{"key": list(g.key), "small": g.small, **_figures(g.metric)}
+                         for g in m.groups]
+    return out
+
+
+def _figures(m: MetricComparison) -> dict[str, Any]:
     return {
         "name": m.name, "is_rate": m.is_rate, "test": m.test, "paired": m.paired,
         "base": m.base, "new": m.new, "difference": m.difference,
@@ -82,6 +92,29 @@ def metric_rows(data: dict[str, Any]) -> list[list[str]]:
     return [[m["name"], _number(m["base"], m["is_rate"]), _number(m["new"], m["is_rate"]),
              _number(m["difference"], m["is_rate"], True), _interval(m), _p(m["p_value"]),
              str(m["paired"])] for m in data["metrics"]]
+
+
+def group_tables(data: dict[str, Any]) -> list[tuple[str, list[list[str]]]]:
+    """Per grouped metric its title and one row per group (as `metric_rows`, the key first,
+    a small group marked)."""
+    out = []
+    for m in data["metrics"]:
+        if m.get("groups"):
+            rows = [[key_text(g["key"]) + (" *" if g["small"] else ""),
+                     *metric_rows({"metrics": [{**g, "name": ""}]})[0][1:]]
+                    for g in m["groups"]]
+            out.append((_("`{metric}` by group:").format(metric=m["name"]), rows))
+    return out
+
+
+def _group_note(data: dict[str, Any]) -> list[str]:
+    small = any(g["small"] for m in data["metrics"] for g in m.get("groups") or ())
+    return [_("* fewer than {count} paired cases: the interval and p-value say little").format(
+        count=SMALL_GROUP)] if small else []
+
+
+def _group_headers() -> list[str]:
+    return [_("group"), *_headers()[1:]]
 
 
 def _headers() -> list[str]:
@@ -137,6 +170,9 @@ def _more(data: dict[str, Any], limit: int) -> int:
 def render_terminal(data: dict[str, Any], limit: int = 20) -> str:
     """The comparison as text for a terminal."""
     lines = [_cases_line(data), "", *_table([_headers(), *metric_rows(data)])]
+    for title, rows in group_tables(data):
+        lines += ["", title, *_table([_group_headers(), *rows])]
+    lines += _group_note(data)
     for block in data["transitions"]:
         lines += ["", _("transitions of `{block}`:").format(block=block["block"]),
                   *_table(_transition_rows(block))]
@@ -162,6 +198,10 @@ def render_markdown(data: dict[str, Any], limit: int = 50) -> str:
     """The comparison as Markdown, for a pull request comment."""
     lines = ["## " + _("Comparison of two runs"), "", _cases_line(data), "",
              *_md_table([_headers(), *metric_rows(data)])]
+    for title, rows in group_tables(data):
+        lines += ["", "### " + title, "", *_md_table([_group_headers(), *rows])]
+    note = _group_note(data)
+    lines += ["", "\\" + note[0]] if note else []
     for block in data["transitions"]:
         lines += ["", "### " + _("transitions of `{block}`:").format(block=block["block"]),
                   "", *_md_table(_transition_rows(block))]
