@@ -103,12 +103,12 @@ def read_columns(path: Path, plan: ReportPlan) -> Columns:
     if not keep.all():
         columns = [c[keep] for c in columns]
     ids, labels, checks, *metric = columns
-    metrics = tuple(MetricColumns(metric[3 * i], metric[3 * i + 1],
-                                  metric[3 * i + 2] if m.by else None,
-                                  tuple(reader.keys[i]) if m.by else ())
-                    for i, m in enumerate(plan.metrics))
+    each = iter(metric)
+    """Per metric its state and values, and a grouped metric's group codes after them."""
+    metrics = [MetricColumns(next(each), next(each), next(each) if m.by else None,
+                             tuple(reader.keys[i])) for i, m in enumerate(plan.metrics)]
     return Columns(path, reader.header.spec_hash if reader.header else None,
-                   ids, labels, checks, metrics)
+                   ids, labels, checks, tuple(metrics))
 
 
 def _joined(parts: list[list[npt.NDArray[Any]]]) -> list[npt.NDArray[Any]]:
@@ -144,7 +144,8 @@ def _empty(plan: ReportPlan) -> list[npt.NDArray[Any]]:
     out = [np.array([], dtype="S1"), np.zeros((0, len(plan.blocks)), np.int8),
            np.zeros((0, len(plan.checks)), np.int8)]
     for m in plan.metrics:
-        out += [np.zeros(0, np.int8), np.zeros((0, len(m.aggregates))), np.zeros(0, np.int32)]
+        out += [np.zeros(0, np.int8), np.zeros((0, len(m.aggregates)))]
+        out += [np.zeros(0, np.int32)] if m.by else []
     return out
 
 
@@ -333,19 +334,18 @@ def _folder(plan: ReportPlan, keys: list[dict[tuple[Any, ...], int]],
         for i, (m, get) in enumerate(zip(plan.metrics, metrics, strict=True)):
             out += _metric_chunk(m.name, [a.kind in BOOL_AGGREGATES for a in m.aggregates],
                                  [get(line) for line in lines])
-            out.append(_group_codes(lines, group_of.get(m.name), len(m.by), keys[i]))
+            if m.by:
+                out.append(_group_codes(lines, group_of[m.name], len(m.by), keys[i]))
         return out
 
     return fold
 
 
-def _group_codes(lines: list[Any], get: Callable[[Any], Any] | None, width: int,
+def _group_codes(lines: list[Any], get: Callable[[Any], Any], width: int,
                  keys: dict[tuple[Any, ...], int]) -> npt.NDArray[Any]:
-    """Each line's group index in `keys` (new keys added), or zeros for an ungrouped metric."""
+    """Each line's group index in `keys` (new keys added as they are met)."""
     import numpy as np
 
-    if get is None:
-        return np.zeros(len(lines), np.int32)
     none = (None,) * width
     codes = []
     for line in lines:
