@@ -18,6 +18,7 @@ import sys
 from collections.abc import Sequence
 from importlib import import_module
 from types import ModuleType
+from typing import Any
 
 from evaldsl.cli.exits import EXIT_USAGE, exit_for
 from evaldsl.i18n import LANGUAGES, _, set_language
@@ -36,7 +37,8 @@ class _Parser(argparse.ArgumentParser):
 def build_parser(verbs: Sequence[str] = VERBS) -> argparse.ArgumentParser:
     """The parser with the subcommands of `verbs` (all by default)."""
     parser = _Parser(prog="evaldsl", description=_("Judge conversational and tool-using agents."))
-    parser.add_argument("--version", action="version", version=_version())
+    parser.add_argument("--version", action=_Version, nargs=0,
+                        help=_("show the program's version number and exit"))
     _add_lang(parser)
     subparsers = parser.add_subparsers(dest="verb", metavar="COMMAND", parser_class=_Parser)
     for verb in verbs:
@@ -115,6 +117,16 @@ def _without_lang(argv: Sequence[str]) -> list[str]:
 
 def _verb_module(verb: str) -> ModuleType:
     return import_module(f"evaldsl.cli.{verb}")
+
+
+class _Version(argparse.Action):
+    """`--version`, looked up only when asked: reading the installed version scans every
+    installed distribution, tens of milliseconds that every other command would pay."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        print(_version())
+        parser.exit()
 
 
 def _version() -> str:
