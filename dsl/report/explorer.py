@@ -161,8 +161,15 @@ class CaseEntries:
         return list(rendered)
 
 
+def _row_order(entry: Entry) -> tuple[str, int, str]:
+    """`cases.jsonl:12` as (`cases.jsonl`, 12); a row without a line number sorts by text."""
+    path, _colon, line = entry.row.rpartition(":")
+    return (path, int(line), "") if line.isdigit() else (entry.row, -1, entry.id)
+
+
 class Explorer:
-    """Every case of a run, in the order they came, as `Entry`s; a sink of the run."""
+    """Every case of a run as `Entry`s, in the order they came until `in_input_order`; a
+    sink of the run."""
 
     def __init__(self, layout: SpecLayout, inputs: Sequence[str] = ()) -> None:
         self.layout = layout
@@ -180,6 +187,11 @@ class Explorer:
 
     def add_rendered(self, part: Sequence[Entry]) -> None:
         self.entries.extend(part)
+
+    def in_input_order(self) -> None:
+        """Sort the cases by their input row (file, then line): a judged run finishes cases
+        in whatever order the judge answers, and the page must not depend on it."""
+        self.entries.sort(key=_row_order)
 
     def funnel(self) -> list[int]:
         """Cases that reach each outcome block with its first label, every block before it

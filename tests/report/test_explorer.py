@@ -93,6 +93,14 @@ class TestExplorer:
             explorer.add(record)
         assert explorer.funnel() == [3, 2]
 
+    def test_the_page_lists_cases_by_input_row_whatever_order_they_finished_in(self) -> None:
+        """A judged run finishes cases as the judge answers; the page must not depend on it."""
+        explorer = Explorer(layered())
+        for case_id, row in (("c", "b.jsonl:2"), ("a", "a.jsonl:10"), ("b", "a.jsonl:9")):
+            explorer.add(line(case_id, "reached", "done", row=row))
+        explorer.in_input_order()
+        assert [e.row for e in explorer.entries] == ["a.jsonl:9", "a.jsonl:10", "b.jsonl:2"]
+
     def test_the_review_sample_is_listed_highest_priority_first(self) -> None:
         explorer = Explorer(layered())
         for record in self.records():
