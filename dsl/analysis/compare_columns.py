@@ -33,7 +33,7 @@ import msgspec
 
 from evaldsl.errors import CaseDataError
 from evaldsl.i18n import _
-from evaldsl.report.journal import Header, is_header
+from evaldsl.report.journal import Header, complete_record, is_header
 from evaldsl.report.journal_read import check_version
 from evaldsl.report.record_shape import problem
 from evaldsl.report.record_struct import Error, convert, decoder
@@ -204,7 +204,7 @@ class _Reader:
 
     def _slow(self, number: int, raw: bytes) -> Any:
         """A line the fast path refused: the header, or a case line checked in full."""
-        record = _record(raw)
+        record = complete_record(raw)
         if record is None:
             self.check_rows(number)
             raise CaseDataError(str(self.path), number, _("this line is not a JSON object"))
@@ -239,16 +239,6 @@ class _Reader:
         keep = np.ones(len(self.rows), dtype=bool)
         keep[_repeats(self.path, self.rows, self.first_case).copies] = False
         return keep
-
-
-def _record(raw: bytes) -> dict[str, Any] | None:
-    if not raw.endswith(b"\n"):
-        return None
-    try:
-        record = json.loads(raw)
-    except ValueError:
-        return None
-    return record if isinstance(record, dict) else None
 
 
 def _same_hash(rows: array[int]) -> list[list[int]]:

@@ -103,7 +103,7 @@ def recover(path: Path) -> Recovered:
     size = path.stat().st_size
     with path.open("rb") as f:
         for number, raw in enumerate(f, start=1):
-            record = _complete_record(raw)
+            record = complete_record(raw)
             if record is None:
                 if good + len(raw) < size:
                     raise CaseDataError(str(path), number, _("this line is not a JSON object"))
@@ -116,7 +116,9 @@ def recover(path: Path) -> Recovered:
     return Recovered(header, records, good, size - good)
 
 
-def _complete_record(raw: bytes) -> dict[str, Any] | None:
+def complete_record(raw: bytes) -> dict[str, Any] | None:
+    """A journal line as its JSON object; None for a line without its newline (torn) or one
+    that is not a JSON object."""
     if not raw.endswith(b"\n"):
         return None
     try:
@@ -143,7 +145,7 @@ def read_lines(path: Path) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
     with path.open("rb") as f:
         for number, raw in enumerate(f, start=1):
             offset += len(raw)
-            record = _complete_record(raw)
+            record = complete_record(raw)
             if record is None:
                 if offset >= size and not raw.endswith(b"\n"):
                     return
