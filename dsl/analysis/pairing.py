@@ -72,6 +72,8 @@ class Pairing:
     """Rows whose id names a case, filled in or not."""
     judged: list[Judged] = field(default_factory=list)
     """Rows naming a case and carrying a human label or score, in file order."""
+    sources: list[LabelRow] = field(default_factory=list)
+    """The row each of `judged` was read from (its note, reviewer, dialog), in the same order."""
     unmatched: list[str] = field(default_factory=list)
     """Ids of rows naming no case, in file order."""
     errors: list[CaseDataError] = field(default_factory=list)
@@ -93,6 +95,7 @@ def pair(sample: LabelFile, automatic: Mapping[str, Automatic], rules: HumanRule
             judged = _judged(sample, row, case_id, automatic[case_id], rules, out.errors)
             if judged is not None:
                 out.judged.append(judged)
+                out.sources.append(row)
                 if judged.human_label is not None and judged.human_label not in rules.labels:
                     unseen.setdefault(judged.human_label, []).append(row.line)
     out.doubts = [Doubt(label, tuple(lines)) for label, lines in unseen.items()]

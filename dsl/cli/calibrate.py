@@ -1,7 +1,8 @@
 """`evaldsl calibrate RESULTS LABELS`: how close the spec's verdicts are to human judgement.
 
 RESULTS is a run's results.jsonl; LABELS a filled-in review sample (JSONL or
-CSV with `id`, `label` and/or `score` columns; empty cells are unlabelled).
+CSV with `id`, `label` and/or `score` columns; empty cells are unlabelled) or
+the review store `evaldsl review serve` fills (read by `evaldsl.review.label_rows`).
 Labels are compared with one outcome block (`--outcome`, the verdict by
 default): agreement, Cohen's kappa and the confusion table. Scores are
 compared on a 0-100 scale with an automatic score named by `--score` (a check:
@@ -9,7 +10,10 @@ its score times 100, or a metric whose per-case input is a number): mean
 absolute deviation, bias and rank correlation, and every case further apart
 than `--threshold` points is listed, worst first: those are the cases to read
 when refining the spec. Human scores on another scale are rescaled with
-`--human-scale 1-5`.
+`--human-scale 1-5`. With `--training FILE` those cases are written to a
+training set, with the dialog, both judgements and the note
+(`evaldsl.review.training`). When rows name their reviewer (a store always
+does), reviewer-to-reviewer agreement is reported next to reviewer-to-machine.
 
 The sample is read as spreadsheets save it (`evaldsl.analysis.sample_file`)
 and paired row by row with the results (`evaldsl.analysis.pairing`). Nothing
@@ -32,13 +36,17 @@ from typing import Any
 
 from evaldsl.analysis.calibrate import DEFAULT_THRESHOLD, Calibration, calibrate, rescale
 from evaldsl.analysis.pairing import Automatic, Doubt, HumanRules, Pairing, pair
-from evaldsl.analysis.sample_file import GB18030, read_labels
+from evaldsl.analysis.sample_file import GB18030, LabelFile
 from evaldsl.cli.exits import EXIT_DATA, EXIT_OK, UsageError, exit_for
 from evaldsl.cli.review import check_written_by, checked_records, read_layout
 from evaldsl.diagnostics import did_you_mean
 from evaldsl.i18n import N_, _
 from evaldsl.report.layout import VERDICT
 from evaldsl.report.stats import percent
+from evaldsl.review.agreement import render_agreement, reviewer_agreement
+from evaldsl.review.label_rows import opinions as label_opinions
+from evaldsl.review.label_rows import read_any_labels
+from evaldsl.review.training import render_training, training_set, write_training
 
 LISTED = 25
 
@@ -48,7 +56,8 @@ def add_parser(subparsers: Any) -> None:
         "calibrate", help=_("compare the spec's verdicts with human labels"),
         description=_("Compare automatic verdicts and scores with human ones."))
     p.add_argument("results", type=Path, metavar="RESULTS", help=_("results.jsonl of a run"))
-    p.add_argument("labels", type=Path, metavar="LABELS", help=_("filled-in sample (.jsonl/.csv)"))
+    p.add_argument("labels", type=Path, metavar="LABELS",
+                   help=_("filled-in sample (.jsonl/.csv) or review store (.db)"))
     p.add_argument("--spec", type=Path, default=None,
                    help=_("the spec that produced RESULTS: human labels are checked against "
                         "its outcome block's labels"))
@@ -63,6 +72,9 @@ def add_parser(subparsers: Any) -> None:
                    help=_("list cases deviating more than this many points (default 20)"))
     p.add_argument("--label-column", default="label")
     p.add_argument("--score-column", default="score")
+    p.add_argument("--training", type=Path, default=None, metavar="FILE",
+                   help=_("write every case deviating more than the threshold to this "
+                          "training set (.jsonl)"))
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("-o", "--output", type=Path, default=None, help=_("also write the JSON here"))
 
@@ -81,7 +93,7 @@ def _scale(text: str) -> tuple[float, float]:
 
 def run(args: argparse.Namespace) -> int:
     results = read_results(args)
-    sample = read_labels(args.labels)
+    sample = read_any_labels(args.labels)
     if sample.encoding == GB18030:
         _say(
             "note",
@@ -98,14 +110,32 @@ def run(args: argparse.Namespace) -> int:
     payload = {**result.to_dict(), "cases": len(pairing.judged),
                "unmatched_labels": len(pairing.unmatched), "outcome": results.block,
                "score": args.score}
+    after = _loop_figures(args, sample, pairing, payload)
     if args.output is not None:
         args.output.write_text(json.dumps(payload, ensure_ascii=False, indent=2) + "\n", "utf-8")
     if args.format == "json":
         print(json.dumps(payload, ensure_ascii=False, indent=2))
     else:
-        print(render(result, len(pairing.judged), len(pairing.unmatched),
-                     results.block or VERDICT, args.score))
+        print("\n".join([render(result, len(pairing.judged), len(pairing.unmatched),
+                                results.block or VERDICT, args.score), *after]))
     return EXIT_OK
+
+
+def _loop_figures(args: argparse.Namespace, sample: LabelFile, pairing: Pairing,
+                  payload: dict[str, Any]) -> list[str]:
+    """Reviewer-to-reviewer agreement and the training set, into `payload`; their lines."""
+    lines: list[str] = []
+    opinions = label_opinions(sample, args.label_column, args.score_column, args.human_scale)
+    if opinions:
+        agreement = reviewer_agreement(opinions)
+        payload["reviewers"] = agreement.to_dict()
+        lines += ["", *render_agreement(agreement)]
+    if args.training is not None:
+        found = training_set(pairing.judged, pairing.sources, args.threshold)
+        write_training(found, args.training)
+        payload["training"] = found.to_dict(args.training)
+        lines += ["", *render_training(found, args.training)]
+    return lines
 
 
 @dataclass

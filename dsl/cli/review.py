@@ -1,5 +1,8 @@
 """`evaldsl review RESULTS --spec SPEC -o sample.jsonl`: the review sample, ready to label.
 
+`evaldsl review serve ...` serves the same sample as a web page instead
+(`evaldsl.cli.review_serve`).
+
 The spec's `review` block decides, per case, whether it is drawn and with
 which priority (deterministic in seed and case id; the decision is in every
 results line). This verb collects the drawn cases, highest priority first
@@ -19,6 +22,8 @@ from typing import Any
 
 from evaldsl.analysis.sample_file import HUMAN_COLUMNS, write_sample
 from evaldsl.cli.exits import EXIT_OK, UsageError
+from evaldsl.cli.review_serve import add_arguments as add_serve_arguments
+from evaldsl.cli.review_serve import serve
 from evaldsl.errors import SpecError
 from evaldsl.i18n import _
 from evaldsl.report.journal import recover
@@ -30,17 +35,31 @@ from evaldsl.syntax.source import Source
 def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "review", help=_("write the cases the spec's review block draws, ready to label"),
-        description=__doc__.split("\n\n")[0] if __doc__ else None)
-    p.add_argument("results", type=Path, metavar="RESULTS", help=_("results.jsonl of a run"))
-    p.add_argument("--spec", type=Path, required=True, help=_("the spec that produced RESULTS"))
-    p.add_argument("-o", "--output", type=Path, required=True,
+        description=__doc__.split("\n\n")[0] if __doc__ else None,
+        usage=_("evaldsl review RESULTS --spec SPEC -o SAMPLE [options]\n"
+                "       evaldsl review serve STORE_OR_RESULTS [--spec SPEC] [--cases FILE ...] "
+                "[--store DB] [--host HOST] [--port PORT]"))
+    p.add_argument("results", type=Path, metavar="RESULTS",
+                   help=_("results.jsonl of a run, or `serve`"))
+    p.add_argument("target", type=Path, nargs="?", metavar="STORE_OR_RESULTS",
+                   help=_("review serve: a review store (.db) or results.jsonl"))
+    p.add_argument("--spec", type=Path, default=None, help=_("the spec that produced RESULTS"))
+    p.add_argument("-o", "--output", type=Path, default=None,
                    help=_("the sample file: .jsonl or .csv"))
     p.add_argument("--cases", type=Path, nargs="+", default=[],
                    help=_("case files to copy each drawn case's dialog from"))
     p.add_argument("--limit", type=int, default=None, help=_("keep only the first N by priority"))
+    add_serve_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
+    if str(args.results) == "serve":
+        return serve(args)
+    if args.target is not None:
+        raise UsageError(_("unexpected argument `{word}`").format(word=args.target),
+                         _("`evaldsl review serve STORE_OR_RESULTS` serves the review page"))
+    if args.spec is None or args.output is None:
+        raise UsageError(_("evaldsl review RESULTS needs --spec SPEC and -o SAMPLE"))
     rows = sample_rows(args.results, read_layout(args.spec))
     if args.limit is not None:
         rows = rows[: args.limit]

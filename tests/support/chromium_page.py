@@ -22,6 +22,8 @@ import pytest
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 TIMEOUT = 60.0
+KEY_CODES = {"Enter": 13, "Escape": 27}
+"""Virtual key codes of the named keys tests press; a letter's or digit's is its upper case."""
 
 
 class Chromium:
@@ -81,12 +83,33 @@ class Chromium:
 
     def open(self, page: Path) -> None:
         """Navigate to `page` and wait until it has loaded and its scripts ran."""
-        self.send("Page.navigate", {"url": page.as_uri()}, self.session)
+        self.goto(page.as_uri())
+
+    def goto(self, url: str) -> None:
+        """Navigate to `url` (a file or a server on 127.0.0.1) and wait until it has loaded."""
+        self.send("Page.navigate", {"url": url}, self.session)
         deadline = time.monotonic() + TIMEOUT
         while self.run("document.readyState") != "complete" or self.run(
-                "location.href") != page.as_uri():
-            assert time.monotonic() < deadline, f"{page} did not load in time"
+                "location.href") != url:
+            assert time.monotonic() < deadline, f"{url} did not load in time"
             time.sleep(0.05)
+
+    def press(self, key: str) -> None:
+        """Press and release one key as a keyboard does (`j`, `3`, `Enter`), to the focus."""
+        code = KEY_CODES.get(key, ord(key.upper()) if len(key) == 1 else 0)
+        text = {"Enter": "\r"}.get(key, key if len(key) == 1 else "")
+        down = {"type": "keyDown", "key": key, "text": text, "windowsVirtualKeyCode": code}
+        self.send("Input.dispatchKeyEvent", down, self.session)
+        self.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": key,
+                                             "windowsVirtualKeyCode": code}, self.session)
+
+    def wait_for(self, expression: str, timeout: float = 10.0) -> Any:
+        """The first truthy value of `expression`, polled; a bounded wait."""
+        deadline = time.monotonic() + timeout
+        while not (value := self.run(expression)):
+            assert time.monotonic() < deadline, f"never true: {expression}"
+            time.sleep(0.05)
+        return value
 
     def run(self, expression: str) -> Any:
         """The value of a JavaScript expression in the page (an exception fails the test)."""
