@@ -53,7 +53,7 @@ def to_dict(comparison: Comparison, spec_hash: str,
 
 def _flips(f: Flips) -> dict[str, Any]:
     return {"name": f.name, "flipped": f.flipped, "decided": f.decided,
-            "undecided": f.undecided, "rate": f.rate}
+            "undecided": f.undecided, "rate": f.rate, "alpha": f.alpha}
 
 
 def _metric(m: MetricComparison) -> dict[str, Any]:
@@ -197,6 +197,8 @@ def _flip_words(f: dict[str, Any]) -> str:
     rate = "–" if f["rate"] is None else f"{100 * f['rate']:.1f}%"
     words = _("{flipped} of {decided} cases decided in both runs ({rate})").format(
         flipped=f["flipped"], decided=f["decided"], rate=rate)
+    if f.get("alpha") is not None:
+        words += ", " + _("Krippendorff's alpha {alpha:.2f}").format(alpha=f["alpha"])
     if f["undecided"]:
         words += ", " + _("{count} left out (an error or not computed in a run)").format(
             count=f["undecided"])

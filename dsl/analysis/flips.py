@@ -6,7 +6,9 @@ how far one run's verdicts can be trusted to repeat: a judge whose verdicts
 flip on 15% of the cases cannot show a 5-point improvement. Each rate counts
 only the paired cases decided in both runs, so its denominator is stated; the
 cases left out because either run had an error (or did not compute a check)
-are counted beside it, never folded into the rate.
+are counted beside it, never folded into the rate. Beside each rate is
+Krippendorff's alpha of the two runs over the same cases: a flip rate of 5%
+means little when 95% of the cases pass, and alpha discounts that.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from evaldsl.analysis.alpha import Level, krippendorff_alpha
 from evaldsl.analysis.compare_changes import Rows, verdict_block
 from evaldsl.analysis.compare_columns import STATUSES, Columns
 from evaldsl.results import ReportPlan
@@ -35,6 +38,9 @@ class Flips:
     """Paired cases decided in both runs: the rate's denominator."""
     undecided: int
     """Paired cases an error (or, for a check, not computing it) left out of the rate."""
+    alpha: float | None = None
+    """Krippendorff's alpha of the two runs over the decided cases (`evaldsl.analysis.alpha`):
+    agreement beyond chance; None when every decided case has one and the same value."""
 
     @property
     def rate(self) -> float | None:
@@ -52,7 +58,7 @@ def verdict_flips(plan: ReportPlan, rows: Rows, base: Columns, new: Columns) -> 
     j = [key for key, _labels in plan.blocks].index(block)
     b, n = base.labels[rows[0], j], new.labels[rows[1], j]
     decided = (b < len(labels)) & (n < len(labels))
-    return _flips(block, b != n, decided)
+    return _flips(block, b, n, decided, "ordinal")
 
 
 def check_flips(plan: ReportPlan, rows: Rows, base: Columns, new: Columns) -> list[Flips]:
@@ -60,7 +66,7 @@ def check_flips(plan: ReportPlan, rows: Rows, base: Columns, new: Columns) -> li
     check passed or failed in both."""
     b, n = base.checks[rows[0]], new.checks[rows[1]]
     decided = _decided(b) & _decided(n)
-    return [_flips(name, b[:, i] != n[:, i], decided[:, i])
+    return [_flips(name, b[:, i], n[:, i], decided[:, i], "nominal")
             for i, name in enumerate(plan.checks)]
 
 
@@ -69,6 +75,11 @@ def _decided(statuses: npt.NDArray[Any]) -> npt.NDArray[Any]:
     return decided
 
 
-def _flips(name: str, differ: npt.NDArray[Any], decided: npt.NDArray[Any]) -> Flips:
+def _flips(name: str, base: npt.NDArray[Any], new: npt.NDArray[Any],
+           decided: npt.NDArray[Any], level: Level) -> Flips:
+    """The flips of one column pair; a verdict's labels are ordinal (branches are written
+    best first), a check's pass and fail nominal."""
     count = int(decided.sum())
-    return Flips(name, int((differ & decided).sum()), count, int(decided.size) - count)
+    pairs = list(zip(base[decided].tolist(), new[decided].tolist(), strict=True))
+    return Flips(name, int(((base != new) & decided).sum()), count, int(decided.size) - count,
+                 krippendorff_alpha(pairs, level))

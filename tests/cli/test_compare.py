@@ -261,12 +261,17 @@ class TestFlipRates:
         through `polite`; `greets` never flipped."""
         done, data = _compare(kit, tmp_path, runs["spec"], runs["base"], runs["new"],
                               "--md", tmp_path / "c.md")
-        assert data["flips"]["verdict"] == {"name": "outcome", "flipped": 7, "decided": 10,
-                                            "undecided": 0, "rate": 0.7}
+        verdict = dict(data["flips"]["verdict"])
+        # Coincidences: success-failure 7 each way, success-success 6; n = 20 values, 13
+        # success and 7 failure: alpha = 1 - (n - 1) * 14 / (2 * 13 * 7), below 0.
+        assert verdict.pop("alpha") == pytest.approx(1 - 19 * 14 / (2 * 13 * 7))
+        assert verdict == {"name": "outcome", "flipped": 7, "decided": 10, "undecided": 0,
+                           "rate": 0.7}
         assert _flip(data, "polite")["flipped"] == 7
         assert _flip(data, "greets") == {"name": "greets", "flipped": 0, "decided": 10,
-                                         "undecided": 0, "rate": 0.0}
-        assert "verdict flips: 7 of 10 cases decided in both runs (70.0%)" in done.stdout
+                                         "undecided": 0, "rate": 0.0, "alpha": None}
+        assert ("verdict flips: 7 of 10 cases decided in both runs (70.0%), Krippendorff's "
+                "alpha -0.46") in done.stdout
         assert "check `polite` flips: 7 of 10 cases decided in both runs (70.0%)" in done.stdout
         assert "check `greets`" not in done.stdout
         assert "- verdict flips: 7 of 10" in (tmp_path / "c.md").read_text("utf-8")
@@ -285,7 +290,7 @@ class TestFlipRates:
         new = _journal(kit, tmp_path, spec, "new", [*rows[:2], silent])
         done, data = _compare(kit, tmp_path, spec, base, new)
         assert data["flips"]["verdict"] == {"name": "outcome", "flipped": 0, "decided": 2,
-                                            "undecided": 1, "rate": 0.0}
+                                            "undecided": 1, "rate": 0.0, "alpha": None}
         assert _flip(data, "polite")["undecided"] == 1
         assert ("verdict flips: 0 of 2 cases decided in both runs (0.0%), 1 left out "
                 "(an error or not computed in a run)") in done.stdout
