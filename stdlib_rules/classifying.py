@@ -14,14 +14,22 @@ from pydantic import Field, ValidationInfo, field_validator
 from evaldsl.cases.scopes import ALL_SCOPES, Unit
 from evaldsl.diagnostics import did_you_mean
 from evaldsl.i18n import _
-from evaldsl.model.checks import AnswerError, ChatCheck, ChatTask, ModelParams, Plan, overlay
+from evaldsl.model.checks import (
+    VOTE_FIELDS,
+    AnswerError,
+    ChatCheck,
+    ChatTask,
+    Plan,
+    VotedParams,
+    overlay,
+)
 from evaldsl.primitives.registry import Cost, primitive
 from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.stdlib.judging import REASON
 from evaldsl.values import CheckResult
 
 
-class ClassifyParams(ModelParams):
+class ClassifyParams(VotedParams):
     labels: dict[str, str] | list[str] = Field(min_length=1)
     """The taxonomy: label names, or a map from label to its description."""
     expect: str | list[str] | None = None
@@ -119,7 +127,8 @@ def _pin_classify(params: ClassifyParams, fields: dict[str, Any]) -> CheckResult
 
 
 @primitive("classify", params=ClassifyParams, scopes=ALL_SCOPES, default_scope="dialog",
-           fields={"label": ValueType.TEXT}, cost=Cost.MODEL, value_type=ValueType.TEXT,
+           fields={"label": ValueType.TEXT, **VOTE_FIELDS}, cost=Cost.MODEL,
+           value_type=ValueType.TEXT,
            dynamic={"expect"}, pin=_pin_classify)
 def classify(params: ClassifyParams) -> ClassifyCheck:
     """A chat model picks one label; `.label` (and `.value`) is the label it chose.

@@ -18,11 +18,12 @@ from evaldsl.cases.scopes import ALL_SCOPES, Unit
 from evaldsl.i18n import _
 from evaldsl.model.checks import (
     QUOTE_CHARS,
+    VOTE_FIELDS,
     AnswerError,
     ChatCheck,
     ChatTask,
-    ModelParams,
     Plan,
+    VotedParams,
     bounded_text,
     flags,
     overlay,
@@ -39,7 +40,7 @@ MODES = {
 }
 
 
-class SlotsParams(ModelParams):
+class SlotsParams(VotedParams):
     slots: dict[str, str] | list[str] = Field(min_length=1)
     """Required facts: a map from name to description, or names alone; per case too
     (`slots: case.required`), since each task dialog's goal asks for its own facts."""
@@ -194,7 +195,8 @@ def _pin_slots(params: SlotsParams, fields: dict[str, Any]) -> CheckResult:
 
 
 @primitive("slots", params=SlotsParams, scopes=ALL_SCOPES, default_scope="dialog",
-           fields={"filled": ValueType.MAP}, cost=Cost.MODEL, dynamic={"slots", "min"},
+           fields={"filled": ValueType.MAP, **VOTE_FIELDS}, cost=Cost.MODEL,
+           dynamic={"slots", "min"},
            value_range=lambda p: (0.0, 1.0), pin=_pin_slots)
 def slots(params: SlotsParams) -> SlotsCheck:
     """Which required facts the dialog collected: `.filled` maps each slot to true/false.
@@ -212,7 +214,7 @@ def slots(params: SlotsParams) -> SlotsCheck:
     return SlotsCheck()
 
 
-class StepsParams(ModelParams):
+class StepsParams(VotedParams):
     steps: dict[str, str] | list[str] = Field(min_length=1)
     """Required steps: names, or a map from name to description, in the expected order;
     per case too (`steps: case.plan`)."""
@@ -274,7 +276,8 @@ def _pin_steps(params: StepsParams, fields: dict[str, Any]) -> CheckResult:
 
 
 @primitive("steps", params=StepsParams, scopes=ALL_SCOPES, default_scope="dialog",
-           fields={"done": ValueType.MAP, "order_ok": ValueType.BOOL}, cost=Cost.MODEL,
+           fields={"done": ValueType.MAP, "order_ok": ValueType.BOOL, **VOTE_FIELDS},
+           cost=Cost.MODEL,
            dynamic={"steps", "min"}, value_range=lambda p: (0.0, 1.0), pin=_pin_steps)
 def steps(params: StepsParams) -> StepsCheck:
     """Which required steps the agent took: `.done` maps each step to true/false.

@@ -18,11 +18,13 @@ from evaldsl.cases.scopes import ALL_SCOPES, Unit
 from evaldsl.i18n import _
 from evaldsl.model.checks import (
     REASON_CHARS,
+    VOTE_FIELDS,
     AnswerError,
     ChatCheck,
     ChatTask,
     ModelParams,
     Plan,
+    VotedParams,
     bounded_text,
     overlay,
     points,
@@ -34,7 +36,7 @@ from evaldsl.values import CheckResult
 REASON = bounded_text("one short sentence", REASON_CHARS)
 
 
-class JudgeParams(ModelParams):
+class JudgeParams(VotedParams):
     criteria: str = Field(min_length=1)
     """What a good text does, in the author's words."""
     scale: int = Field(default=10, ge=1, le=100)
@@ -63,6 +65,8 @@ def judge_result(params: JudgeParams, value: float, reason: str = "") -> CheckRe
 
 
 class JudgeCheck(ChatCheck):
+    vote = "median"
+
     def plan(self, params: JudgeParams, unit: Unit) -> Plan:
         schema = {
             "type": "object",
@@ -97,8 +101,8 @@ def _pin_judge(params: JudgeParams, fields: dict[str, Any]) -> CheckResult:
 
 
 @primitive("judge", params=JudgeParams, scopes=ALL_SCOPES, default_scope="last_reply",
-           cost=Cost.MODEL, value_range=lambda p: (0.0, float(p.scale)), pin=_pin_judge,
-           dynamic={"criteria", "min"})
+           fields=VOTE_FIELDS, cost=Cost.MODEL, value_range=lambda p: (0.0, float(p.scale)),
+           pin=_pin_judge, dynamic={"criteria", "min"})
 def judge(params: JudgeParams) -> JudgeCheck:
     """A rubric score from a chat model: `.value` in points from 0 to `scale`.
 

@@ -12,7 +12,8 @@ Each journal is streamed into compact columns (`evaldsl.analysis.compare_columns
 every line checked as `evaldsl merge` checks it (the version, every line's shape
 against the spec's names); the pairing is a sort-merge of the two id columns. The
 statistics are in `evaldsl.analysis.paired_stats`; the label transitions and
-the cases whose verdict moved in `evaldsl.analysis.compare_changes`.
+the cases whose verdict moved in `evaldsl.analysis.compare_changes`, the flip rates
+of the verdict and of each check in `evaldsl.analysis.flips`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from evaldsl.analysis.compare_changes import ChangedCase, Transitions, changed_cases, transitions
 from evaldsl.analysis.compare_columns import COUNTED, ERRORED, Columns, read_columns
+from evaldsl.analysis.flips import Flips, check_flips, verdict_flips
 from evaldsl.analysis.paired_stats import Interval, mcnemar_p, resample
 from evaldsl.results import ReportPlan
 from evaldsl.runtime.aggregation import MetricPlan, percentile
@@ -286,6 +288,10 @@ class Comparison:
     changed_total: int
     """Every paired case whose verdict changed."""
     settings: Settings
+    verdict_flips: Flips | None = None
+    """Verdicts that flipped among the cases decided in both runs (`evaldsl.analysis.flips`)."""
+    check_flips: tuple[Flips, ...] = ()
+    """Per check, pass <-> fail flips among the cases it decided in both runs."""
 
 
 def compare_runs(plan: ReportPlan, base: Run, new: Run, settings: Settings) -> Comparison:
@@ -298,7 +304,8 @@ def compare_runs(plan: ReportPlan, base: Run, new: Run, settings: Settings) -> C
         tuple(compare_metric(m, i, pairing, base, new, settings)
               for i, m in enumerate(plan.metrics)),
         tuple(transitions(plan, rows, base, new)),
-        changed.listed, changed.total, settings)
+        changed.listed, changed.total, settings, verdict_flips(plan, rows, base, new),
+        tuple(check_flips(plan, rows, base, new)))
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from evaldsl.analysis.compare import Comparison, GateResult, MetricComparison
+from evaldsl.analysis.flips import Flips
 from evaldsl.analysis.paired_stats import CONFIDENCE
 from evaldsl.i18n import _
 from evaldsl.report.group_rows import key_text
@@ -43,9 +44,16 @@ def to_dict(comparison: Comparison, spec_hash: str,
                            "checks": [{"check": m.check, "base": m.base, "new": m.new}
                                       for m in x.checks]} for x in c.changed],
         "changed_total": c.changed_total,
+        "flips": {"verdict": _flips(c.verdict_flips) if c.verdict_flips else None,
+                  "checks": [_flips(f) for f in c.check_flips]},
         "gates": [{"metric": g.metric, "margin": g.margin, "failed": g.reason is not None,
                    "reason": g.reason} for g in gates],
     }
+
+
+def _flips(f: Flips) -> dict[str, Any]:
+    return {"name": f.name, "flipped": f.flipped, "decided": f.decided,
+            "undecided": f.undecided, "rate": f.rate, "alpha": f.alpha}
 
 
 def _metric(m: MetricComparison) -> dict[str, Any]:
@@ -167,6 +175,36 @@ def _more(data: dict[str, Any], limit: int) -> int:
     return total - min(limit, len(changed))
 
 
+def flip_lines(data: dict[str, Any]) -> list[str]:
+    """The verdict's flip rate, then each check that flipped, with their denominators;
+    empty for a comparison written before flip rates were."""
+    flips = data.get("flips")
+    if not flips:
+        return []
+    lines = []
+    if flips["verdict"] is not None:
+        lines.append(_("verdict flips: {line}").format(line=_flip_words(flips["verdict"])))
+    flipped = [f for f in flips["checks"] if f["flipped"]]
+    lines += [_("check `{name}` flips: {line}").format(name=f["name"], line=_flip_words(f))
+              for f in flipped]
+    if not flipped:
+        lines.append(_("no check flipped between pass and fail"))
+    return lines
+
+
+def _flip_words(f: dict[str, Any]) -> str:
+    """`3 of 97 cases decided in both runs (3.1%), 2 left out`."""
+    rate = "–" if f["rate"] is None else f"{100 * f['rate']:.1f}%"
+    words = _("{flipped} of {decided} cases decided in both runs ({rate})").format(
+        flipped=f["flipped"], decided=f["decided"], rate=rate)
+    if f.get("alpha") is not None:
+        words += ", " + _("Krippendorff's alpha {alpha:.2f}").format(alpha=f["alpha"])
+    if f["undecided"]:
+        words += ", " + _("{count} left out (an error or not computed in a run)").format(
+            count=f["undecided"])
+    return words
+
+
 def render_terminal(data: dict[str, Any], limit: int = 20) -> str:
     """The comparison as text for a terminal."""
     lines = [_cases_line(data), "", *_table([_headers(), *metric_rows(data)])]
@@ -176,6 +214,8 @@ def render_terminal(data: dict[str, Any], limit: int = 20) -> str:
     for block in data["transitions"]:
         lines += ["", _("transitions of `{block}`:").format(block=block["block"]),
                   *_table(_transition_rows(block))]
+    flips = flip_lines(data)
+    lines += ["", *flips] if flips else []
     changed = data["changed_cases"]
     if changed:
         lines += ["", _("cases whose verdict changed (worst first):")]
@@ -205,6 +245,8 @@ def render_markdown(data: dict[str, Any], limit: int = 50) -> str:
     for block in data["transitions"]:
         lines += ["", "### " + _("transitions of `{block}`:").format(block=block["block"]),
                   "", *_md_table(_transition_rows(block))]
+    flips = flip_lines(data)
+    lines += ["", *[f"- {line}" for line in flips]] if flips else []
     changed = data["changed_cases"]
     if changed:
         lines += ["", "### " + _("cases whose verdict changed (worst first):"), ""]

@@ -65,26 +65,37 @@ class Calls(NamedTuple):
 
     low: int
     high: int
+    votes: int = 1
+    """Samples of each answer (`votes:`), already counted in `low` and `high`."""
 
     def __str__(self) -> str:
         if self.high == 0:
             return _("no model call")
         if self.low == self.high:
-            return _("{count} model call per case").format(count=self.high)
-        return _("at most {count} model call per case").format(count=self.high)
+            words = _("{count} model call per case").format(count=self.high)
+        else:
+            words = _("at most {count} model call per case").format(count=self.high)
+        if self.votes > 1:
+            return _("{calls} (×{votes} votes)").format(calls=words, votes=self.votes)
+        return words
 
 
 def model_calls(graph: Graph) -> dict[str, Calls]:
     """Each check's model calls per case, estimated from what cases need: a model check
-    every case needs makes one, one only some cases need at most one, any other none.
+    every case needs makes one, one only some cases need at most one, any other none;
+    a check with `votes: N` makes N times as many.
 
     An upper bound on requests: the model layer may fuse several checks about the same
     text into one request (`evaldsl.model.fusion`), and the answer cache may make none.
     """
     found = needs(graph)
-    by_need = {EVERY: Calls(1, 1), SOME: Calls(0, 1), NEVER: Calls(0, 0)}
-    return {c.name: by_need[found.of(c.name)] if c.cost is Cost.MODEL else Calls(0, 0)
-            for c in graph.checks}
+    by_need = {EVERY: (1, 1), SOME: (0, 1), NEVER: (0, 0)}
+    out: dict[str, Calls] = {}
+    for c in graph.checks:
+        low, high = by_need[found.of(c.name)] if c.cost is Cost.MODEL else (0, 0)
+        votes = int(c.facts.constants.get("votes", 1))
+        out[c.name] = Calls(low * votes, high * votes, votes if high else 1)
+    return out
 
 
 def _aggregate_args(e: n.Expr) -> list[n.Expr]:

@@ -22,6 +22,13 @@ def _scope(check: CheckNode) -> str:
                                                      words=scope_words(check.scope))
 
 
+def _cost(check: CheckNode) -> str:
+    """The cost class in words; `model call ×3` for a check asked with `votes: 3`."""
+    words = _(_COST_WORDS[int(check.cost)])
+    votes = int(check.facts.constants.get("votes", 1))
+    return f"{words} ×{votes}" if votes > 1 else words
+
+
 def render_text(graph: Graph, needs: Needs) -> str:
     lines = [
         f'spec "{graph.title}"',
@@ -37,7 +44,7 @@ def render_text(graph: Graph, needs: Needs) -> str:
         readers = ", ".join(_label(r) for r in _readers(graph, check.id))
         lines.append(
             f"  {_pad(check.name, width)}  {check.primitive.name:<{pwidth}}  "
-            f"{_pad(_(_COST_WORDS[int(check.cost)]), 10)}  {_pad(_(needs.of(check.name)), 10)}"
+            f"{_pad(_cost(check), 10)}  {_pad(_(needs.of(check.name)), 10)}"
             f"  scope {_scope(check)}" + (f"  -> {readers}" if readers else "")
         )
     for block in graph.blocks:

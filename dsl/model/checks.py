@@ -24,7 +24,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from evaldsl.cases.scopes import Unit
 from evaldsl.cases.windows import Window
+from evaldsl.model.votes import Rule
+from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.values import CheckResult
+
+MAX_VOTES = 25
+"""More samples than this buy little agreement and cost a run many times over."""
 
 
 class FewShot(BaseModel):
@@ -57,6 +62,20 @@ class ModelParams(BaseModel):
     the last six, and says how many were left out; without it, the whole scope."""
 
 
+VOTE_FIELDS = {"agreement": ValueType.NUMBER, "votes": ValueType.NUMBER}
+"""Result fields of a check asked with `votes:` above 1: the share of samples agreeing
+with the combined answer, and how many samples answered (its denominator)."""
+
+
+class VotedParams(ModelParams):
+    """Options of a model check whose answer may be voted on by several samples."""
+
+    votes: int = Field(default=1, ge=1, le=MAX_VOTES)
+    """Ask the judge this many times and combine the answers: the
+    median point on a scale, else the most common answer; `.agreement` is the share of
+    the answering samples (`.votes`) that agree with it. Each sample is cached on its own."""
+
+
 @dataclass(frozen=True)
 class ChatTask:
     """One check's question about one unit."""
@@ -83,6 +102,8 @@ class ChatCheck(ABC):
     """A check answered by a chat model with a structured answer."""
 
     kind: ClassVar[str] = "chat"
+    vote: ClassVar[Rule] = "majority"
+    """How samples combine under `votes:`; a check scoring points on a scale says "median"."""
 
     @abstractmethod
     def plan(self, params: Any, unit: Unit) -> Plan:

@@ -45,6 +45,7 @@ from evaldsl.model.redact import Redactor
 from evaldsl.model.requests import ModelRequest, ModelStats
 from evaldsl.model.structured import Unparsed, problem, read_answer
 from evaldsl.model.tally import Tally
+from evaldsl.model.votes import combine_votes
 from evaldsl.values import CheckResult
 
 
@@ -115,7 +116,8 @@ class DefaultRuntime:
         if plan.task is None:
             return plan.result or CheckResult.error("the check made no plan", request.check)
         question = Question(i, j, property_key(request.check), plan.task, plan,
-                            getattr(params, "model", None), getattr(params, "fuse", True))
+                            getattr(params, "model", None), getattr(params, "fuse", True),
+                            getattr(params, "votes", 1))
         questions.append((question, unit))
         return None
 
@@ -131,11 +133,27 @@ class DefaultRuntime:
 
     async def _ask(self, fused: Group, requests: Sequence[ModelRequest],
                    out: list[list[CheckResult | None]]) -> None:
+        """Ask the group's request once per sample; each question combines the samples
+        it asked for (`votes`), each sample read on its own."""
         names = [requests[qs[0].request].check for qs in fused.questions.values()]
         request = build_request(fused.unit, fused.tasks(), self.temperature,
                                 {"checks": names, "fused": len(names) > 1})
+        answers = await asyncio.gather(
+            *(self._sample(request, fused, s) for s in range(fused.samples)))
+        for key, qs in fused.questions.items():
+            for q in qs:
+                check = requests[q.request]
+                reads = [self._failure(a, check.check) if isinstance(a, BaseException)
+                         else self._read(check, fused.unit, q, a, key)
+                         for a in answers[:q.votes]]
+                out[q.request][q.unit] = combine_votes(reads, check.model_check.vote,
+                                                       check.check)
+
+    async def _sample(self, request: JudgeRequest, fused: Group, sample: int) -> Any:
+        """One sample's answer, or the model error that stopped it (counted here, once
+        per sample: a failed sample is an error, never a vote)."""
         try:
-            answer = await self._answer(request, fused.model)
+            return await self._answer(request, fused.model, sample)
         except ConfigError:
             raise
         except (ModelError, EvaldslError) as exc:
@@ -143,14 +161,7 @@ class DefaultRuntime:
                 self.tally.add(not_asked=sum(len(qs) for qs in fused.questions.values()))
             else:
                 self.tally.add(errors=1)
-            for qs in fused.questions.values():
-                for q in qs:
-                    out[q.request][q.unit] = self._failure(exc, requests[q.request].check)
-            return
-        for key, qs in fused.questions.items():
-            for q in qs:
-                out[q.request][q.unit] = self._read(requests[q.request], fused.unit, q,
-                                                    answer, key)
+            return exc
 
     def _read(self, request: ModelRequest, unit: Unit, q: Question, answer: Any,
               key: str) -> CheckResult:
@@ -164,9 +175,9 @@ class DefaultRuntime:
             reason = f"the judge's answer does not fit: {exc}; raw: {raw}"
             return CheckResult.error(self.redactor.text(reason), request.check)
 
-    async def _answer(self, request: JudgeRequest, model: str | None) -> Any:
+    async def _answer(self, request: JudgeRequest, model: str | None, sample: int = 0) -> Any:
         """The validated JSON answer: from the cache, or asked (with one repair)."""
-        key = self._key(request, model)
+        key = self._key(request, model, sample)
         if key is not None and self.cache is not None:
             stored = self.cache.get(key, lambda value: _fits(value, request.schema))
             if stored is not None:
@@ -209,11 +220,16 @@ class DefaultRuntime:
         raise CutOff(_("the judge's answer was cut off at {tokens} tokens, also when asked "
                        "again with a larger budget").format(tokens=tokens), again.text)
 
-    def _key(self, request: JudgeRequest, model: str | None) -> str | None:
+    def _key(self, request: JudgeRequest, model: str | None, sample: int = 0) -> str | None:
+        """The answer's cache address. A sample after the first adds its index: each
+        sample is stored on its own, the first under the address a single answer has,
+        so raising `votes` asks only for the samples not yet stored."""
         if self.identity is None:
             return None
         identity = f"{self.identity}/{model}" if model else self.identity
         payload = [request.messages, request.schema, request.temperature, request.max_tokens]
+        if sample:
+            payload.append({"sample": sample})
         return cache_key("chat", identity, payload)
 
     async def _call(self, request: JudgeRequest, model: str | None, kind: str) -> JudgeAnswer:

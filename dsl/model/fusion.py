@@ -4,8 +4,10 @@ Questions about the same text for the same judge model share a request,
 unless their check says `fuse: false`; the answer is one JSON object with a
 property per check. The same question about the same text (a check over
 `each_reply` where two replies are identical) is asked once and its answer
-shared. Grouping is pure and ordered, so the same spec and case always make
-the same requests, which is what the cache needs.
+shared. A check with `votes: N` multiplies its group's requests, not the
+groups: the fused request is asked N times. Grouping is pure and ordered, so
+the same spec and case always make the same requests, which is what the cache
+needs.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ class Question:
     model: str | None
     """The check's model override, if any."""
     fuse: bool
+    votes: int = 1
+    """How many samples of the answer the check combines (`votes:`)."""
 
 
 @dataclass
@@ -42,6 +46,12 @@ class Group:
     model: str | None
     questions: dict[str, list[Question]] = field(default_factory=dict)
     """By answer key; several only when the very same question repeats."""
+
+    @property
+    def samples(self) -> int:
+        """Samples the request is asked for: as many as its most-voted question needs.
+        A question fused with a more-voted one reads only its own first samples."""
+        return max(q.votes for qs in self.questions.values() for q in qs)
 
     def tasks(self) -> list[tuple[str, ChatTask]]:
         return [(key, qs[0].task) for key, qs in self.questions.items()]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -137,3 +138,21 @@ class TestModelCalls:
         """The estimate as an editor shows it beside a check."""
         assert [str(c) for c in (Calls(1, 1), Calls(0, 1), Calls(0, 0))] == [
             "1 model call per case", "at most 1 model call per case", "no model call"]
+
+
+class TestVotesInExplain:
+    SPEC = ('spec "v"\ncheck polite = judge(criteria: "kind", votes: 3)\n'
+            'outcome { good if polite\n  bad otherwise }\n')
+
+    def test_votes_multiply_the_estimate(self) -> None:
+        """Three votes are three calls per case, and the words say why."""
+        calls = model_calls(evaldsl.loads(self.SPEC).graph)["polite"]
+        assert calls == Calls(3, 3, 3)
+        assert str(calls) == "3 model call per case (×3 votes)"
+
+    def test_explain_shows_the_votes(self, tmp_path: Path, capsys: Any) -> None:
+        """`explain` prints the check's cost as `model call ×3`."""
+        spec = tmp_path / "v.eval"
+        spec.write_text(self.SPEC, encoding="utf-8")
+        assert main(["explain", str(spec)]) == 0
+        assert "model call ×3" in capsys.readouterr().out

@@ -248,3 +248,50 @@ class TestOutputs:
         assert done.returncode == 2
         assert "only one of -o and --md can write to stdout" in done.stderr
         assert done.stdout == ""
+
+
+def _flip(data: dict[str, Any], name: str) -> dict[str, Any]:
+    return next(f for f in data["flips"]["checks"] if f["name"] == name)
+
+
+class TestFlipRates:
+    def test_verdict_and_check_flips_with_their_denominators(
+            self, tmp_path: Path, kit: Any, runs: dict[str, Path]) -> None:
+        """c1 turned curt and c2-c7 polite: 7 of the 10 paired verdicts flipped, all
+        through `polite`; `greets` never flipped."""
+        done, data = _compare(kit, tmp_path, runs["spec"], runs["base"], runs["new"],
+                              "--md", tmp_path / "c.md")
+        verdict = dict(data["flips"]["verdict"])
+        # Coincidences: success-failure 7 each way, success-success 6; n = 20 values, 13
+        # success and 7 failure: alpha = 1 - (n - 1) * 14 / (2 * 13 * 7), below 0.
+        assert verdict.pop("alpha") == pytest.approx(1 - 19 * 14 / (2 * 13 * 7))
+        assert verdict == {"name": "outcome", "flipped": 7, "decided": 10, "undecided": 0,
+                           "rate": 0.7}
+        assert _flip(data, "polite")["flipped"] == 7
+        assert _flip(data, "greets") == {"name": "greets", "flipped": 0, "decided": 10,
+                                         "undecided": 0, "rate": 0.0, "alpha": None}
+        assert ("verdict flips: 7 of 10 cases decided in both runs (70.0%), Krippendorff's "
+                "alpha -0.46") in done.stdout
+        assert "check `polite` flips: 7 of 10 cases decided in both runs (70.0%)" in done.stdout
+        assert "check `greets`" not in done.stdout
+        assert "- verdict flips: 7 of 10" in (tmp_path / "c.md").read_text("utf-8")
+        jsonschema.validate(data, json.loads(
+            (REPO / "docs" / "compare.schema.json").read_text("utf-8")))
+
+    def test_an_error_in_either_run_is_left_out_and_counted(
+            self, tmp_path: Path, kit: Any) -> None:
+        """A case without a reply in the new run errs there: it leaves the verdict's and
+        `polite`'s denominators and is counted beside them, never a flip."""
+        spec = tmp_path / "s.eval"
+        spec.write_text(SPEC, encoding="utf-8")
+        rows = [_row(f"k{i}", POLITE) for i in range(3)]
+        silent = {"id": "k2", "messages": [{"role": "user", "content": "hello there"}]}
+        base = _journal(kit, tmp_path, spec, "base", rows)
+        new = _journal(kit, tmp_path, spec, "new", [*rows[:2], silent])
+        done, data = _compare(kit, tmp_path, spec, base, new)
+        assert data["flips"]["verdict"] == {"name": "outcome", "flipped": 0, "decided": 2,
+                                            "undecided": 1, "rate": 0.0, "alpha": None}
+        assert _flip(data, "polite")["undecided"] == 1
+        assert ("verdict flips: 0 of 2 cases decided in both runs (0.0%), 1 left out "
+                "(an error or not computed in a run)") in done.stdout
+        assert "no check flipped between pass and fail" in done.stdout

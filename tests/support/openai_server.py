@@ -15,6 +15,7 @@ Run as a real process on 127.0.0.1 (`python openai_server.py --port 0` prints
   "malformed"|"401"|"403"|"404", "count": N, "path": "chat"|"embeddings", "retry_after": S}]}`
   (taken in order, one per matching request; a 401 echoes the key it was sent),
   `{"script": [{"contains": TEXT, "key": K, "value": V}
+  | {"contains": TEXT, "key": K, "values": [V, ...]} (the next value in turn per answer)
   | {"contains": TEXT, "raw": TEXT} | {"contains": TEXT, "cut": N}]}` (answers for
   dialogs containing TEXT; `cut`: the next N such answers are cut in half and end with
   `finish_reason: "length"` at the request's `max_tokens`, as a judge that ran out of
@@ -185,8 +186,18 @@ def chat_answer(state: State, body: dict[str, Any]) -> tuple[int, dict[str, Any]
             if "raw" in rule:
                 return 200, completion(body, rule["raw"])
             if isinstance(answer, dict) and rule.get("key") in answer:
-                answer[rule["key"]] = rule["value"]
+                answer[rule["key"]] = next_value(rule)
     return 200, completion(body, json.dumps(answer, ensure_ascii=False))
+
+
+def next_value(rule: dict[str, Any]) -> Any:
+    """A script rule's value: `value`, or the next of `values` in turn (a judge sampled
+    several times that answers differently), cycling when they run out."""
+    if "values" not in rule:
+        return rule["value"]
+    taken = rule.setdefault("taken", 0)
+    rule["taken"] = taken + 1
+    return rule["values"][taken % len(rule["values"])]
 
 
 def too_long(context: int, prompt: int, answer: int) -> tuple[int, dict[str, Any]] | None:
