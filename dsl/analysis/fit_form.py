@@ -175,18 +175,23 @@ def _levels(outcome: n.Outcome | None, let: str
 
 def patch(source: Source, form: ScoreForm, fitted: Scoring, path: str) -> str:
     """The fitted weights and thresholds as a unified diff of the spec (empty if unchanged)."""
-    edits = [(w.span, text) for w, text in zip(form.weights, weight_texts(fitted.weights),
+    return "".join(difflib.unified_diff(source.text.splitlines(keepends=True),
+                                        rewritten(source, form, fitted).splitlines(keepends=True),
+                                        f"a/{path.lstrip('/')}", f"b/{path.lstrip('/')}"))
+
+
+def rewritten(source: Source, form: ScoreForm, scoring: Scoring) -> str:
+    """The spec's text with `scoring`'s weights and thresholds in place of the written ones."""
+    edits = [(w.span, text) for w, text in zip(form.weights, weight_texts(scoring.weights),
                                                 strict=True)]
     edits += [(t.span, number_text(cut * form.scale / POINTS, 1 if form.scale >= 10 else 3))
-              for t, cut in zip(form.thresholds, fitted.thresholds, strict=False)]
+              for t, cut in zip(form.thresholds, scoring.thresholds, strict=False)]
     text = source.text
     for span, new in sorted(edits, key=lambda e: (e[0].line, e[0].col), reverse=True):
         start = source.offset(span.line, span.col)
         end = source.offset(span.end_line, span.end_col)
         text = text[:start] + new + text[end:]
-    return "".join(difflib.unified_diff(source.text.splitlines(keepends=True),
-                                        text.splitlines(keepends=True),
-                                        f"a/{path}", f"b/{path}"))
+    return text
 
 
 def weight_texts(weights: tuple[float, ...], digits: int = 3) -> list[str]:

@@ -58,7 +58,7 @@ def test_the_fit_is_printed_as_a_patch_and_the_spec_is_unchanged(fitted: dict[st
     done = calibrate(kit, fitted)
     assert done.returncode == 0, done.stderr
     assert "5-fold cross-validated (seed 0) over 60 cases" in done.stdout
-    assert f"--- a/{fitted['spec']}" in done.stdout
+    assert f"--- a/{str(fitted['spec']).lstrip('/')}" in done.stdout
     assert "-let score = 100 * (0.5 * greets + 0.3 * asks_name.score + 0.2 * short)" \
         in done.stdout
     assert fitted["spec"].read_text("utf-8") == SPEC
@@ -71,8 +71,9 @@ def test_the_patch_applies_and_keeps_the_comments(fitted: dict[str, Path], kit: 
     fit = json.loads(done.stdout)["fit"]
     copy = tmp_path / "fitted.eval"
     copy.write_text(SPEC, encoding="utf-8")
-    diff = fit["patch"].replace(f"a/{fitted['spec']}", "a/fitted.eval").replace(
-        f"b/{fitted['spec']}", "b/fitted.eval")
+    path = str(fitted["spec"]).lstrip("/")
+    diff = fit["patch"].replace(f"a/{path}", "a/fitted.eval").replace(
+        f"b/{path}", "b/fitted.eval")
     subprocess.run(["git", "apply", "-p1", "-"], input=diff, text=True, cwd=tmp_path,
                    check=True)
     patched = copy.read_text("utf-8")
