@@ -56,7 +56,10 @@ class ScoreForm:
 
 
 def find_form(module: n.Module, block: str | None) -> ScoreForm:
-    """The weighted-sum let the outcome `block` cuts, or the spec's only weighted-sum let."""
+    """The weighted-sum let the outcome `block` cuts, or the spec's only weighted-sum let.
+
+    `block` is the outcome block's name, None for the unnamed one (the verdict).
+    """
     checks = {c.name for c in module.of_type(n.Check)}
     outcome = next((o for o in module.of_type(n.Outcome) if o.name == block), None)
     lets = module.of_type(n.Let)

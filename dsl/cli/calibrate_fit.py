@@ -24,6 +24,7 @@ from evaldsl.analysis.fit_form import FormError, ScoreForm, find_form, number_te
 from evaldsl.cli.exits import UsageError
 from evaldsl.cli.review import checked_records
 from evaldsl.i18n import _
+from evaldsl.report.layout import VERDICT
 from evaldsl.syntax.parser import parse
 
 DEFAULT_FOLDS = 5
@@ -83,7 +84,7 @@ def fit_from_args(args: argparse.Namespace, judged: Sequence[Judged],
         raise UsageError(_("`{spec}` does not parse: run `evaldsl check {spec}`").format(
             spec=args.spec))
     try:
-        form = find_form(parsed.module, block)
+        form = find_form(parsed.module, None if block == VERDICT else block)
     except FormError as exc:
         raise UsageError(str(exc), _("--fit fits a let such as "
                                      "`let score = 100 * (0.6 * a + 0.4 * b)`")) from None

@@ -58,6 +58,7 @@ def test_the_fit_is_printed_as_a_patch_and_the_spec_is_unchanged(fitted: dict[st
     done = calibrate(kit, fitted)
     assert done.returncode == 0, done.stderr
     assert "5-fold cross-validated (seed 0) over 60 cases" in done.stdout
+    assert "thresholds (points): good >= " in done.stdout
     assert f"--- a/{str(fitted['spec']).lstrip('/')}" in done.stdout
     assert "-let score = 100 * (0.5 * greets + 0.3 * asks_name.score + 0.2 * short)" \
         in done.stdout
