@@ -11,8 +11,12 @@ human ratings as a filled-in label file (score = mean overall rating on the
 score on 0-100, i.e. (rating - 1) * 25), runs `evaldsl calibrate`, and adds
 what the tool does not: each heuristic's rank correlation with the ratings,
 the figures per source corpus, and how far single annotators are from the
-others (the ceiling any automatic judge can be held to). docs/calibration.md
-publishes and reads the figures.
+others (the ceiling any automatic judge can be held to). Then `calibrate
+--fit`: the shipped spec's four weights, and the refined spec
+(specs/quality_monitoring_uss.eval, task-outcome signals added) from its
+starting weights, each 5-fold cross-validated over three seeds; it checks
+that the refined spec in specs/ is the seed-0 fit's patch applied to its
+start. docs/calibration.md publishes and reads the figures.
 """
 
 from __future__ import annotations
@@ -142,72 +146,62 @@ def by_source(out: Path, results: Path, labels: list[dict[str, Any]]) -> dict[st
     return figures
 
 
-FAILURE_PHRASES = ["sorry", "unable", "not available", "unfortunately", "no results",
-                   "couldn't", "could not", "cannot", "can't", "technical", "don't have",
-                   "do not have", "there is no", "there are no"]
-REFINED_WEIGHTS = "0.3 * 情绪 + 0.7 * 办成"
+FITTED_SPEC = REPO / "specs" / "quality_monitoring_uss.eval"
+START_WEIGHTS = (0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.1, 0.05, 0.05)
+"""The refined spec's weights before the fit (its header says so), in the order of its let."""
+START_THRESHOLDS = (80.0, 60.0)
+SEEDS = (0, 1, 2)
+"""The shipped fit used seed 0; the other seeds show how much the figures move with the folds."""
 
 
-def refined_spec(text: str) -> str:
-    """The spec plus a check for replies admitting failure, weighted into the score.
+def start_spec(out: Path) -> Path:
+    """The refined spec as it was before the fit: the shipped one with the starting numbers."""
+    from evaldsl.analysis.fit import Scoring
+    from evaldsl.analysis.fit_form import find_form, rewritten
+    from evaldsl.syntax.parser import parse
 
-    An exploration suggested by the deviation list, not a shipped spec: it is
-    fitted and measured on the same 400 dialogs.
-    """
-    import re
-
-    phrases = ", ".join(json.dumps(p) for p in FAILURE_PHRASES)
-    check = f"check 办成 = keyword(scope: each_reply, none: [{phrases}])\n"
-    body = text.split("\nexample ")[0]
-    body = re.sub(r"let overall = [^\n]*", f"let overall = 100 * ({REFINED_WEIGHTS})", body)
-    return body.replace("\nlet overall", "\n" + check + "let overall")
-
-
-def explore(cases: list[dict[str, Any]], labels: list[dict[str, Any]]) -> dict[str, Any]:
-    """The refined spec's figures, and the best thresholds for the shipped score."""
-    from evaldsl.analysis.calibrate import Judged, calibrate
-    from evaldsl.api import loads
-
-    human = {r["id"]: r for r in labels}
-    out: dict[str, Any] = {}
-    for name, text in (("shipped", SPEC.read_text("utf-8")),
-                       ("refined", refined_spec(SPEC.read_text("utf-8")))):
-        spec = loads(text, name=f"{name}.eval")
-        judged = []
-        for case in cases:
-            result = spec.evaluate(case)
-            score = result.metrics[SCORE_METRIC]
-            auto = float(score[0]) if isinstance(score, tuple) else None
-            row = human[case["id"]]
-            judged.append(Judged(case["id"], result.labels["level"], row["label"], auto,
-                                 points(row["score"])))
-        cal = calibrate(judged)
-        assert cal.scores is not None and cal.labels is not None
-        out[name] = {"spearman": cal.scores.spearman, "pearson": cal.scores.pearson,
-                     "mad": cal.scores.mad, "bias": cal.scores.bias,
-                     "level_agreement": cal.labels.agreement, "level_kappa": cal.labels.kappa,
-                     "refitted": refit(judged)}
-    return out
+    parsed = parse(FITTED_SPEC.read_text("utf-8"), str(FITTED_SPEC))
+    assert parsed.module is not None
+    form = find_form(parsed.module, "level")
+    start = Scoring(START_WEIGHTS, START_THRESHOLDS, form.levels, form.strict)
+    path = out / "quality_monitoring_uss.start.eval"
+    path.write_text(rewritten(parsed.source, form, start), "utf-8")
+    return path
 
 
-def refit(judged: list[Any]) -> dict[str, Any]:
-    """Thresholds at the automatic score's quantiles that reproduce the human level shares."""
-    from evaldsl.analysis.calibrate import Judged, label_agreement
+def fit(spec: Path, results: Path, labels: Path, seed: int) -> dict[str, Any]:
+    """`evaldsl calibrate --fit` of `spec` on the USS ratings: the cross-validated figures."""
+    done = evaldsl("calibrate", results, labels, "--spec", spec, "--outcome", "level",
+                   "--score", SCORE_METRIC, "--human-scale", "1-5", "--fit", "--folds", "5",
+                   "--seed", str(seed), "--format", "json")
+    figures = json.loads(done.stdout)["fit"]
+    oof = figures["out_of_fold"]
+    return {"seed": seed, "held_out_mean": figures["held_out_mean"],
+            "out_of_fold": {side: {"spearman": oof[side]["scores"]["spearman"],
+                                   "mad": oof[side]["scores"]["mad"],
+                                   "kappa": oof[side]["labels"]["kappa"],
+                                   "n": oof[side]["scores"]["n"]}
+                            for side in ("before", "after")},
+            "fitted": figures["fitted"], "patch": figures["patch"]}
 
-    scores = sorted(j.auto_score for j in judged)
-    shares = {lv: sum(1 for j in judged if j.human_label == lv) / len(judged)
-              for _, lv in LEVELS}
-    poor_cut = scores[min(len(scores) - 1, int(shares["poor"] * len(scores)))]
-    top_cut = scores[min(len(scores) - 1, int((1 - shares["excellent"]) * len(scores)))]
 
-    def relabel(score: float) -> str:
-        return "excellent" if score >= top_cut else "acceptable" if score >= poor_cut else "poor"
-
-    pairs = [(relabel(j.auto_score), j.human_label) for j in judged
-             if isinstance(j, Judged) and j.human_label is not None]
-    agreement = label_agreement(pairs)
-    return {"acceptable_from": poor_cut, "excellent_from": top_cut,
-            "level_agreement": agreement.agreement, "level_kappa": agreement.kappa}
+def refined(out: Path, labels: Path) -> dict[str, Any]:
+    """The refined spec from its starting weights, fitted; and whether specs/ holds that fit."""
+    start = start_spec(out)
+    results = out / "results.refined.jsonl"
+    evaldsl("run", start, out / "cases.jsonl", "--results", results, "--overwrite")
+    fits = [fit(start, results, labels, seed) for seed in SEEDS]
+    patched = out / "patched"
+    patched.mkdir(exist_ok=True)
+    (patched / start.name).write_text(start.read_text("utf-8"), "utf-8")
+    diff = fits[0]["patch"].replace(f"a/{str(start).lstrip('/')}", f"a/{start.name}").replace(
+        f"b/{str(start).lstrip('/')}", f"b/{start.name}")
+    subprocess.run(["git", "apply", "-p1", "-"], input=diff, text=True, cwd=patched,
+                   check=True)
+    same = (patched / start.name).read_text("utf-8") == FITTED_SPEC.read_text("utf-8")
+    for f in fits:
+        f.pop("patch")
+    return {"fits": fits, "shipped_spec_is_the_seed_0_fit": same}
 
 
 def main() -> None:
@@ -247,7 +241,8 @@ def calibrate_uss(data: Path, out: Path) -> dict[str, Any]:
         "heuristics": heuristics(records, human),
         "annotators": annotators(labels),
         "metrics": {m["name"]: m["value"] for m in report["metrics"]},
-        "explore": explore([to_case(d) for d in source], labels),
+        "shipped_fit": fit(SPEC, results, out / "labels.jsonl", 0),
+        "refined": refined(out, out / "labels.jsonl"),
         "review_selected": (report.get("review") or {}).get("selected"),
     }
 

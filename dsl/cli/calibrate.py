@@ -37,6 +37,7 @@ from typing import Any
 from evaldsl.analysis.calibrate import DEFAULT_THRESHOLD, Calibration, calibrate, rescale
 from evaldsl.analysis.pairing import Automatic, Doubt, HumanRules, Pairing, pair
 from evaldsl.analysis.sample_file import GB18030, LabelFile
+from evaldsl.cli import calibrate_fit
 from evaldsl.cli.exits import EXIT_DATA, EXIT_OK, UsageError, exit_for
 from evaldsl.cli.review import check_written_by, checked_records, read_layout
 from evaldsl.diagnostics import did_you_mean
@@ -77,6 +78,7 @@ def add_parser(subparsers: Any) -> None:
                           "training set (.jsonl)"))
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("-o", "--output", type=Path, default=None, help=_("also write the JSON here"))
+    calibrate_fit.add_arguments(p)
 
 
 def _scale(text: str) -> tuple[float, float]:
@@ -111,13 +113,17 @@ def run(args: argparse.Namespace) -> int:
                "unmatched_labels": len(pairing.unmatched), "outcome": results.block,
                "score": args.score}
     after = _loop_figures(args, sample, pairing, payload)
+    fit = calibrate_fit.fit_from_args(args, pairing.judged, results.block) if args.fit else None
+    if fit is not None:
+        payload["fit"] = fit.to_dict()
     if args.output is not None:
         args.output.write_text(json.dumps(payload, ensure_ascii=False, indent=2) + "\n", "utf-8")
     if args.format == "json":
         print(json.dumps(payload, ensure_ascii=False, indent=2))
     else:
         print("\n".join([render(result, len(pairing.judged), len(pairing.unmatched),
-                                results.block or VERDICT, args.score), *after]))
+                                results.block or VERDICT, args.score), *after])
+              + (calibrate_fit.render(fit) if fit is not None else ""))
     return EXIT_OK
 
 

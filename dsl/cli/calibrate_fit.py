@@ -1,0 +1,219 @@
+"""`evaldsl calibrate --fit`: the spec's weights and thresholds fitted to the human scores.
+
+The fit itself (`evaldsl.analysis.fit`) and the spec's fittable form
+(`evaldsl.analysis.fit_form`) are pure; this module gathers the cases both a
+human and every weighted check scored, runs the cross-validation, and says the
+figures and the patch. The spec is never rewritten: the patch is printed for a
+human to read and apply, so the spec stays the source of truth.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from evaldsl.analysis.calibrate import Calibration, Judged
+from evaldsl.analysis.fit import CrossValidation, FitData, cross_validate
+from evaldsl.analysis.fit_form import FormError, ScoreForm, find_form, number_text, patch
+from evaldsl.cli.exits import UsageError
+from evaldsl.cli.review import checked_records
+from evaldsl.i18n import _
+from evaldsl.report.layout import VERDICT
+from evaldsl.syntax.parser import parse
+
+DEFAULT_FOLDS = 5
+LET_TOLERANCE = 1e-6
+"""How far the let recomputed from its checks may be from the one the run recorded."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--fit", action="store_true",
+                        help=_("fit the weights of the spec's weighted score and its level "
+                               "thresholds to the human scores, cross-validated, and print "
+                               "them as a patch (needs --spec)"))
+    parser.add_argument("--folds", type=int, default=DEFAULT_FOLDS, metavar="K",
+                        help=_("folds of the cross-validation of --fit (default 5)"))
+    parser.add_argument("--seed", type=int, default=0,
+                        help=_("seed of the folds of --fit (default 0)"))
+
+
+@dataclass(frozen=True)
+class FitReport:
+    form: ScoreForm
+    cv: CrossValidation
+    cases: int
+    no_human: int
+    unscored: int
+    patch: str
+
+    def to_dict(self) -> dict[str, object]:
+        final = self.cv.final
+        return {
+            "let": self.form.let, "folds": self.cv.k, "seed": self.cv.seed, "cases": self.cases,
+            "left_out": {"no_human_score": self.no_human, "check_unscored": self.unscored},
+            "held_out_mean": {name: {"before": _mean(b), "after": _mean(a)}
+                              for name, b, a in _by_figure(self.cv)},
+            "out_of_fold": {"before": self.cv.out_of_fold_before.to_dict(),
+                            "after": self.cv.out_of_fold_after.to_dict()},
+            "per_fold": [{"n": len(f.test_ids), "before": _figures(f.before),
+                          "after": _figures(f.after)} for f in self.cv.folds],
+            "fitted": {"weights": dict(zip(self.form.checks, final.weights, strict=True)),
+                       "thresholds": dict(zip(self.form.levels, final.thresholds,
+                                              strict=False))},
+            "levels_not_fitted": self.form.why_no_levels or None,
+            "patch": self.patch,
+        }
+
+
+def fit_from_args(args: argparse.Namespace, judged: Sequence[Judged],
+                  block: str | None) -> FitReport:
+    """Cross-validate the fit of the spec `--spec` over the judged cases of `args.results`."""
+    if args.spec is None:
+        raise UsageError(_("--fit needs --spec SPEC: the weights it fits are the spec's"))
+    if args.folds < 2:
+        raise UsageError(_("--folds must be 2 or more, got {k}").format(k=args.folds))
+    source_text = Path(args.spec).read_text("utf-8")
+    parsed = parse(source_text, str(args.spec))
+    if parsed.module is None:
+        raise UsageError(_("`{spec}` does not parse: run `evaldsl check {spec}`").format(
+            spec=args.spec))
+    try:
+        form = find_form(parsed.module, None if block == VERDICT else block)
+    except FormError as exc:
+        raise UsageError(str(exc), _("--fit fits a let such as "
+                                     "`let score = 100 * (0.6 * a + 0.4 * b)`")) from None
+    data, no_human, unscored = gather(form, checked_records(args.results), judged)
+    if len(data) < 2 * args.folds:
+        raise UsageError(_("{n} cases have a human score and every weighted check scored: "
+                           "{k} folds need at least {need}").format(
+                               n=len(data), k=args.folds, need=2 * args.folds))
+    cv = cross_validate(data, form.written(), args.folds, args.seed)
+    diff = patch(parsed.source, form, cv.final, str(args.spec))
+    return FitReport(form, cv, len(data), no_human, unscored, diff)
+
+
+def gather(form: ScoreForm, records: Sequence[Mapping[str, Any]],
+           judged: Sequence[Judged]) -> tuple[FitData, int, int]:
+    """The cases with a human score and every weighted check scored; how many were not."""
+    by_id = {str(r.get("id")): r for r in records}
+    ids, rows, human, labels, no_human, unscored = [], [], [], [], 0, 0
+    for case in judged:
+        record = by_id.get(case.id)
+        if case.human_score is None or record is None:
+            no_human += 1
+            continue
+        scores = [_check_score(record, name) for name in form.checks]
+        if any(s is None for s in scores):
+            unscored += 1
+            continue
+        _same_let(form, record, [float(s) for s in scores if s is not None])
+        ids.append(case.id)
+        rows.append(scores)
+        human.append(case.human_score)
+        labels.append(case.human_label)
+    data = FitData(tuple(ids), np.asarray(rows, dtype=float).reshape(len(ids), len(form.checks)),
+                   np.asarray(human, dtype=float), tuple(labels))
+    return data, no_human, unscored
+
+
+def _check_score(record: Mapping[str, Any], name: str) -> float | None:
+    score = (record.get("checks", {}).get(name) or {}).get("score")
+    if isinstance(score, bool) or not isinstance(score, (int, float)) or math.isnan(score):
+        return None
+    return float(score)
+
+
+def _same_let(form: ScoreForm, record: Mapping[str, Any], scores: list[float]) -> None:
+    """Refuse results whose recorded let is not the weighted sum the spec writes."""
+    recorded = (record.get("lets") or {}).get(form.let)
+    if not isinstance(recorded, (int, float)) or isinstance(recorded, bool):
+        return
+    written = form.scale * sum(w.value * s for w, s in zip(form.weights, scores, strict=True))
+    if abs(written - recorded) > LET_TOLERANCE * max(1.0, abs(form.scale)):
+        raise UsageError(_("case `{id}` recorded `{let}` = {recorded}, but the spec's weights "
+                           "give {written}: the results are not this spec's").format(
+                               id=record.get("id"), let=form.let, recorded=recorded,
+                               written=round(written, 6)))
+
+
+# ---------------------------------------------------------------- figures
+
+
+def _figures(c: Calibration) -> dict[str, float | None]:
+    s, la = c.scores, c.labels
+    return {"spearman": s.spearman if s else None, "mad": s.mad if s else None,
+            "kappa": la.kappa if la else None}
+
+
+def _by_figure(cv: CrossValidation) -> list[tuple[str, list[float | None], list[float | None]]]:
+    return [(name, [_figures(f.before)[name] for f in cv.folds],
+             [_figures(f.after)[name] for f in cv.folds]) for name in ("spearman", "kappa", "mad")]
+
+
+def _mean(values: list[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return sum(known) / len(known) if known else None
+
+
+def _r(value: float | None, digits: int = 3, sign: str = "+") -> str:
+    """A correlation (3 places, signed) or points (`digits=1`); n/a when undefined."""
+    return "n/a" if value is None else f"{value:{sign}.{digits}f}"
+
+
+def render(report: FitReport) -> str:
+    form, cv = report.form, report.cv
+    lines = ["", _("fit: `{let}` = {scale} x (weights x checks), {k}-fold cross-validated "
+                   "(seed {seed}) over {n} cases").format(
+                       let=form.let, scale=number_text(form.scale, 3), k=cv.k, seed=cv.seed,
+                       n=report.cases)]
+    if report.no_human or report.unscored:
+        lines.append(_("  left out: {a} without a human score, {b} with a weighted check "
+                       "unscored").format(a=report.no_human, b=report.unscored))
+    lines.append(_("  held out (mean over {k} folds)   as written   fitted   change").format(
+        k=cv.k))
+    names = {"spearman": _("Spearman"), "kappa": _("kappa (levels)"),
+             "mad": _("mean abs. deviation")}
+    for name, before, after in _by_figure(cv):
+        b, a = _mean(before), _mean(after)
+        change = None if a is None or b is None else a - b
+        digits, sign = (1, "") if name == "mad" else (3, "+")
+        lines.append(f"    {names[name]:<30}{_r(b, digits, sign):>11}{_r(a, digits, sign):>9}"
+                     f"{_r(change, digits):>9}")
+    lines += _out_of_fold(cv)
+    lines += _fitted(report)
+    return "\n".join(lines)
+
+
+def _out_of_fold(cv: CrossValidation) -> list[str]:
+    b, a = cv.out_of_fold_before, cv.out_of_fold_after
+    n = a.scores.n if a.scores else 0
+    bs, as_ = _figures(b), _figures(a)
+    return [_("  out of fold ({n} cases, each scored by the fit that did not see it): "
+              "Spearman {sb} -> {sa}, kappa {kb} -> {ka}, deviation {mb} -> {ma} points").format(
+                  n=n, sb=_r(bs["spearman"]), sa=_r(as_["spearman"]), kb=_r(bs["kappa"]),
+                  ka=_r(as_["kappa"]), mb=_r(bs["mad"], 1, ""), ma=_r(as_["mad"], 1, ""))]
+
+
+def _fitted(report: FitReport) -> list[str]:
+    form, final = report.form, report.cv.final
+    weights = ", ".join(f"{c} {w:.3f}" for c, w in zip(form.checks, final.weights, strict=True))
+    lines = [_("  fitted on all {n} cases (the figures above measure that procedure on held-out "
+               "folds): {weights}").format(n=report.cases, weights=weights)]
+    if form.levels:
+        cuts = ", ".join(f"{lv} {'>' if strict else '>='} {t:.1f}" for lv, t, strict
+                         in zip(form.levels, final.thresholds, final.strict, strict=False))
+        lines.append(_("  thresholds (points): {cuts}").format(cuts=cuts))
+    else:
+        lines.append(_("  thresholds not fitted: {why}").format(why=form.why_no_levels))
+    if report.patch:
+        lines += ["", _("the patch (for a human to read and apply; the spec is unchanged):"),
+                  report.patch.rstrip("\n")]
+    else:
+        lines.append(_("  the fit changes nothing in the spec"))
+    return lines
