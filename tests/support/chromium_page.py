@@ -79,14 +79,22 @@ class Chromium:
         message: dict[str, Any] = json.loads(raw)
         return message
 
-    def open(self, page: Path) -> None:
-        """Navigate to `page` and wait until it has loaded and its scripts ran."""
-        self.send("Page.navigate", {"url": page.as_uri()}, self.session)
+    def open(self, page: Path | str) -> None:
+        """Navigate to `page` (a file, or an address) and wait until it has loaded and its
+        scripts ran."""
+        url = page.as_uri() if isinstance(page, Path) else page
+        self.send("Page.navigate", {"url": url}, self.session)
+        self.wait_for(f"document.readyState === 'complete' && location.href === {json.dumps(url)}",
+                      f"{page} did not load in time")
+
+    def wait_for(self, expression: str, why: str) -> Any:
+        """The first truthy value of `expression`, polled; `why` fails the test after
+        `TIMEOUT` seconds."""
         deadline = time.monotonic() + TIMEOUT
-        while self.run("document.readyState") != "complete" or self.run(
-                "location.href") != page.as_uri():
-            assert time.monotonic() < deadline, f"{page} did not load in time"
+        while not (value := self.run(expression)):
+            assert time.monotonic() < deadline, why
             time.sleep(0.05)
+        return value
 
     def run(self, expression: str) -> Any:
         """The value of a JavaScript expression in the page (an exception fails the test)."""
