@@ -89,3 +89,30 @@ def test_the_editor_speaks_chinese(base: str, tab: Chromium) -> None:
         "document.querySelector('#problems .error') &&"
         " document.getElementById('problems').innerText", "no problem shown")
     assert "错误[E106]" in problems and "未知原语 `keywrd`" in problems
+
+
+def test_completion_and_hover_in_the_page(base: str, tab: Chromium) -> None:
+    tab.open(f"{base}/")
+    tab.wait_for("document.body.dataset.checked", "the editor never checked the spec")
+    at = tab.run("document.getElementById('source').value.indexOf('问候')")
+    tab.run(f"(function () {{ var s = document.getElementById('source');"
+            f" s.setSelectionRange({at + 1}, {at + 1});"
+            f" s.dispatchEvent(new MouseEvent('click')); }})()")
+    hover = tab.wait_for("(t => t.indexOf('keyword') >= 0 && t)("
+                         "document.getElementById('hover').textContent)", "no hover shown")
+    assert "问候" in hover
+    tab.run("(function () { var s = document.getElementById('source'); s.focus();"
+            " s.setSelectionRange(s.value.length, s.value.length); })()")
+    tab.send("Input.insertText", {"text": "metric m = rate("}, tab.session)
+    offered = tab.wait_for(
+        "!document.getElementById('completions').hidden &&"
+        " Array.from(document.querySelectorAll('#completions li')).map(li => li.firstChild"
+        ".textContent)", "no completion list opened")
+    assert "success" in offered
+    chosen = offered.index("success")
+    for _step in range(chosen):
+        tab.run("document.getElementById('source').dispatchEvent(new KeyboardEvent("
+                "'keydown', {key: 'ArrowDown', bubbles: true}))")
+    tab.run("document.getElementById('source').dispatchEvent(new KeyboardEvent("
+            "'keydown', {key: 'Enter', bubbles: true}))")
+    assert tab.run("document.getElementById('source').value").endswith("rate(success")
