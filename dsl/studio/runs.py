@@ -124,7 +124,8 @@ async def _read_all(child: asyncio.subprocess.Process) -> bytes:
 
 def _finish_cases(run: Run, code: int | None, html: Path, errors: str) -> None:
     """`evaldsl run` exits 0 with every gate met, 1 with one missed: both judged the
-    cases; anything else judged none, or not all."""
+    cases; anything else judged none, or not all (every case errored, the deadline
+    passed: the reports it wrote are still the results)."""
     if html.is_file():
         run.page = html.read_text("utf-8")
     if code in (0, 1) and run.page is not None:
@@ -133,7 +134,7 @@ def _finish_cases(run: Run, code: int | None, html: Path, errors: str) -> None:
                                run.done).format(count=run.done)
         return
     run.state = "failed"
-    run.message = _("the run stopped (exit code {code}): {errors}").format(
+    run.message = _("the run failed (exit code {code}): {errors}").format(
         code=code, errors=errors.strip()[-STDERR_SHOWN:])
 
 

@@ -4,6 +4,7 @@ progress, results, the review note, the language switch, and what the guard refu
 from __future__ import annotations
 
 import json
+import socket
 import time
 import urllib.error
 import urllib.request
@@ -13,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.run_kit import write_cases
+from tests.support.run_kit import MODEL_SPEC, write_cases
 from tests.support.studio_server import SPEC, studio
 
 TYPO = SPEC.replace("keyword(scope: replies", "keywrd(scope: replies")
@@ -25,11 +26,21 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("studio")
 
 
+def closed_port() -> int:
+    """A port on 127.0.0.1 nothing listens on: every connection to it is refused."""
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        port: int = listener.getsockname()[1]
+    return port
+
+
 @pytest.fixture(scope="module")
 def base(folder: Path) -> Iterator[str]:
+    """A studio whose runs' judge is a server that is not there."""
     spec = folder / "报修.eval"
     spec.write_text(SPEC, encoding="utf-8")
-    with studio(spec, folder / "runs") as address:
+    dead = {"EVALDSL_JUDGE_BASE_URL": f"http://127.0.0.1:{closed_port()}/v1",
+            "EVALDSL_JUDGE_MODEL": "m", "EVALDSL_JUDGE_API_KEY": "test-key"}
+    with studio(spec, folder / "runs", dead) as address:
         yield address
 
 
@@ -129,6 +140,21 @@ class TestRuns:
         assert "case-" in page
         listing = call(f"{base}/results")[1]
         assert f"/results/{run['id']}" in listing
+
+    def test_a_run_whose_judge_is_not_there_fails_out_loud(self, base: str,
+                                                           folder: Path) -> None:
+        cases = folder / "judged.jsonl"
+        write_cases(cases, 3)
+        assert call(f"{base}/api/save", {"text": MODEL_SPEC})[0] == 200
+        try:
+            run = finished(base, call(f"{base}/api/run", {"kind": "cases",
+                                                          "cases": str(cases)})[1])
+        finally:
+            call(f"{base}/api/save", {"text": SPEC})
+        assert run["state"] == "failed" and run["results"] is None
+        assert run["message"].startswith("the run failed (exit code 2): ")
+        assert "cannot connect to the judge server" in run["message"]
+        assert "test-key" not in run["message"]
 
     def test_a_missing_cases_file_is_named(self, base: str, folder: Path) -> None:
         status, text = call(f"{base}/api/run", {"kind": "cases", "cases": "nope.jsonl"})

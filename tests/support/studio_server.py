@@ -46,12 +46,13 @@ START_S = 60.0
 
 
 @contextmanager
-def studio(spec: Path, folder: Path) -> Iterator[str]:
-    """The base address (`http://127.0.0.1:PORT`) of a studio serving `spec`."""
+def studio(spec: Path, folder: Path, env: dict[str, str] | None = None) -> Iterator[str]:
+    """The base address (`http://127.0.0.1:PORT`) of a studio serving `spec`, its
+    environment (which its runs inherit) updated with `env`."""
     process = subprocess.Popen(
         [sys.executable, "-m", "evaldsl", "studio", str(spec), "--port", "0",
          "--folder", str(folder)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        cwd=REPO, env={**os.environ})
+        cwd=REPO, env={**os.environ, **(env or {})})
     try:
         yield _address(process)
     finally:
