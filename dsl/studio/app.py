@@ -112,11 +112,15 @@ async def start_run(request: web.Request) -> web.Response:
     path = path if path.is_absolute() else spec.parent / path
     if not path.is_file():
         raise web.HTTPBadRequest(text=_("no cases file `{path}`").format(path=path))
-    for value in (sample, seed):
-        if value is not None and (not isinstance(value, int) or value < (1 if value is sample
-                                                                        else 0)):
-            raise web.HTTPBadRequest(text=_("the sample size and seed must be whole numbers"))
+    if not (_whole(sample, 1) and _whole(seed, 0)):
+        raise web.HTTPBadRequest(text=_("the sample size and seed must be whole numbers"))
     return web.json_response(runs.start_cases(spec, path, sample, seed).as_json())
+
+
+def _whole(value: object, least: int) -> bool:
+    """Unset, or an integer (not a boolean) of at least `least`."""
+    return value is None or (isinstance(value, int) and not isinstance(value, bool)
+                             and value >= least)
 
 
 async def run_state(request: web.Request) -> web.Response:

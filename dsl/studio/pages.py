@@ -34,7 +34,6 @@ def words() -> dict[str, str]:
         "seed": _("seed"), "progress": _("{done} of {total} done"),
         "progress_open": _("{done} done"), "open_results": _("Open the results"),
         "passed": _("passed"), "failed": _("failed"), "running": _("running"),
-        "no_runs": _("no run yet: start one on the run page"),
         "cases_note": _("a cases run reads the saved spec: save first"),
         "request_failed": _("the studio did not answer: {error}"),
         "error": _("error"), "warning": _("warning"), "help": _("help"),

@@ -201,3 +201,15 @@ class TestGuard:
     def test_save_writes_the_spec(self, base: str, folder: Path) -> None:
         assert call(f"{base}/api/save", {"text": SPEC + "\n"})[0] == 200
         assert (folder / "报修.eval").read_text("utf-8") == SPEC + "\n"
+
+
+class TestRunRequests:
+    @pytest.mark.parametrize("sample, seed", [(0, 1), (-3, 1), (True, 1), ("5", 1), (5, -1),
+                                              (5, 1.5)])
+    def test_a_sample_or_seed_that_is_not_a_whole_number_is_refused(
+            self, base: str, folder: Path, sample: object, seed: object) -> None:
+        cases = folder / "few.jsonl"
+        write_cases(cases, 2)
+        status, text = call(f"{base}/api/run", {"kind": "cases", "cases": str(cases),
+                                                "sample": sample, "seed": seed})
+        assert (status, text) == (400, "the sample size and seed must be whole numbers")
