@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import sys
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,7 +60,7 @@ class Runs:
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.all: dict[str, Run] = {}
-        self._ids = itertools.count(1)
+        self._ids = itertools.count(_first_free(folder / "runs"))
         self._children: set[asyncio.subprocess.Process] = set()
 
     def _new(self, kind: str) -> Run:
@@ -69,14 +70,15 @@ class Runs:
 
     def start_examples(self, text: str, name: str) -> Run:
         run = self._new("examples")
-        run.task = asyncio.create_task(_examples(run, text, name))
+        run.task = asyncio.create_task(_guarded(run, _examples(run, text, name)))
         return run
 
     def start_cases(self, spec: Path, cases: Path, sample: int | None, seed: int | None) -> Run:
         run = self._new("cases")
         run.total = _row_count(cases, sample)
         folder = self.folder / "runs" / run.id
-        run.task = asyncio.create_task(self._cases(run, spec, cases, folder, sample, seed))
+        run.task = asyncio.create_task(
+            _guarded(run, self._cases(run, spec, cases, folder, sample, seed)))
         return run
 
     async def _cases(self, run: Run, spec: Path, cases: Path, folder: Path,
@@ -85,7 +87,7 @@ class Runs:
         journal, html = folder / "results.jsonl", folder / "report.html"
         argv = [sys.executable, "-m", "evaldsl", "--lang", current_language(), "run",
                 str(spec), str(cases), "--results", str(journal), "--html", str(html),
-                "-o", str(folder / "report.json"), "--quiet", "--overwrite"]
+                "-o", str(folder / "report.json"), "--quiet"]
         if sample is not None:
             argv += ["--sample", str(sample), "--seed", str(seed if seed is not None else 0)]
         child = await asyncio.create_subprocess_exec(
@@ -113,6 +115,24 @@ class Runs:
             except TimeoutError:
                 child.kill()
                 await child.wait()
+
+
+def _first_free(folder: Path) -> int:
+    """The number after every run folder already there: an earlier session's journals are
+    kept, never written over."""
+    taken = [int(p.name) for p in folder.iterdir() if p.name.isdigit()] if folder.is_dir() else []
+    return max(taken, default=0) + 1
+
+
+async def _guarded(run: Run, work: Coroutine[Any, Any, None]) -> None:
+    """`work`, and a run that failed out loud should it raise: the page must not poll a
+    run that will never end."""
+    try:
+        await work
+    except Exception as exc:  # a bug or the system (no process could be started)
+        run.state = "failed"
+        run.message = _("the run stopped on an internal error: {error}").format(
+            error=f"{type(exc).__name__}: {exc}")
 
 
 async def _read_all(child: asyncio.subprocess.Process) -> bytes:
