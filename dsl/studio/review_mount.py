@@ -14,14 +14,20 @@ from evaldsl.i18n import _
 
 
 def mount_review(app: web.Application, spec: Path) -> None:
+    app.router.add_get("/review", _to_folder)
     try:
         from evaldsl.review.web import make_app
     except ModuleNotFoundError as exc:
         if exc.name not in ("evaldsl.review", "evaldsl.review.web"):
             raise
-        app.router.add_get("/review", _missing)
+        app.router.add_get("/review/", _missing)
         return
     app.add_subapp("/review/", make_app(spec))
+
+
+async def _to_folder(request: web.Request) -> web.Response:
+    """`/review` to `/review/`, where a sub-app's own `/` is."""
+    raise web.HTTPFound("/review/")
 
 
 async def _missing(request: web.Request) -> web.Response:

@@ -166,8 +166,9 @@ class TestRuns:
 
 class TestPages:
     def test_the_review_page_says_the_review_app_is_not_installed(self, base: str) -> None:
-        status, page = call(f"{base}/review")
-        assert status == 200 and "the review queue is not installed" in page
+        for address in (f"{base}/review", f"{base}/review/"):
+            status, page = call(address)
+            assert status == 200 and "the review queue is not installed" in page
 
     def test_the_pages_switch_to_chinese_and_back(self, base: str) -> None:
         assert call(f"{base}/api/lang", {"lang": "zh"})[0] == 200
