@@ -58,6 +58,9 @@ def combined_spec() -> str:
         snapshot = service.documents.get(name)
         assert snapshot.module is not None
         bodies.append(_body(text, snapshot.module, fields, k))
+        if not any(isinstance(s, n.CaseBlock) for s in snapshot.module.statements):
+            for used in re.findall(r"\bcase\.(\w+)", text):  # undeclared without a block
+                fields.setdefault(used, "text?")
     case = ["case {", *(f"  {f}: {t}" for f, t in fields.items()), "}"]
     return "\n".join(['spec "combined"', "", *case, "", *bodies])
 

@@ -64,3 +64,8 @@ def _docstrings_of(body: list[ast.stmt]) -> dict[str, str]:
                 and isinstance(after.value.value, str)):
             docs[before.target.id] = inspect.cleandoc(after.value.value)
     return docs
+
+
+def class_docstrings(cls: type) -> dict[str, str]:
+    """Attribute docstrings of one class of any kind (a dataclass too), its bases ignored."""
+    return _own_docstrings(cls)

@@ -78,7 +78,7 @@ DONE = "Array.from(document.querySelectorAll('#queue li.done')).map(li => li.dat
 
 
 def _open(tab: Chromium, url: str) -> list[str]:
-    tab.goto(url)
+    tab.open(url)
     tab.wait_for(SHOWN)
     queue: list[str] = tab.run(QUEUE)
     return queue

@@ -81,18 +81,22 @@ class Chromium:
         message: dict[str, Any] = json.loads(raw)
         return message
 
-    def open(self, page: Path) -> None:
-        """Navigate to `page` and wait until it has loaded and its scripts ran."""
-        self.goto(page.as_uri())
-
-    def goto(self, url: str) -> None:
-        """Navigate to `url` (a file or a server on 127.0.0.1) and wait until it has loaded."""
+    def open(self, page: Path | str) -> None:
+        """Navigate to `page` (a file, or an address on 127.0.0.1) and wait until it has
+        loaded and its scripts ran."""
+        url = page.as_uri() if isinstance(page, Path) else page
         self.send("Page.navigate", {"url": url}, self.session)
+        self.wait_for(f"document.readyState === 'complete' && location.href === {json.dumps(url)}",
+                      f"{page} did not load in time")
+
+    def wait_for(self, expression: str, why: str = "") -> Any:
+        """The first truthy value of `expression`, polled; fails the test with `why` after
+        `TIMEOUT` seconds."""
         deadline = time.monotonic() + TIMEOUT
-        while self.run("document.readyState") != "complete" or self.run(
-                "location.href") != url:
-            assert time.monotonic() < deadline, f"{url} did not load in time"
+        while not (value := self.run(expression)):
+            assert time.monotonic() < deadline, why or f"never true: {expression}"
             time.sleep(0.05)
+        return value
 
     def press(self, key: str) -> None:
         """Press and release one key as a keyboard does (`j`, `3`, `Enter`), to the focus."""
@@ -102,14 +106,6 @@ class Chromium:
         self.send("Input.dispatchKeyEvent", down, self.session)
         self.send("Input.dispatchKeyEvent", {"type": "keyUp", "key": key,
                                              "windowsVirtualKeyCode": code}, self.session)
-
-    def wait_for(self, expression: str, timeout: float = 10.0) -> Any:
-        """The first truthy value of `expression`, polled; a bounded wait."""
-        deadline = time.monotonic() + timeout
-        while not (value := self.run(expression)):
-            assert time.monotonic() < deadline, f"never true: {expression}"
-            time.sleep(0.05)
-        return value
 
     def run(self, expression: str) -> Any:
         """The value of a JavaScript expression in the page (an exception fails the test)."""
