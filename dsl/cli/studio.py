@@ -34,6 +34,8 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument("--folder", type=Path, default=None,
                         help=_("where runs keep their files (default .evaldsl-studio beside "
                                "the spec)"))
+    parser.add_argument("--review", type=Path, default=None, metavar="STORE",
+                        help=_("a review store (.db) to label at /review/"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,7 +44,10 @@ def run(args: argparse.Namespace) -> int:
             host=args.host), _("use --host 127.0.0.1 (the default) or ::1"))
     if args.spec.exists() and not args.spec.is_file():
         raise UsageError(_("`{path}` is not a file").format(path=args.spec))
-    asyncio.run(_serve(args.spec, args.host, args.port, args.folder))
+    if args.review is not None and not args.review.is_file():
+        raise UsageError(_("no review store `{path}`").format(path=args.review),
+                         _("make one with `evaldsl review serve RESULTS --spec SPEC`"))
+    asyncio.run(_serve(args.spec, args.host, args.port, args.folder, args.review))
     return EXIT_OK
 
 
@@ -55,12 +60,13 @@ def _loopback(host: str) -> bool:
         return False
 
 
-async def _serve(spec: Path, host: str, port: int, folder: Path | None) -> None:
+async def _serve(spec: Path, host: str, port: int, folder: Path | None,
+                 review: Path | None) -> None:
     from aiohttp import web
 
     from evaldsl.studio import make_app
 
-    runner = web.AppRunner(make_app(spec, folder), access_log=None)
+    runner = web.AppRunner(make_app(spec, folder, review), access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, host, port)
     try:

@@ -28,9 +28,11 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
-def make_app(spec: Path, folder: Path | None = None) -> web.Application:
+def make_app(spec: Path, folder: Path | None = None,
+             review: Path | None = None) -> web.Application:
     """The studio over `spec`; child runs keep their files under `folder`
-    (`.evaldsl-studio` beside the spec unless told)."""
+    (`.evaldsl-studio` beside the spec unless told); the review store `review`,
+    when given, is labelled at `/review/`."""
     app = web.Application(middlewares=[_local_only], client_max_size=8 * 1024 * 1024)
     app[SPEC_KEY] = spec
     app[SERVICE_KEY] = LanguageService()
@@ -43,7 +45,7 @@ def make_app(spec: Path, folder: Path | None = None) -> web.Application:
                     web.post("/api/run", start_run), web.get("/api/run/{id}", run_state),
                     web.post("/api/lang", choose_language),
                     web.static("/static", STATIC), *editor_api.routes()])
-    mount_review(app, spec)
+    mount_review(app, review)
     app.on_cleanup.append(_stop_runs)
     return app
 

@@ -1,7 +1,8 @@
-"""The review queue at `/review`, when its app (`evaldsl.review.web`) is installed.
+"""The review queue at `/review/`: the review app over the store `--review` names.
 
-The review app is its own aiohttp application; the studio mounts it as a sub-app and
-otherwise says where it would be. Kept to one function so wiring it is one place.
+The review app is its own aiohttp application (`evaldsl.review.web`); the studio
+mounts it as a sub-app, so its pages and API sit under `/review/` behind the
+studio's own guard. Without a store the page says how to give one.
 """
 
 from __future__ import annotations
@@ -13,16 +14,15 @@ from aiohttp import web
 from evaldsl.i18n import _
 
 
-def mount_review(app: web.Application, spec: Path) -> None:
+def mount_review(app: web.Application, store: Path | None) -> None:
     app.router.add_get("/review", _to_folder)
-    try:
-        from evaldsl.review.web import make_app
-    except ModuleNotFoundError as exc:
-        if exc.name not in ("evaldsl.review", "evaldsl.review.web"):
-            raise
+    if store is None:
         app.router.add_get("/review/", _missing)
         return
-    app.add_subapp("/review/", make_app(spec))
+    from evaldsl.review.store import open_store
+    from evaldsl.review.web import make_app
+
+    app.add_subapp("/review/", make_app(open_store(store)))
 
 
 async def _to_folder(request: web.Request) -> web.Response:
@@ -33,5 +33,6 @@ async def _to_folder(request: web.Request) -> web.Response:
 async def _missing(request: web.Request) -> web.Response:
     from evaldsl.studio.pages import note_page
 
-    return note_page(_("review queue"), _("the review queue is not installed in this "
-                                          "evaldsl; label the sample with `evaldsl review`"))
+    return note_page(_("review queue"), _(
+        "no review store is open: start the studio with `--review STORE`, a store "
+        "`evaldsl review serve RESULTS --spec SPEC` made"))

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from evaldsl.review.store import QueuedCase, open_store
 from tests.support.run_kit import MODEL_SPEC, write_cases
 from tests.support.studio_server import SPEC, studio
 
@@ -165,10 +166,28 @@ class TestRuns:
 
 
 class TestPages:
-    def test_the_review_page_says_the_review_app_is_not_installed(self, base: str) -> None:
+    def test_without_a_store_the_review_page_says_how_to_give_one(self, base: str) -> None:
         for address in (f"{base}/review", f"{base}/review/"):
             status, page = call(address)
-            assert status == 200 and "the review queue is not installed" in page
+            assert status == 200 and "--review" in page
+
+    def test_with_a_store_the_review_queue_is_served_and_labels_are_saved(
+            self, tmp_path: Path) -> None:
+        spec = tmp_path / "报修.eval"
+        spec.write_text(SPEC, encoding="utf-8")
+        store = open_store(tmp_path / "review.db")
+        store.add_cases([QueuedCase(f"c{i}", i, 50.0, "sample 10%", {"labels": {}}, None)
+                         for i in range(2)], {"levels": ["success", "failure"],
+                                              "block": "outcome"})
+        with studio(spec, tmp_path / "runs", review=tmp_path / "review.db") as address:
+            status, page = call(f"{address}/review/")
+            assert status == 200 and "review.js" in page
+            status, queue = call(f"{address}/review/api/queue?reviewer=ann")
+            assert status == 200 and [c["id"] for c in queue["cases"]] == ["c0", "c1"]
+            label = {"case_id": "c1", "reviewer": "ann", "score": 75}
+            assert call(f"{address}/review/api/labels", label)[0] == 200
+        assert [(x.case_id, x.score) for x in open_store(tmp_path / "review.db").labels()] == [
+            ("c1", 75.0)]
 
     def test_the_pages_switch_to_chinese_and_back(self, base: str) -> None:
         assert call(f"{base}/api/lang", {"lang": "zh"})[0] == 200

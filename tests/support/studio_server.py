@@ -46,12 +46,15 @@ START_S = 60.0
 
 
 @contextmanager
-def studio(spec: Path, folder: Path, env: dict[str, str] | None = None) -> Iterator[str]:
+def studio(spec: Path, folder: Path, env: dict[str, str] | None = None,
+           review: Path | None = None) -> Iterator[str]:
     """The base address (`http://127.0.0.1:PORT`) of a studio serving `spec`, its
-    environment (which its runs inherit) updated with `env`."""
+    environment (which its runs inherit) updated with `env`, the review store
+    `review` mounted at `/review/` when given."""
+    store = ["--review", str(review)] if review is not None else []
     process = subprocess.Popen(
         [sys.executable, "-m", "evaldsl", "studio", str(spec), "--port", "0",
-         "--folder", str(folder)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+         "--folder", str(folder), *store], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         cwd=REPO, env={**os.environ, **(env or {})})
     try:
         yield _address(process)
