@@ -37,6 +37,8 @@ def add_parser(subparsers: Any) -> None:
     journal.add_argument("--overwrite", action="store_true",
                          help=_("start --transcripts afresh"))
     p.add_argument("--config", type=Path, default=None, help=_("settings (evaldsl.toml)"))
+    p.add_argument("--seed", type=int, default=None, metavar="S",
+                   help=_("the seed of the simulated users (default: 0)"))
     p.add_argument("-q", "--quiet", action="store_true", help=_("do not print the summary"))
 
 
