@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evaldsl.cli.driving import Driving, add_target_flags
+from evaldsl.cli.driving import Driving, add_target_flags, check_target_flags
 from evaldsl.cli.exits import EXIT_NO_RESULTS, EXIT_OK
 from evaldsl.i18n import _
 
@@ -45,6 +45,7 @@ def add_parser(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from evaldsl.api import load
 
+    check_target_flags(args)
     spec = load(args.spec)
     missing = [c for c in args.cases if not c.is_file()]
     if missing:

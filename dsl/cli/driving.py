@@ -30,7 +30,12 @@ def add_target_flags(group: Any, required: bool = False) -> None:
 
 
 def check_target_flags(args: argparse.Namespace) -> None:
-    """Refuse, before anything is sent, what a driven run cannot do."""
+    """Refuse, before anything is sent, what a driven run cannot do; the built-in `demo`
+    target's defaults filled in (`evaldsl.target.demo`)."""
+    if args.target is not None:
+        from evaldsl.target.demo import with_local_defaults
+
+        with_local_defaults(args, args.config)
     if args.target is None:
         for flag, value in (("--transcripts", args.transcripts),
                             ("--simulator", args.simulator)):
