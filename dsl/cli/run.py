@@ -506,7 +506,12 @@ def explorer_sink(args: argparse.Namespace, layout: Any, inputs: tuple[str, ...]
         return None
     from evaldsl.report.explorer import Explorer
 
-    return Explorer(layout, inputs)
+    if getattr(args, "target", None) is None:
+        return Explorer(layout, inputs)
+    from evaldsl.target.scenarios import read_scenarios
+
+    transcripts = None if args.transcripts is None else str(args.transcripts)
+    return Explorer(layout, inputs, transcripts, read_scenarios)
 
 
 STDOUT = Path("-")
