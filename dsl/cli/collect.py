@@ -66,6 +66,11 @@ def run(args: argparse.Namespace) -> int:
         "conversations"] else EXIT_OK
 
 
+def failure_reason(note: dict[str, Any]) -> str:
+    """Why a conversation failed: the agent's failure, or the simulated user's."""
+    return str(note.get("error") or (note.get("simulator") or {}).get("reason"))
+
+
 async def _collect(driving: Driving, scenarios: Any) -> int:
     """Drive every scenario; the number the agent failed."""
     from evaldsl.cases.loading import BadRow
@@ -84,7 +89,8 @@ async def _collect(driving: Driving, scenarios: Any) -> int:
                 failed += 1
                 if failed <= FAILURES_SHOWN:
                     print(_("error: {id}: {reason}").format(
-                        id=driven.case.id, reason=driven.note["error"]), file=sys.stderr)
+                        id=driven.case.id, reason=failure_reason(driven.note)),
+                        file=sys.stderr)
     finally:
         await driving.driver.aclose()
     return failed

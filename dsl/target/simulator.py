@@ -133,7 +133,8 @@ def prompt(brief: UserBrief, history: Sequence[Mapping[str, Any]]) -> list[dict[
     system = (
         "You play the USER talking to a customer-service agent. Stay in the role.\n"
         f"Goal: {brief.goal}\nPersona: {brief.persona or '-'}\n"
-        f"Facts you know and give when useful: {facts}\n"
+        f"Facts you know: {facts}. When the agent asks for one, give it exactly as "
+        "written.\n"
         f"Stop rule: {brief.stop or 'your goal is reached'}\n"
         f"Write every message in {language}, one or two short sentences.\n"
         'Answer with JSON only: {"done": true|false, "message": "..."}; set done to true, '

@@ -155,3 +155,23 @@ class TestScenarioRows:
         done = kit.evaldsl("run", spec, scenarios, "--target", "agent", "--config",
                            tmp_path / "evaldsl.toml", env=env())
         assert done.returncode == 2 and "--simulator" in done.stderr
+
+
+class TestCollect:
+    def test_collect_names_the_simulators_failure_and_counts_it_apart(
+            self, judge_server: Any, agent: Any, kit: Any, tmp_path: Path, spec: Path) -> None:
+        judge_server.control(script=[*play(judge_server, "good", message="我叫张三", done=False),
+                                     *play(judge_server, "<turn 3>", done=True),
+                                     *play(judge_server, "early", done=True)])
+        scenarios = tmp_path / "scenarios.jsonl"
+        write_rows(scenarios, [GOOD, TestSimulatorFailures.ROWS[0]])
+        done = kit.evaldsl("collect", spec, scenarios, "--target", "agent", "--config",
+                           settings(tmp_path, agent, judge_server), "--transcripts",
+                           tmp_path / "t.jsonl", "--simulator", "user-model",
+                           env={**env(), "EVALDSL_CACHE_DIR": str(tmp_path / "cache")})
+        assert done.returncode == 0, done.stderr
+        assert ("error: early: the simulated user ended too early after turn 1: it ended "
+                "after 1 of at least 2 replies") in done.stderr
+        assert [t["id"] for t in read_jsonl(tmp_path / "t.jsonl")] == ["good"]
+        assert "agent agent: 2 conversations · 0 errors" in done.stdout
+        assert "simulated user: 2 conversations · 1 failures (50.0%)" in done.stdout
