@@ -23,6 +23,7 @@ from evaldsl.model.cache import AnswerCache, cache_key
 from evaldsl.model.errors import ModelError
 from evaldsl.model.limits import Limiter, RetryPolicy, with_retries
 from evaldsl.model.protocols import Judge, JudgeRequest
+from evaldsl.model.redact import Redactor
 from evaldsl.model.structured import Unparsed, read_answer
 from evaldsl.target.user_brief import FORMAT, UNAVAILABLE, Failure, UserBrief
 
@@ -60,7 +61,8 @@ class Simulator:
 
     def __init__(self, judge: Judge, identity: str | None, cache: AnswerCache | None = None,
                  seed: int = 0, temperature: float = DEFAULT_TEMPERATURE,
-                 limiter: Limiter | None = None, policy: RetryPolicy | None = None) -> None:
+                 limiter: Limiter | None = None, policy: RetryPolicy | None = None,
+                 redactor: Redactor | None = None) -> None:
         self.judge = judge
         self.identity = identity
         """Who answers, for the cache; None: the answers are not cached."""
@@ -69,6 +71,9 @@ class Simulator:
         self.temperature = temperature
         self.limiter = limiter or Limiter(1)
         self.policy = policy or RetryPolicy(2, 0.5)
+        self.redactor = redactor or Redactor()
+        """Cuts the endpoint's key out of every answer, as the judges' runtime does: a turn
+        the user says is sent to the agent and recorded."""
         self.closers: list[Any] = []
         """What stops with the simulator (a local model's server)."""
 
@@ -92,11 +97,11 @@ class Simulator:
         try:
             async with self.limiter.slot():
                 answer = await with_retries(lambda: self.judge.complete(request), self.policy)
-            value = read_answer(answer.text, answer.parsed, SCHEMA)
+            value = self.redactor.value(read_answer(answer.text, answer.parsed, SCHEMA))
         except ConfigError:
             raise
         except ModelError as exc:
-            raise SimulatorFailed(Failure(UNAVAILABLE, str(exc))) from exc
+            raise SimulatorFailed(Failure(UNAVAILABLE, self.redactor.text(str(exc)))) from exc
         except Unparsed as exc:
             raise SimulatorFailed(Failure(FORMAT, str(exc))) from exc
         if key is not None and self.cache is not None:

@@ -51,7 +51,7 @@ def make_simulator(model: str | None, config: Path | None, seed: int,
     model = model or table.get("model")
     if not model:
         return None
-    from evaldsl.model.factory import configured_judge
+    from evaldsl.model.factory import configured_judge, redactor_of
 
     overrides: dict[str, Any] = dict(cache or {})
     overrides["judge_provider" if model == LOCAL else "judge_model"] = model
@@ -67,7 +67,7 @@ def make_simulator(model: str | None, config: Path | None, seed: int,
         AnswerCache(settings.cache_dir) if settings.cache_enabled else None, seed,
         float(table.get("temperature", DEFAULT_TEMPERATURE)),
         Limiter(endpoint.concurrency, endpoint.requests_per_minute),
-        RetryPolicy(endpoint.max_retries, endpoint.backoff))
+        RetryPolicy(endpoint.max_retries, endpoint.backoff), redactor_of(settings))
     if server is not None:
         simulator.closers.append(server)
     return simulator
