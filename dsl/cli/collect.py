@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evaldsl.cli.driving import Driving, add_target_flags
+from evaldsl.cli.driving import Driving, add_target_flags, check_target_flags
 from evaldsl.cli.exits import EXIT_NO_RESULTS, EXIT_OK
 from evaldsl.i18n import _
 
@@ -37,12 +37,15 @@ def add_parser(subparsers: Any) -> None:
     journal.add_argument("--overwrite", action="store_true",
                          help=_("start --transcripts afresh"))
     p.add_argument("--config", type=Path, default=None, help=_("settings (evaldsl.toml)"))
+    p.add_argument("--seed", type=int, default=None, metavar="S",
+                   help=_("the seed of the simulated users (default: 0)"))
     p.add_argument("-q", "--quiet", action="store_true", help=_("do not print the summary"))
 
 
 def run(args: argparse.Namespace) -> int:
     from evaldsl.api import load
 
+    check_target_flags(args)
     spec = load(args.spec)
     missing = [c for c in args.cases if not c.is_file()]
     if missing:
@@ -63,6 +66,11 @@ def run(args: argparse.Namespace) -> int:
         "conversations"] else EXIT_OK
 
 
+def failure_reason(note: dict[str, Any]) -> str:
+    """Why a conversation failed: the agent's failure, or the simulated user's."""
+    return str(note.get("error") or (note.get("simulator") or {}).get("reason"))
+
+
 async def _collect(driving: Driving, scenarios: Any) -> int:
     """Drive every scenario; the number the agent failed."""
     from evaldsl.cases.loading import BadRow
@@ -81,7 +89,8 @@ async def _collect(driving: Driving, scenarios: Any) -> int:
                 failed += 1
                 if failed <= FAILURES_SHOWN:
                     print(_("error: {id}: {reason}").format(
-                        id=driven.case.id, reason=driven.note["error"]), file=sys.stderr)
+                        id=driven.case.id, reason=failure_reason(driven.note)),
+                        file=sys.stderr)
     finally:
         await driving.driver.aclose()
     return failed

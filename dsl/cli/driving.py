@@ -23,13 +23,25 @@ def add_target_flags(group: Any, required: bool = False) -> None:
                        required=required,
                        help=_("append every driven conversation to FILE (JSONL), as "
                               "`evaldsl run` reads cases"))
+    group.add_argument("--simulator", default=None, metavar="MODEL",
+                       help=_("the model that plays the scenarios' simulated users: `local`, "
+                              "or a model of the judge's endpoint (default: `simulator` in "
+                              "evaldsl.toml)"))
 
 
 def check_target_flags(args: argparse.Namespace) -> None:
-    """Refuse, before anything is sent, what a driven run cannot do."""
+    """Refuse, before anything is sent, what a driven run cannot do; the built-in `demo`
+    target's defaults filled in (`evaldsl.target.demo`)."""
+    if args.target is not None:
+        from evaldsl.target.demo import with_local_defaults
+
+        with_local_defaults(args, args.config)
     if args.target is None:
-        if args.transcripts is not None:
-            raise UsageError(_("--transcripts records a driven run; add --target NAME"))
+        for flag, value in (("--transcripts", args.transcripts),
+                            ("--simulator", args.simulator)):
+            if value is not None:
+                raise UsageError(_("{flag} is for a driven run; add --target NAME").format(
+                    flag=flag))
         return
     if getattr(args, "workers", 1) > 1:
         raise UsageError(_("--target drives the agent from one process; leave out --workers"))
@@ -42,6 +54,7 @@ class Driving:
         from evaldsl.target.config import load_target
         from evaldsl.target.driver import Driver
         from evaldsl.target.factory import make_target
+        from evaldsl.target.simulator_setup import make_simulator
         from evaldsl.target.tally import TargetTally
         from evaldsl.target.transcripts import Transcripts
 
@@ -49,13 +62,16 @@ class Driving:
         self.concurrency = config.concurrency
         self.tally = TargetTally(config.name, config.kind)
         self.transcripts = None
+        self.simulator = None
         if args.transcripts is not None:
             args.transcripts.parent.mkdir(parents=True, exist_ok=True)
             self.transcripts = Transcripts(args.transcripts, args.resume, args.overwrite)
         try:
+            self.simulator = make_simulator(args.simulator, args.config, args.seed or 0,
+                                            _cache_overrides(args))
             self.driver = Driver(make_target(config), config,
                                  spec.new_report(details=False).plan, self.transcripts,
-                                 deadline)
+                                 deadline, self.simulator)
         except BaseException:
             self.close()
             raise
@@ -69,3 +85,15 @@ class Driving:
     def close(self) -> None:
         if self.transcripts is not None:
             self.transcripts.close()
+        if self.simulator is not None:
+            self.simulator.close()
+
+
+def _cache_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """`--no-cache` and `--cache-dir`, for the simulator's answers as for the judges'."""
+    overrides: dict[str, Any] = {}
+    if getattr(args, "no_cache", False):
+        overrides["cache_enabled"] = False
+    if getattr(args, "cache_dir", None) is not None:
+        overrides["cache_dir"] = str(args.cache_dir)
+    return overrides

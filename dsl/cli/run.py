@@ -84,7 +84,7 @@ def add_parser(subparsers: Any) -> None:
     pick.add_argument("--sample", type=_positive, default=None, metavar="N",
                       help=_("judge N cases drawn by id, the same ones for the same --seed"))
     pick.add_argument("--seed", type=int, default=None, metavar="S",
-                      help=_("the seed of --sample (default: 0)"))
+                      help=_("the seed of --sample and of simulated users (default: 0)"))
     flow.add_argument("--deadline", type=parse_duration, default=None, metavar="DURATION",
                       help=_("stop asking after this long (`90s`, `30m`, `2h`): unjudged "
                            "model checks error, the reports are written, exit 5"))
@@ -337,7 +337,7 @@ def _warn_if_no_rows(args: argparse.Namespace, result: Any) -> None:
 def _selection(args: argparse.Namespace, spec: Any) -> Any:
     """`--where`, `--ids`, `--sample`, checked before anything runs; with `--sample` the
     input is read once more here to draw it (the rule: `evaldsl.run.selection`)."""
-    if args.seed is not None and args.sample is None:
+    if args.seed is not None and args.sample is None and args.target is None:
         raise UsageError(_("--seed is the seed of --sample; add --sample N"))
     if args.where is None and args.ids is None and args.sample is None:
         return None
@@ -506,7 +506,12 @@ def explorer_sink(args: argparse.Namespace, layout: Any, inputs: tuple[str, ...]
         return None
     from evaldsl.report.explorer import Explorer
 
-    return Explorer(layout, inputs)
+    if getattr(args, "target", None) is None:
+        return Explorer(layout, inputs)
+    from evaldsl.target.scenarios import read_scenarios
+
+    transcripts = None if args.transcripts is None else str(args.transcripts)
+    return Explorer(layout, inputs, transcripts, read_scenarios)
 
 
 STDOUT = Path("-")

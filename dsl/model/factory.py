@@ -36,7 +36,7 @@ def default_runtime(settings: Settings | None = None, judge: Judge | None = None
     settings = settings if settings is not None else Settings.load()
     closers: list[object] = []
     if judge is None:
-        judge, server = _configured_judge(settings.judge)
+        judge, server = configured_judge(settings.judge)
         if server is not None:
             closers.append(server)
     if embedder is None:
@@ -62,7 +62,9 @@ def redactor_of(settings: Settings) -> Redactor:
     return Redactor([settings.judge.api_key, settings.embedder.api_key])
 
 
-def _configured_judge(endpoint: Endpoint) -> tuple[Judge, Any]:
+def configured_judge(endpoint: Endpoint) -> tuple[Judge, Any]:
+    """The judge an endpoint describes, and the local server it needs (None: no server),
+    which the caller stops; a simulated user is asked through one too."""
     from evaldsl.model.openai.judge import OpenAIJudge
 
     if endpoint.provider != "local":

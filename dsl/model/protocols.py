@@ -26,6 +26,9 @@ class JudgeRequest:
     max_tokens: int | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
     """Not sent to the model; carried into traces (check names, fused or not)."""
+    seed: int | None = None
+    """Sent as the request's `seed` when set: a simulated user's turns are sampled, and a
+    seeded run repeats them (servers that honour it: llama.cpp's, OpenAI's)."""
 
 
 @dataclass(frozen=True)

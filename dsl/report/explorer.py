@@ -171,10 +171,16 @@ class Explorer:
     """Every case of a run as `Entry`s, in the order they came until `in_input_order`; a
     sink of the run."""
 
-    def __init__(self, layout: SpecLayout, inputs: Sequence[str] = ()) -> None:
+    def __init__(self, layout: SpecLayout, inputs: Sequence[str] = (),
+                 transcripts: str | None = None, reader: Any = None) -> None:
         self.layout = layout
         self.inputs = tuple(inputs)
         """The case files the rows name, read back for dialogs when the page is written."""
+        self.transcripts = transcripts
+        """A driven run's transcripts file: the dialogs as they were driven."""
+        self.reader = reader
+        """How `inputs` are read as cases, when not as case files (a driven run's scenarios:
+        `explorer_cases.Reader`)."""
         self.entries: list[Entry] = []
         self._cases = CaseEntries(layout)
 

@@ -12,13 +12,18 @@ dialog, and the page says how many and why instead of failing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import chain
 from typing import Any, NamedTuple
 
 from evaldsl.cases.case import Case, Message
-from evaldsl.cases.loading import BadRow, read_rows
+from evaldsl.cases.loading import BadRow, Item, read_rows
 from evaldsl.i18n import _, ngettext
 from evaldsl.report.explorer import NAME_LIMIT, Entry, clip, page_json
+
+ROW = "row"
+"""A transcript's field naming the scenario row it was driven from
+(`evaldsl.target.transcripts.ROW`, which this stage does not import)."""
 
 TURNS_LIMIT = 60
 """Turns kept of a dialog; the rest are counted in a last line."""
@@ -59,27 +64,57 @@ def group_value(value: Any) -> str | bool | None:
     return clip(str(value), NAME_LIMIT)
 
 
+Reader = Callable[[list[str]], Iterable[Item]]
+"""Reads input files as cases, each with its `origin` (the scenario reader of a driven run)."""
+
+
 def read_back(entries: Sequence[Entry], paths: Iterable[str],
-              groups: Sequence[str]) -> CaseTexts:
-    """Each entry's dialog and group values from the rows of `paths` it names."""
+              groups: Sequence[str], transcripts: str | None = None,
+              reader: Reader | None = None) -> CaseTexts:
+    """Each entry's dialog and group values from the rows of `paths` it names; a driven
+    run's from its `transcripts` first, each line naming the scenario row it was driven
+    from, so the page shows the dialog as it was sent and answered, with each reply's
+    latency (a conversation the agent failed shows its scenario's turns, read by `reader`)."""
     paths = list(paths)
     where = {e.row: i for i, e in enumerate(entries)}
     dialogs, values = ["null"] * len(entries), ["null"] * len(entries)
     unreadable: list[str] = []
     found = 0
-    for row in read_rows(paths):
-        if isinstance(row.data, BadRow) and row.line == 0:
-            unreadable.append(f"{row.file} ({row.data.reason})")
-        i = where.get(row.origin)
-        if i is None:
+    sources = [] if transcripts is None else [_driven(transcripts)]
+    for origin, case in chain(*sources, _inputs(paths, reader, unreadable)):
+        i = where.get(origin)
+        if i is None or dialogs[i] != "null":
             continue
-        case = row.item()
         if isinstance(case, Case) and clip(case.id, NAME_LIMIT) == entries[i].id:
             dialogs[i] = page_json(dialog_entry(case))
             values[i] = page_json([group_value(case.fields.get(g)) for g in groups])
             found += 1
     note = _note(len(entries) - found, len(entries), unreadable, len(paths))
     return CaseTexts(dialogs, values, note)
+
+
+def _driven(transcripts: str) -> Iterator[tuple[str, Item | None]]:
+    """A transcripts file's conversations, by the scenario row each was driven from."""
+    for row in read_rows([transcripts]):
+        case = row.item()
+        if isinstance(case, Case):
+            yield str(case.fields.get(ROW)), case
+
+
+def _inputs(paths: list[str], reader: Reader | None, unreadable: list[str]
+            ) -> Iterator[tuple[str, Item | None]]:
+    """The input rows by origin; a file that cannot be read is noted in `unreadable`."""
+    if reader is not None:
+        for item in reader(paths):
+            if isinstance(item, BadRow) and item.line == 0:
+                unreadable.append(f"{item.file} ({item.reason})")
+            elif isinstance(item, Case):
+                yield item.origin, item
+        return
+    for row in read_rows(paths):
+        if isinstance(row.data, BadRow) and row.line == 0:
+            unreadable.append(f"{row.file} ({row.data.reason})")
+        yield row.origin, row.item()
 
 
 def _note(missing: int, total: int, unreadable: list[str], inputs: int) -> str | None:

@@ -77,8 +77,11 @@ def html_parts(report: Mapping[str, Any], cases: Explorer | None = None) -> Iter
     yield "\n".join([_metrics(report["metrics"]), _groups(report["metrics"]),
                      _outcomes(report["outcomes"])]) + "\n"
     yield from _cases(cases)
+    from evaldsl.report.html_target import target_section  # it imports this module
+
     yield "\n" + "\n".join([_checks(report["checks"]), _slots(report["slots"]),
-                             _cost(report["cost"]), _bad_rows(report["cases"])])
+                             target_section(report.get("target")), _cost(report["cost"]),
+                             _bad_rows(report["cases"])])
     yield Template(tail).substitute(fields)
 
 

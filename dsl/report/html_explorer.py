@@ -29,7 +29,8 @@ def case_sections(explorer: Explorer) -> Iterator[str]:
     """The funnel, histograms, review sample and explorer of `explorer`'s cases, their
     dialogs read back from its case files; in pieces, the case data one case a piece."""
     explorer.in_input_order()
-    texts = read_back(explorer.entries, explorer.inputs, explorer.layout.groups)
+    texts = read_back(explorer.entries, explorer.inputs, explorer.layout.groups,
+                      explorer.transcripts, explorer.reader)
     for part in (_funnel(explorer), _histograms(explorer), _review(explorer)):
         if part:
             yield part + "\n"

@@ -161,14 +161,16 @@ def _target(target: Mapping[str, Any] | None) -> list[str]:
     """The agent's latency and errors, after a run that drove it."""
     if not target:
         return []
-    from evaldsl.report.terminal import ms
+    from evaldsl.report.terminal import ms, simulator_line
 
     latency = target["latency_ms"]
-    return [_("**agent {name}**: {conversations} conversations · {errors} errors · "
+    lines = [_("**agent {name}**: {conversations} conversations · {errors} errors · "
               "{replies} replies · latency p50 {p50} · p90 {p90} · p99 {p99}").format(
         name=code(target["name"]), conversations=target["conversations"],
         errors=target["errors"], replies=target["replies"], p50=ms(latency["p50"]),
         p90=ms(latency["p90"]), p99=ms(latency["p99"])), ""]
+    simulated = [md(line) for line in simulator_line(target.get("simulator"))]
+    return lines + simulated + ([""] if simulated else [])
 
 
 def _worst(cases: list[Mapping[str, Any]]) -> list[str]:

@@ -136,7 +136,22 @@ def target_line(target: Mapping[str, Any] | None) -> list[str]:
               "replies · {spans}").format(name=target["name"],
                                           conversations=target["conversations"],
                                           errors=target["errors"], replies=target["replies"],
-                                          spans=spans)]
+                                          spans=spans)] + simulator_line(target.get("simulator"))
+
+
+def simulator_line(simulator: Mapping[str, Any] | None) -> list[str]:
+    """`simulated user: 40 conversations · 3 failures (7.5%): 1 ended too early · ...`: the
+    simulator's own failures, which are not the agent's `errors`."""
+    if not simulator:
+        return []
+    from evaldsl.target.user_brief import KIND_WORDS
+
+    kinds = " · ".join(f"{count} {_(KIND_WORDS[kind])}"
+                       for kind, count in simulator["by_kind"].items() if kind in KIND_WORDS)
+    return [_("simulated user: {conversations} conversations · {failures} failures "
+              "({rate}): {kinds}").format(conversations=simulator["conversations"],
+                                          failures=simulator["failures"],
+                                          rate=f"{simulator['rate']:.1%}", kinds=kinds)]
 
 
 def ms(value: float | None) -> str:

@@ -69,18 +69,32 @@ class TargetConfig:
 
 
 def load_target(name: str, config: str | Path | None = None) -> TargetConfig:
-    """The target `name` of the settings file; a `ConfigError` saying what is wrong."""
+    """The target `name` of the settings file (or the built-in `demo`); a `ConfigError`
+    saying what is wrong."""
+    from evaldsl.target import demo
+
     path = Path(config) if config is not None else Path.cwd() / CONFIG_FILE
+    targets = configured_targets(config)
+    if demo.is_builtin(name, targets):
+        return target_of(demo.DEMO, demo.TABLE, _("built-in"))
     if config is None and not path.is_file():
         raise ConfigError(_("no target `{name}`: there is no {file} here").format(
             name=name, file=CONFIG_FILE))
-    targets = _read_toml(path).get("targets") or {}
-    table = targets.get(name) if isinstance(targets, dict) else None
+    table = targets.get(name)
     if not isinstance(table, dict):
         known = ", ".join(f"`{t}`" for t in targets) or _("none")
         raise ConfigError(_("{path}: no target `{name}` (targets: {known})").format(
             path=path, name=name, known=known))
     return target_of(name, table, str(path))
+
+
+def configured_targets(config: str | Path | None) -> dict[str, Any]:
+    """The `[targets]` tables of the settings file (none when there is no file)."""
+    path = Path(config) if config is not None else Path.cwd() / CONFIG_FILE
+    if config is None and not path.is_file():
+        return {}
+    targets = _read_toml(path).get("targets") or {}
+    return targets if isinstance(targets, dict) else {}
 
 
 def target_of(name: str, table: Mapping[str, Any], where: str = CONFIG_FILE) -> TargetConfig:

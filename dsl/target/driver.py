@@ -32,7 +32,9 @@ from evaldsl.target.base import Conversation, Message, Target
 from evaldsl.target.canned import CannedResults
 from evaldsl.target.config import TargetConfig
 from evaldsl.target.secrets import masked, secret_values
+from evaldsl.target.simulator import Simulator, SimulatorFailed
 from evaldsl.target.transcripts import ROW, Transcripts
+from evaldsl.target.user_brief import KIND_WORDS, USER, UserBrief, end_problem, turn_problem
 from evaldsl.values import CheckResult
 
 TOOL_RESULTS = "tool_results"
@@ -58,6 +60,8 @@ class Driver:
     plan: ReportPlan
     transcripts: Transcripts | None = None
     deadline: float | None = None
+    simulator: Simulator | None = None
+    """Plays the user of scenarios that give a `user` brief (`evaldsl.target.user_brief`)."""
 
     def __post_init__(self) -> None:
         self.gate = Gate(self.config.circuit_breaker, self.deadline, N_("agent"),
@@ -76,27 +80,62 @@ class Driver:
         """The scenario's conversation: saved, or sent now turn by turn."""
         saved = self.saved(scenario)
         if saved is not None:
-            return Driven(saved, None, note_of(saved.messages))
+            return Driven(saved, None, note_of(saved.messages, USER in scenario.fields))
+        brief = self._brief(scenario)
         async with self.limiter.slot():
             conversation = Conversation(scenario.id, uuid.uuid4().hex, [],
                                         CannedResults.of(scenario.fields.get(TOOL_RESULTS) or []))
             try:
-                await self._converse(scenario, conversation)
+                await self._converse(scenario, conversation, brief)
             except ConfigError:
                 raise
             except ModelError as error:
-                return self._failed(scenario, conversation, str(error))
+                return self._failed(scenario, conversation, str(error), brief)
+            except SimulatorFailed as failed:
+                return self._simulator_failed(scenario, conversation, failed)
         return self._ended(scenario, conversation.history)
 
-    async def _converse(self, scenario: Case, conversation: Conversation) -> None:
+    def _brief(self, scenario: Case) -> UserBrief | None:
+        if USER not in scenario.fields:
+            return None
+        if self.simulator is None:
+            raise ConfigError(_("scenario `{id}` has a simulated user, and no simulator is "
+                                "set: give --simulator MODEL, or `simulator` in "
+                                "evaldsl.toml").format(id=scenario.id))
+        return UserBrief.of(scenario.fields[USER])
+
+    async def _converse(self, scenario: Case, conversation: Conversation,
+                        brief: UserBrief | None) -> None:
         for message in scenario.messages:
-            conversation.history.append({"role": "user", "content": message.content})
-            self.gate.check()
-            started = time.perf_counter()
-            added = await self.gate.send(with_retries(
-                lambda: self.target.respond(conversation), self.policy))
-            conversation.history.extend(
-                masked(stamped(added, time.perf_counter() - started), self.secrets))
+            await self._turn(conversation, message.content)
+        if brief is not None:
+            await self._simulate(scenario, conversation, brief)
+
+    async def _simulate(self, scenario: Case, conversation: Conversation,
+                        brief: UserBrief) -> None:
+        """The simulated user's turns, until it says it is done or its turns run out."""
+        assert self.simulator is not None, "checked by `_brief`"
+        done = False
+        while not done and _user_turns(conversation.history) < brief.max_turns:
+            turn = await self.simulator.next_turn(scenario.id, brief, conversation.history)
+            failure = turn_problem(brief, turn.message, turn.done)
+            if failure is not None:
+                raise SimulatorFailed(failure)
+            done = turn.done
+            if not done:
+                await self._turn(conversation, turn.message)
+        failure = end_problem(brief, conversation.history, done)
+        if failure is not None:
+            raise SimulatorFailed(failure)
+
+    async def _turn(self, conversation: Conversation, message: str) -> None:
+        conversation.history.append({"role": "user", "content": message})
+        self.gate.check()
+        started = time.perf_counter()
+        added = await self.gate.send(with_retries(
+            lambda: self.target.respond(conversation), self.policy))
+        conversation.history.extend(
+            masked(stamped(added, time.perf_counter() - started), self.secrets))
 
     def _ended(self, scenario: Case, history: list[Message]) -> Driven:
         transcript = {"id": scenario.id, "messages": history, **scenario.fields,
@@ -104,18 +143,33 @@ class Driver:
         if self.transcripts is not None:
             self.transcripts.write(transcript)
         case = Case.from_dict(transcript, scenario.origin)
-        return Driven(case, None, note_of(case.messages))
+        return Driven(case, None, note_of(case.messages, USER in scenario.fields))
 
-    def _failed(self, scenario: Case, conversation: Conversation, reason: str) -> Driven:
-        turn = sum(m["role"] == "user" for m in conversation.history)
+    def _failed(self, scenario: Case, conversation: Conversation, reason: str,
+                brief: UserBrief | None) -> Driven:
+        turns = len(scenario.messages) if brief is None else brief.max_turns
         why = _("the agent failed at turn {turn} of {turns}: {reason}").format(
-            turn=turn, turns=len(scenario.messages), reason=reason)
-        replies = [m for m in conversation.history if m.get("latency_ms") is not None]
-        note = {"latency_ms": [m["latency_ms"] for m in replies], "error": why}
+            turn=_user_turns(conversation.history), turns=turns, reason=reason)
+        note = {**_latencies(conversation.history), "error": why}
+        if brief is not None:
+            note["simulator"] = None
+        return Driven(scenario, error_result(self.plan, scenario.id, why), note)
+
+    def _simulator_failed(self, scenario: Case, conversation: Conversation,
+                          failed: SimulatorFailed) -> Driven:
+        """An `error` case that is the simulator's: counted apart, never as the agent's."""
+        kind = failed.failure.kind
+        why = _("the simulated user {what} after turn {turn}: {reason}").format(
+            what=_(KIND_WORDS[kind]), turn=_user_turns(conversation.history),
+            reason=failed.failure.reason)
+        note = {**_latencies(conversation.history), "error": None,
+                "simulator": {"failure": kind, "reason": why}}
         return Driven(scenario, error_result(self.plan, scenario.id, why), note)
 
     async def aclose(self) -> None:
         await self.target.aclose()
+        if self.simulator is not None:
+            await self.simulator.aclose()
 
 
 def stamped(added: Sequence[Message], seconds: float) -> list[Message]:
@@ -127,11 +181,23 @@ def stamped(added: Sequence[Message], seconds: float) -> list[Message]:
     return messages
 
 
-def note_of(messages: Sequence[Any]) -> dict[str, Any]:
-    """The `target` note of an ended conversation: the latency of each reply."""
-    return {"latency_ms": [m.latency_ms for m in messages
-                           if m.role == "assistant" and m.latency_ms is not None],
-            "error": None}
+def note_of(messages: Sequence[Any], simulated: bool = False) -> dict[str, Any]:
+    """The `target` note of an ended conversation: the latency of each reply, and, for a
+    simulated user, that it did not fail (`simulator: null`)."""
+    note: dict[str, Any] = {"latency_ms": [m.latency_ms for m in messages
+                                           if m.role == "assistant" and m.latency_ms is not None],
+                            "error": None}
+    if simulated:
+        note["simulator"] = None
+    return note
+
+
+def _latencies(history: Sequence[Message]) -> dict[str, Any]:
+    return {"latency_ms": [m["latency_ms"] for m in history if m.get("latency_ms") is not None]}
+
+
+def _user_turns(history: Sequence[Message]) -> int:
+    return sum(m.get("role") == "user" for m in history)
 
 
 def error_result(plan: ReportPlan, case_id: str, reason: str) -> CaseResult:

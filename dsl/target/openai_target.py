@@ -6,14 +6,19 @@ none ends the conversation, naming it) and the model is asked again, at most `ma
 times a turn. The client is the judges' (`evaldsl.model.openai.judge`): the same transport,
 the same translation of failures into model errors, and the same key rule: the key comes
 only from the variable `api_key_env` names, and is cut out of anything the server says.
+
+`base_url = "local"` makes the agent the local model (`evaldsl.model.local`), started by
+evaldsl on the first turn and stopped at the end: a demo agent with no key (the built-in
+`demo` target, `evaldsl.target.demo`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import openai
 
@@ -25,6 +30,12 @@ from evaldsl.model.loops import PerLoop
 from evaldsl.model.openai.judge import PATH, async_http_client, encode, translate
 from evaldsl.target.base import Conversation, Message
 from evaldsl.target.config import DEFAULT_MAX_STEPS, TargetConfig
+
+if TYPE_CHECKING:
+    from evaldsl.model.local.judge import LocalJudgeServer
+
+LOCAL = "local"
+"""The `base_url` that names the local model."""
 
 
 class OpenAITarget:
@@ -39,10 +50,18 @@ class OpenAITarget:
         """What the driver cuts out of the agent's messages (`evaldsl.target.secrets`)."""
         self.max_steps = int(config.get("max_steps", DEFAULT_MAX_STEPS))
         self._clients: PerLoop[openai.AsyncOpenAI] = PerLoop(self._client, _aclose)
+        self.server = _local_server() if config.get("base_url") == LOCAL else None
+        """The local model's server, when the agent is the local model."""
+
+    def _base_url(self) -> str | None:
+        if self.server is not None:
+            return str(self.server.base_url)
+        url = self.config.get("base_url")
+        return None if url is None else str(url)
 
     def _client(self) -> openai.AsyncOpenAI:
         try:
-            return openai.AsyncOpenAI(base_url=self.config.get("base_url"), api_key=self.key,
+            return openai.AsyncOpenAI(base_url=self._base_url(), api_key=self.key,
                                       timeout=self.config.timeout, max_retries=0,
                                       http_client=async_http_client())
         except openai.OpenAIError as exc:
@@ -67,12 +86,14 @@ class OpenAITarget:
                                "answering").format(count=self.max_steps))
 
     async def _complete(self, history: list[Message]) -> Message:
+        if self.server is not None and not self.server.running:
+            await asyncio.to_thread(self.server.start)
         client = await self._clients.get()
         try:
             text = await client.post(PATH, content=encode(self.body(history)), cast_to=str)
         except openai.OpenAIError as exc:
             raise translate(exc, N_("agent"), self.config.timeout, self.key,
-                            self.config.get("base_url")) from exc
+                            self._base_url()) from exc
         return message_of(text)
 
     def body(self, history: list[Message]) -> dict[str, Any]:
@@ -88,6 +109,8 @@ class OpenAITarget:
 
     async def aclose(self) -> None:
         await self._clients.close_current()
+        if self.server is not None:
+            self.server.stop()
 
 
 def message_of(text: str) -> Message:
@@ -105,6 +128,14 @@ def message_of(text: str) -> Message:
                           "arguments": c["function"].get("arguments", "{}")}}
             for c in message["tool_calls"]]
     return out
+
+
+def _local_server() -> LocalJudgeServer:
+    """The local model's server (not started yet); a `ConfigError` without the extra."""
+    from evaldsl.model.local.judge import LocalJudgeServer, require_local_extra
+
+    require_local_extra()
+    return LocalJudgeServer()
 
 
 async def _aclose(client: openai.AsyncOpenAI) -> None:

@@ -7,7 +7,8 @@ Each row becomes a case whose messages are its user turns (role `user`), read an
 as any case file's rows are (`evaldsl.cases.loading`: the same formats, bad rows reported
 by file and line, the spec's `case {}` block enforced), so that `--where`, `--ids` and
 `--sample` select scenarios as they select cases. `tool_results`, optional, are the canned
-results the `openai` target hands back (`evaldsl.target.canned`).
+results the `openai` target hands back (`evaldsl.target.canned`). A row may give `user`, a
+simulated user's brief (`evaldsl.target.user_brief`), instead of or after its `messages`.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from typing import Any
 from evaldsl.cases.loading import BadRow, Item, RawRow, read_rows
 from evaldsl.cases.rows import EMPTY_SCHEMA, CaseSchema
 from evaldsl.i18n import _
-from evaldsl.target import canned
+from evaldsl.target import canned, user_brief
 from evaldsl.target.driver import TOOL_RESULTS
+from evaldsl.target.user_brief import USER
 
 
 def read_scenarios(paths: Iterable[str | Path], schema: CaseSchema = EMPTY_SCHEMA,
@@ -51,13 +53,15 @@ def _decoded(row: RawRow) -> Any:
 
 def _as_turns(row: RawRow, data: dict[str, Any]) -> dict[str, Any] | BadRow:
     """The row with its user strings as chat messages, or why it is no scenario."""
-    messages = data.get("messages")
-    if not isinstance(messages, list) or not messages or not all(
+    simulated = USER in data
+    messages = data.get("messages", [] if simulated else None)
+    if not isinstance(messages, list) or not (messages or simulated) or not all(
             isinstance(m, str) for m in messages):
         return BadRow(row.file, row.line, _("a scenario's `messages` is a non-empty list of "
-                                            "the user's messages, as texts"), "messages")
-    if TOOL_RESULTS in data:
-        problem = canned.problem(data[TOOL_RESULTS])
+                                            "the user's messages, as texts (or give `user`, a "
+                                            "simulated user)"), "messages")
+    for name, check in ((TOOL_RESULTS, canned.problem), (USER, user_brief.problem)):
+        problem = check(data[name]) if name in data else None
         if problem is not None:
-            return BadRow(row.file, row.line, problem, TOOL_RESULTS)
+            return BadRow(row.file, row.line, problem, name)
     return {**data, "messages": [{"role": "user", "content": m} for m in messages]}

@@ -1,5 +1,9 @@
 """The report's `target` section: how the agent under test answered, folded per case.
 
+A run with simulated users adds `simulator`: how many conversations a simulator played and
+how many it failed, by kind (`evaldsl.target.user_brief.FAILURE_KINDS`). Those are error
+cases of the run, never counted in the agent's `errors`.
+
 Every case record of a driven run carries a `target` note (`evaldsl.target.driver`): the
 latency of each reply, and why the agent failed if it did. Notes are journaled with the
 case, so a resumed run folds the same ones and its section equals an uninterrupted run's
@@ -14,6 +18,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from evaldsl.target.user_brief import FAILURE_KINDS
+
 PERCENTILES = (50, 90, 99)
 
 
@@ -26,6 +32,9 @@ class TargetTally:
         self.conversations = 0
         self.errors = 0
         self.latencies: list[float] = []
+        self.simulated = 0
+        """Conversations a simulated user played (their note has a `simulator` key)."""
+        self.simulator_failures = dict.fromkeys(FAILURE_KINDS, 0)
 
     def add(self, record: Mapping[str, Any]) -> None:
         note = record.get("target")
@@ -35,12 +44,27 @@ class TargetTally:
         self.errors += note.get("error") is not None
         self.latencies.extend(float(v) for v in note.get("latency_ms") or ()
                               if isinstance(v, (int, float)))
+        if "simulator" in note:
+            self.simulated += 1
+            failed = note["simulator"]
+            if isinstance(failed, Mapping) and failed.get("failure") in self.simulator_failures:
+                self.simulator_failures[failed["failure"]] += 1
 
     def to_dict(self) -> dict[str, Any]:
         ordered = sorted(self.latencies)
-        return {"name": self.name, "kind": self.kind, "conversations": self.conversations,
-                "errors": self.errors, "replies": len(ordered),
-                "latency_ms": {f"p{p}": percentile(ordered, p) for p in PERCENTILES}}
+        out = {"name": self.name, "kind": self.kind, "conversations": self.conversations,
+               "errors": self.errors, "replies": len(ordered),
+               "latency_ms": {f"p{p}": percentile(ordered, p) for p in PERCENTILES}}
+        if self.simulated:
+            out["simulator"] = self.simulator_section()
+        return out
+
+    def simulator_section(self) -> dict[str, Any]:
+        """The simulated user's own failures, apart from the agent's `errors`: over the
+        conversations it played, by kind."""
+        failures = sum(self.simulator_failures.values())
+        return {"conversations": self.simulated, "failures": failures,
+                "rate": failures / self.simulated, "by_kind": dict(self.simulator_failures)}
 
 
 def percentile(ordered: Sequence[float], p: float) -> float | None:

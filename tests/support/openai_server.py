@@ -26,7 +26,7 @@ Run as a real process on 127.0.0.1 (`python openai_server.py --port 0` prints
   llama.cpp's Python server does), `{"tool_calls": [{"contains": TEXT, "name": N,
   "arguments": {...}}]}` (play a tool-calling agent: see `tool_answer`), `{"reset": true}`.
 - `GET /stats`: request counts, peak requests in flight, start times, formats seen,
-  the `max_tokens` of each chat request,
+  the `max_tokens` and `seed` of each chat request,
   whether an Authorization header came (and the distinct keys it carried), connections
   accepted.
 
@@ -100,6 +100,7 @@ class State:
         self.models: list[str] = []
         self.connections = 0
         self.max_tokens: list[int | None] = []
+        self.seeds: list[int | None] = []
         self.context: int | None = None
 
     def control(self, body: dict[str, Any]) -> None:
@@ -126,7 +127,7 @@ class State:
     def stats(self) -> dict[str, Any]:
         return {**self.counts, "peak_in_flight": self.peak, "starts": self.starts,
                 "formats": self.formats, "authorized": self.authorized, "keys": self.keys,
-                "models": self.models, "max_tokens": self.max_tokens,
+                "models": self.models, "max_tokens": self.max_tokens, "seeds": self.seeds,
                 "connections": self.connections}
 
 
@@ -163,6 +164,7 @@ def chat_answer(state: State, body: dict[str, Any]) -> tuple[int, dict[str, Any]
     state.formats.append(kind + ("+schema" if kind == "json_object" and schema else ""))
     state.models.append(str(body.get("model")))
     state.max_tokens.append(body.get("max_tokens"))
+    state.seeds.append(body.get("seed"))
     if kind == "json_schema" and state.reject_json_schema:
         return 500, {"error": {"message": "unsupported response_format", "type": "server_error"}}
     prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))

@@ -168,6 +168,8 @@ class OpenAIJudge:
                                 "temperature": request.temperature}
         if request.max_tokens is not None:
             args["max_tokens"] = request.max_tokens
+        if request.seed is not None:
+            args["seed"] = request.seed
         if request.schema is not None and FORMATS[form] != "none":
             args["response_format"] = _response_format(request, FORMATS[form])
         return args
