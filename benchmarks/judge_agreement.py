@@ -381,8 +381,13 @@ def interval(e: Estimate) -> str:
     if e.value is None:
         return f"n/a (n={e.n})"
     if e.low is None or e.high is None:
-        return f"{e.value:+.2f} (n={e.n})"
-    return f"{e.value:+.2f} [{e.low:+.2f}, {e.high:+.2f}]"
+        return f"{_signed(e.value)} (n={e.n})"
+    return f"{_signed(e.value)} [{_signed(e.low)}, {_signed(e.high)}]"
+
+
+def _signed(x: float) -> str:
+    """Two decimals with a sign, and no `-0.00` for a zero that rounding left negative."""
+    return f"{round(x, 2) or 0.0:+.2f}"
 
 
 def markdown(rows: list[dict[str, Any]]) -> str:
