@@ -21,8 +21,8 @@ the mean human rating:
   human scale and the mean rating, both rounded to the scale's levels;
 - 95% bootstrap intervals (seeded) for both, every figure with its n;
 - the error rate (errored answers of asked ones), the model calls and tokens;
-- the ceiling: each annotator against the mean of the others on the same items,
-  the same two statistics.
+- the ceiling: each annotator against the mean of the others, the same two
+  statistics, on the same items and on the whole corpus (no model is asked for it).
 
 The split is deterministic: each item falls into dev or test by a hash of the
 seed and its id, and `--limit` takes the first N of the split in seeded order,
@@ -415,10 +415,13 @@ def measure(args: argparse.Namespace, work: Path) -> list[dict[str, Any]]:
                   for a in (flag, str(value))]
     rows: list[dict[str, Any]] = []
     for task in (TASKS[t] for t in args.tasks):
-        chosen = split(list(items(args.data, task)), args.split, args.seed, args.limit)
+        every = list(items(args.data, task))
+        chosen = split(every, args.split, args.seed, args.limit)
         for q in task.qualities:
-            rows.append({"task": task.name, "quality": q.key, "trial": "annotators (leave one out)",
-                         "split": args.split, **ceiling(q, chosen, args.seed)})
+            for where, rated in ((args.split, chosen), (f"all {len(every)}", every)):
+                rows.append({"task": task.name, "quality": q.key, "split": where,
+                             "trial": "annotators (leave one out)",
+                             **ceiling(q, rated, args.seed)})
         for trial in args.trials:
             judged = judge(task, trial, chosen, judge_args, work)
             for i, q in enumerate(task.qualities):
