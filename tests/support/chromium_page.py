@@ -79,12 +79,14 @@ class Chromium:
         message: dict[str, Any] = json.loads(raw)
         return message
 
-    def open(self, page: Path) -> None:
-        """Navigate to `page` and wait until it has loaded and its scripts ran."""
-        self.send("Page.navigate", {"url": page.as_uri()}, self.session)
+    def open(self, page: Path | str) -> None:
+        """Navigate to `page` (a file, or a URL) and wait until it has loaded and its scripts
+        ran."""
+        url = page.as_uri() if isinstance(page, Path) else page
+        self.send("Page.navigate", {"url": url}, self.session)
         deadline = time.monotonic() + TIMEOUT
         while self.run("document.readyState") != "complete" or self.run(
-                "location.href") != page.as_uri():
+                "location.href") != url:
             assert time.monotonic() < deadline, f"{page} did not load in time"
             time.sleep(0.05)
 
