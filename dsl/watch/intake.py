@@ -59,6 +59,7 @@ async def follow(monitor: Monitor, follower: Follower, interval_s: float = 0.1,
     while stop is None or not stop.is_set():
         for row in follower.poll():
             await monitor.ingest(row, time.time())
+        await asyncio.to_thread(monitor.journal.sync)
         await asyncio.sleep(interval_s)
 
 
@@ -75,6 +76,7 @@ def http_app(monitor: Monitor) -> Any:
         for raw in body.splitlines() or [b""]:
             posted += 1
             alerts += await monitor.ingest(RawRow("POST /sessions", posted, raw), time.time())
+        await asyncio.to_thread(monitor.journal.sync)  # acknowledged means on the disk
         return web.json_response({"alerts": alerts}, dumps=_dumps)
 
     async def report(request: web.Request) -> web.Response:

@@ -1,12 +1,16 @@
-"""The watch journal: every judged session and every fired alert, one fsynced line each.
+"""The watch journal: every judged session and every fired alert, one line each.
 
-The journal is the monitor's whole state. A session's line is written before its
-alerts go out, and an alert's line before any sink sees it, so after a crash
-(`kill -9` included) the replayed journal holds every finished session once and
-every alert that may have gone out: none is lost, counted twice or fired again.
-A line torn by the crash is the session that had not finished: it is cut off
-and that session is judged again when it arrives again. One process writes a
-journal at a time (`journal_lock`).
+The journal is the monitor's whole state. A line is written (to the system,
+not yet to the disk) before the monitor goes on, so a killed process (`kill
+-9` included) loses no line it wrote. Lines reach the disk in groups, by
+`sync`: before any sink sees an alert, before `POST /sessions` answers, and
+after each batch of followed lines, so what was acknowledged survives the
+machine going down too, at one fsync per group instead of one per session.
+On replay every finished session is there once and every alert that may have
+gone out is there: none is lost, counted twice or fired again. A line torn
+by a crash is the session that had not finished: it is cut off and that
+session is judged again when it arrives again. One process writes a journal
+at a time (`journal_lock`).
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ class WatchJournal:
         folder.mkdir(parents=True, exist_ok=True)
         self.path = folder / "watch.jsonl"
         self._file: IO[bytes] = lock(self.path)
+        self._fd = self._file.fileno()
+        self._dirty = False
 
     def replay(self) -> Iterator[dict[str, Any]]:
         """Every complete line in order; a torn last line is cut off the file."""
@@ -44,11 +50,19 @@ class WatchJournal:
         self._file.seek(0, os.SEEK_END)
 
     def append(self, entry: dict[str, Any]) -> None:
-        """One line, on disk before this returns."""
+        """One line, handed to the system before this returns (a killed process keeps it)."""
         line = json.dumps(nulled(entry), ensure_ascii=False, separators=(",", ":"))
         self._file.write(line.encode("utf-8") + b"\n")
         self._file.flush()
-        os.fsync(self._file.fileno())
+        self._dirty = True
+
+    def sync(self) -> None:
+        """Every line written so far on the disk; safe from another thread (the alert
+        sinks' thread calls it before delivering)."""
+        if self._dirty:
+            self._dirty = False
+            os.fsync(self._fd)
 
     def close(self) -> None:
+        self.sync()
         self._file.close()

@@ -41,10 +41,10 @@ class Monitor:
         self.spec = spec
         self.plans: AlertPlans = alert_plans(spec.graph)
         self.windows = Windows(spec, self.plans.durations or (DEFAULT_WINDOW_S,))
-        self.dispatcher = Dispatcher(sinks)
         self.review = review or NoReview()
         self._schema = CaseSchema.of(spec)
         self.journal = WatchJournal(state)
+        self.dispatcher = Dispatcher(sinks, self.journal.sync)
         self.processed: set[str] = set()
         self.fired: set[str] = set()
         self.duplicates = 0
@@ -125,7 +125,8 @@ class Monitor:
                 "group": list(group) if group is not None else None, "at": at}
 
     def _fire(self, alert: dict[str, Any]) -> None:
-        """Journal the alert first: once written it never fires again, whatever happens."""
+        """Journal the alert first: once written it never fires again, whatever happens; the
+        dispatcher puts it on the disk before a sink sees it."""
         self.journal.append({"kind": "alert", **alert})
         self.fired.add(alert["key"])
         self.dispatcher.submit(alert)

@@ -18,7 +18,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any, Protocol
 
@@ -106,10 +106,16 @@ class WebhookSink:
 
 
 class Dispatcher:
-    """Alerts handed to every sink from one background thread, in firing order."""
+    """Alerts handed to every sink from one background thread, in firing order.
 
-    def __init__(self, sinks: Sequence[Sink]) -> None:
+    `before_send` runs before each alert is delivered: the monitor's journal
+    `sync`, so no sink sees an alert that is not on the disk.
+    """
+
+    def __init__(self, sinks: Sequence[Sink], before_send: Callable[[], None] = lambda: None,
+                 ) -> None:
         self.sinks = tuple(sinks)
+        self._before_send = before_send
         self._queue: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self._thread = threading.Thread(target=self._deliver, name="alert-sinks", daemon=True)
         self._thread.start()
@@ -119,6 +125,7 @@ class Dispatcher:
 
     def _deliver(self) -> None:
         while (alert := self._queue.get()) is not None:
+            self._before_send()
             for sink in self.sinks:
                 try:
                     sink.send(alert)

@@ -77,7 +77,7 @@ def feed(m: Monitor, rows: list[tuple[RawRow, float]]) -> None:
             await m.ingest(r, at)
     asyncio.run(go())
     m.dispatcher.close()
-    m.dispatcher = Dispatcher(m.dispatcher.sinks)
+    m.dispatcher = Dispatcher(m.dispatcher.sinks, m.journal.sync)
 
 
 def windowed(sink: Collect) -> list[dict[str, Any]]:
