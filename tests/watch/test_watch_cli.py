@@ -95,6 +95,14 @@ class TestIntake:
         assert done.returncode == 2
         assert "--follow" in done.stderr
 
+    def test_a_second_watch_on_the_same_state_is_refused(
+            self, spec: Path, tmp_path: Path, started: list[Watch]) -> None:
+        started.append(Watch(spec, "--state", tmp_path / "state"))
+        done = evaldsl("watch", spec, "--state", tmp_path / "state", "--port", "0",
+                       env={"EVALDSL_LANG": "en"})
+        assert done.returncode == 2
+        assert "another run is writing" in done.stderr
+
     def test_sigterm_stops_it_cleanly(self, spec: Path, tmp_path: Path) -> None:
         w = Watch(spec, "--state", tmp_path / "state")
         w.post([session(1)])
