@@ -23,6 +23,7 @@ from evaldsl.cases.loading import BadRow, RawRow
 from evaldsl.cases.rows import CaseSchema
 from evaldsl.i18n import _
 from evaldsl.results import CaseResult
+from evaldsl.values import ErrorValue
 from evaldsl.watch.alerts import AlertPlans, WindowAlert, alert_plans
 from evaldsl.watch.journal import WatchJournal
 from evaldsl.watch.review import Flagged, NoReview, ReviewFeed
@@ -48,6 +49,9 @@ class Monitor:
         self.processed: set[str] = set()
         self.fired: set[str] = set()
         self.duplicates = 0
+        self.alert_errors: dict[str, int] = {}
+        """Sessions whose per-case alert condition was an error, by alert: never fired,
+        never silent. Counted since this process started."""
         self.bad_rows = 0
         self.bad_examples: deque[str] = deque(maxlen=20)
         self._replay()
@@ -93,7 +97,10 @@ class Monitor:
         out = []
         for alert in self.plans.per_case:
             key = f"{alert.name}\t{case.id}"
-            if result.alerts.get(alert.name) is True and key not in self.fired:
+            held = result.alerts.get(alert.name)
+            if isinstance(held, ErrorValue):
+                self.alert_errors[alert.name] = self.alert_errors.get(alert.name, 0) + 1
+            elif held is True and key not in self.fired:
                 out.append({"key": key, "alert": alert.name, "message": alert.message,
                             "case_id": case.id, "at": at})
         return out
@@ -143,7 +150,7 @@ class Monitor:
         """The monitor's figures and report.json of every window held (`GET /report`)."""
         return {"sessions": len(self.processed), "duplicates": self.duplicates,
                 "bad_rows": self.bad_rows, "bad_examples": list(self.bad_examples),
-                "alerts_fired": len(self.fired),
+                "alerts_fired": len(self.fired), "alert_errors": dict(self.alert_errors),
                 "windows": [{"seconds": seconds, "start": start, "end": start + seconds,
                              "report": state.report_dict()}
                             for seconds, start, state in self.windows.current()]}

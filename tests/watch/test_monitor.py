@@ -123,6 +123,24 @@ class TestPerCaseAlerts:
             ("s2", ("review", "alert:poor_case"))]
 
 
+class TestAlertErrors:
+    def test_an_error_in_a_per_case_condition_fires_nothing_and_is_counted(
+            self, tmp_path: Path) -> None:
+        spec = loads('check fast = latency(max_ms: 1000)\n'
+                     'alert slow when not fast "a slow reply"\n')
+        sink = Collect()
+        m = Monitor(spec, tmp_path, [sink])
+        OPEN.append(m)
+        no_reply = {"id": "s1", "messages": [{"role": "user", "content": "hi"}]}
+        slow = {"id": "s2", "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": "ok", "latency_ms": 5000}]}
+        feed(m, [(RawRow("f", i, json.dumps(r).encode()), T0)
+                 for i, r in enumerate((no_reply, slow), 1)])
+        assert [a["case_id"] for a in sink.alerts] == ["s2"]
+        assert m.report()["alert_errors"] == {"slow": 1}
+
+
 class TestRestart:
     def test_a_restart_replays_sessions_and_fired_alerts(self, tmp_path: Path) -> None:
         sink = Collect()

@@ -49,11 +49,11 @@ def windowed_conditions(ctx: Context) -> Iterator[Diagnostic]:
             metrics = ", ".join(f"`{m}`" for m in ctx.symbols.metrics) or _("none")
             yield error(
                 "E601",
-                _("a windowed alert compares a metric with a constant, "
-                  "as in `poor_rate > 10%`"),
+                _("a windowed alert must compare a declared metric with a constant"),
                 alert.when.span,
-                _("declare the metric with `metric`, group it with `by`; "
-                  "metrics of this spec: {metrics}").format(metrics=metrics),
+                _("declare `metric poor_rate = rate(poor) by case.tenant`, then alert "
+                  "`when poor_rate > 10%`; metrics of this spec: {metrics}").format(
+                    metrics=metrics),
             )
 
 
