@@ -7,6 +7,7 @@ import re
 import select
 import signal
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
@@ -39,10 +40,21 @@ class Watch:
         self.base = f"http://127.0.0.1:{found.group(1)}"
 
     def post(self, rows: list[dict[str, Any]]) -> Any:
+        """Post the rows as JSON lines; the answer (status 200 required)."""
         body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode()
+        status, answer = self.post_body(body)
+        assert status == 200, answer
+        return answer
+
+    def post_body(self, body: bytes) -> tuple[int, Any]:
+        """Post any body; the status and the JSON answer, a refusal included."""
         request = urllib.request.Request(self.base + "/sessions", body, method="POST")
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            return json.loads(answer.read())
+        try:
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                return answer.status, json.loads(answer.read())
+        except urllib.error.HTTPError as refused:
+            with refused:
+                return refused.code, json.loads(refused.read())
 
     def get(self, path: str) -> Any:
         with urllib.request.urlopen(self.base + path, timeout=30) as answer:
