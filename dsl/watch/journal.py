@@ -10,7 +10,9 @@ On replay every finished session is there once and every alert that may have
 gone out is there: none is lost, counted twice or fired again. A line torn
 by a crash is the session that had not finished: it is cut off and that
 session is judged again when it arrives again. One process writes a journal
-at a time (`journal_lock`).
+at a time (`journal_lock`), and its first line names the spec (by hash) it
+was written for: another spec's journal is refused, not folded into windows
+it does not fit.
 """
 
 from __future__ import annotations
@@ -21,10 +23,21 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from evaldsl.errors import ConfigError
+from evaldsl.i18n import _
 from evaldsl.report.finite import nulled
 from evaldsl.report.journal_lock import lock
 
 VERSION = 1
+
+
+class ForeignJournalError(ConfigError):
+    """The state folder's journal was written by a watch of another spec (or none)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(_("`{path}` is not the journal of this spec: sessions judged by one "
+                           "spec cannot be counted under another").format(path=path))
+        self.hint = _("give this spec its own --state folder")
 
 
 class WatchJournal:

@@ -25,7 +25,7 @@ from evaldsl.i18n import _
 from evaldsl.results import CaseResult
 from evaldsl.values import ErrorValue
 from evaldsl.watch.alerts import AlertPlans, WindowAlert, alert_plans
-from evaldsl.watch.journal import WatchJournal
+from evaldsl.watch.journal import VERSION, ForeignJournalError, WatchJournal
 from evaldsl.watch.review import Flagged, NoReview, ReviewFeed
 from evaldsl.watch.sinks import Dispatcher, Sink
 from evaldsl.watch.windows import Windows, window_start
@@ -47,6 +47,8 @@ class Monitor:
         self.journal = WatchJournal(state)
         self.dispatcher = Dispatcher(sinks, self.journal.sync)
         self.processed: set[str] = set()
+        self._judging: set[str] = set()
+        """Ids being judged now: a second copy posted meanwhile is a duplicate too."""
         self.fired: set[str] = set()
         self.duplicates = 0
         self.alert_errors: dict[str, int] = {}
@@ -57,7 +59,15 @@ class Monitor:
         self._replay()
 
     def _replay(self) -> None:
-        for entry in self.journal.replay():
+        entries = self.journal.replay()
+        header = next(entries, None)
+        if header is None:
+            self.journal.append({"kind": "header", "version": VERSION,
+                                 "spec_hash": self.spec.hash})
+            return
+        if header.get("kind") != "header" or header.get("spec_hash") != self.spec.hash:
+            raise ForeignJournalError(self.journal.path)
+        for entry in entries:
             if entry.get("kind") == "session":
                 self.processed.add(entry["id"])
                 self.windows.add(CaseResult.from_dict(entry["record"]), entry["record"],
@@ -73,10 +83,14 @@ class Monitor:
         if isinstance(item, BadRow):
             self._bad(item)
             return []
-        if item.id in self.processed:
+        if item.id in self.processed or item.id in self._judging:
             self.duplicates += 1
             return []
-        result = await self.spec.evaluate_async(item)
+        self._judging.add(item.id)
+        try:
+            result = await self.spec.evaluate_async(item)
+        finally:
+            self._judging.discard(item.id)
         record = result.to_dict(trace=False)
         self.journal.append({"kind": "session", "id": item.id, "at": at,
                              "origin": raw.origin, "record": record})

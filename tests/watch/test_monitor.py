@@ -12,6 +12,8 @@ import pytest
 
 from evaldsl.api import loads
 from evaldsl.cases.loading import RawRow
+from evaldsl.model.protocols import JudgeAnswer, JudgeRequest
+from evaldsl.watch.journal import ForeignJournalError
 from evaldsl.watch.monitor import Monitor
 from evaldsl.watch.review import Flagged
 from evaldsl.watch.sinks import Dispatcher
@@ -159,7 +161,7 @@ class TestRestart:
         m = monitor(tmp_path, Collect())
         feed(m, [(row(1), T0)])
         m.close()
-        with (tmp_path / "watch.jsonl").open("ab") as journal:
+        with (tmp_path / "watch.jsonl").open("ab") as journal:  # after the header line
             journal.write(b'{"kind":"session","id":"s2","at":')
         m = monitor(tmp_path, Collect())
         assert m.processed == {"s1"}
@@ -172,6 +174,35 @@ class TestRestart:
         monitor(tmp_path, Collect())
         with pytest.raises(JournalBusyError):
             monitor(tmp_path, Collect())
+
+
+class SlowJudge:
+    """A judge that answers after a pause, so two ingests of one session overlap."""
+
+    async def complete(self, request: JudgeRequest) -> JudgeAnswer:
+        await asyncio.sleep(0.05)
+        return JudgeAnswer(text="{}", parsed={})
+
+
+class TestDuplicates:
+    def test_a_session_posted_twice_at_once_is_judged_once(self, tmp_path: Path) -> None:
+        spec = loads('check polite = judge(criteria: "is the reply polite?")\n',
+                     judge=SlowJudge())
+        m = Monitor(spec, tmp_path)
+        OPEN.append(m)
+
+        async def both() -> None:
+            await asyncio.gather(m.ingest(row(1), T0), m.ingest(row(1), T0))
+        asyncio.run(both())
+        sessions = [line for line in (tmp_path / "watch.jsonl").read_text().splitlines()
+                    if '"kind":"session"' in line]
+        assert (len(sessions), m.duplicates, m.processed) == (1, 1, {"s1"})
+
+    def test_another_specs_journal_is_refused(self, tmp_path: Path) -> None:
+        monitor(tmp_path, Collect()).close()
+        OPEN.clear()
+        with pytest.raises(ForeignJournalError, match="not the journal of this spec"):
+            Monitor(loads('check short = length(max_chars: 5)\n'), tmp_path)
 
 
 class TestBadRows:
