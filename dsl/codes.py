@@ -4,7 +4,7 @@ Codes are stable: tests, editors and users' CI scripts key on them. A code is
 never reused for another meaning; retire one by leaving its line here.
 Titles are msgids, marked with `N_` and translated when shown (`title`).
 The hundreds group the families: E0 input and syntax, E1 names, E2 primitive
-parameters, E3 types, E4 outcomes and thresholds, E5 examples, W warnings.
+parameters, E3 types, E4 outcomes and thresholds, E5 examples and review, E6 alerts, W warnings.
 """
 
 from __future__ import annotations
@@ -74,6 +74,10 @@ CODES: dict[str, str] = {
     "E504": N_("a review rule outside 0..100%"),
     "E505": N_("unknown review option"),
     "E506": N_("an example pins a value its check could never give"),
+    # alerts
+    "E601": N_("a windowed alert that does not compare a metric with a constant"),
+    "E602": N_("an alert window or minimum that is not a positive whole number"),
+    "E603": N_("two alerts with the same name"),
     # warnings
     "W101": N_("a check that nothing uses"),
     "W102": N_("a let that nothing uses"),

@@ -100,7 +100,7 @@ class CaseResult:
     """
 
     __slots__ = ("id", "labels", "branches", "checks", "skipped", "metrics", "review",
-                 "errors", "lets", "groups", "_trace", "_tracer")
+                 "errors", "lets", "groups", "alerts", "_trace", "_tracer")
 
     def __init__(
         self,
@@ -134,6 +134,9 @@ class CaseResult:
         that nothing this case needed read is not here, as a skipped check is not."""
         self.groups: dict[str, GroupKey] = groups if groups is not None else {}
         """Each grouped metric's key for this case: its `by` fields' values, None if absent."""
+        self.alerts: dict[str, Any] = {}
+        """Whether each per-case alert's condition held (True, False or an `ErrorValue`); read
+        by the live monitor, not written to the journal."""
         self._trace: tuple[str, ...] | None = None if callable(trace) else tuple(trace)
         self._tracer = trace if callable(trace) else None
 

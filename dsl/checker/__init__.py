@@ -19,6 +19,7 @@ from evaldsl.checker.facts.context import Context, Rule
 from evaldsl.checker.facts.typer import TypeEnv, infer_type
 from evaldsl.checker.rules import (
     aggregates,
+    alerts,
     cycles,
     example_blocks,
     groups,
@@ -83,6 +84,9 @@ RULES: tuple[Rule, ...] = (
     example_blocks.sample_rates,
     example_blocks.review_options,
     example_blocks.example_case_fields,
+    alerts.windowed_conditions,
+    alerts.window_sizes,
+    alerts.duplicate_alerts,
     usage.unused_checks,
     usage.unused_lets,
     usage.unused_tables,

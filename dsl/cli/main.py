@@ -24,7 +24,7 @@ from evaldsl.cli.exits import EXIT_USAGE, exit_for
 from evaldsl.i18n import LANGUAGES, _, set_language
 
 VERBS = ("check", "fmt", "explain", "run", "collect", "merge", "compare", "test", "review",
-         "calibrate", "primitives", "lsp", "studio")
+         "calibrate", "primitives", "lsp", "studio", "watch")
 """Verb names; `evaldsl.cli.<verb>` implements each."""
 
 

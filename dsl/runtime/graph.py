@@ -82,6 +82,9 @@ class Graph:
     plan: tuple[str, ...] = ()
     """Every node id, each after the nodes it reads."""
     _costs: dict[str, ExprCost] = field(default_factory=dict)
+    alerts: tuple[n.Alert, ...] = ()
+    """The spec's `alert` statements; a per-case one is a slot of every case, a windowed one
+    reads its metric's input (`evaldsl.watch`)."""
 
     @property
     def source(self) -> Source:
@@ -233,6 +236,7 @@ def build_graph(facts: Analysis) -> Graph:
                    for o in symbols.outcomes.values())
     title = symbols.header.title if symbols.header else facts.source.name
     graph = Graph(title, facts, checks, blocks, tuple(symbols.metrics.values()), symbols.review)
+    graph.alerts = tuple(facts.module.of_type(n.Alert))
     graph.edges = _edges(graph)
     graph.plan = _topological(graph.edges)
     for node_id in graph.plan:  # each cost then reads costs already known: no recursion

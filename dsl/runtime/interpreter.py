@@ -48,6 +48,7 @@ class Interpreter:
                                                    strict=True))
         self._grouped = tuple((m.plan.name, m.plan.by) for m in program.metrics if m.plan.by)
         self._review_slot = program.review_slot
+        self._alert_slots = program.alert_slots
         self._lets = tuple(program.slots.lets.items())
         self._let_slots = tuple(program.slots.lets.values())
         self._tracer = Tracer(program)
@@ -150,8 +151,11 @@ class Interpreter:
         review = vals[self._review_slot] if self._review_slot is not None else None
         lets = {name: vals[i] for name, i in self._lets if vals[i] is not MISSING}
         groups = {name: group_key(fr.case.fields, by) for name, by in self._grouped}
-        return CaseResult(fr.case.id, labels, branches, checks, tuple(skipped), metrics,
-                          review, errors, self._tracer, lets, groups)
+        result = CaseResult(fr.case.id, labels, branches, checks, tuple(skipped), metrics,
+                            review, errors, self._tracer, lets, groups)
+        if self._alert_slots:
+            result.alerts = {name: vals[i] for name, i in self._alert_slots}
+        return result
 
 
 async def _ask(runtime: Any, case: Case, requests: list[Any]) -> list[CheckResult]:

@@ -81,10 +81,14 @@ class Program:
     """Slots every case must fill: blocks and metric inputs (or every check of a spec with
     neither), the review decision."""
     report_plan: ReportPlan
+    alert_slots: tuple[tuple[str, int], ...] = ()
+    """(name, slot) of each per-case alert: whether its condition holds for the case."""
 
 
 def build_program(graph: Graph, runtime: RuntimeGetter) -> Program:
     slots, metric_slots, review_slot = _layout(graph)
+    alert_slots = tuple((a.name, slots.add({}, f"alert:{a.name}"))
+                        for a in graph.alerts if a.window is None)
     compiler = Compiler(graph, slots)
     forcers: list[Fn] = [_unreachable] * slots.size
     checks = tuple(_check_plan(compiler, c, slots.checks[c.name]) for c in graph.checks)
@@ -103,12 +107,15 @@ def build_program(graph: Graph, runtime: RuntimeGetter) -> Program:
     review = compile_review(compiler, graph.review) if graph.review is not None else None
     if review is not None and review_slot is not None:
         forcers[review_slot] = review.decide
+    for alert, (_, i) in zip((a for a in graph.alerts if a.window is None), alert_slots,
+                             strict=True):
+        forcers[i] = compiler.condition(alert.when)
     targets = (*_result_slots(blocks, metric_slots, checks),
-               *(() if review_slot is None else (review_slot,)))
+               *(() if review_slot is None else (review_slot,)), *(i for _, i in alert_slots))
     report_plan = ReportPlan(tuple((b.key, b.labels) for b in blocks),
                              tuple(m.plan for m in metrics), tuple(c.name for c in checks))
     return Program(graph, slots, [MISSING] * slots.size, forcers, checks, blocks, metrics,
-                   review, metric_slots, review_slot, targets, report_plan)
+                   review, metric_slots, review_slot, targets, report_plan, alert_slots)
 
 
 def _result_slots(blocks: tuple[BlockPlan, ...], metric_slots: tuple[int, ...],

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import NamedTuple
 
+from evaldsl.checker.facts.context import unwrap
 from evaldsl.checker.facts.symbols import CASE, SymbolTable
 from evaldsl.syntax import nodes as n
 from evaldsl.syntax.source import Span
@@ -74,6 +75,8 @@ def _definitions(statement: n.Statement) -> Iterator[Occurrence]:
 
 
 def _uses(statement: n.Statement, symbols: SymbolTable) -> Iterator[Occurrence]:
+    if isinstance(statement, n.Alert) and statement.window is not None:
+        yield from _alert_metric(statement, symbols)
     for node in n.walk(statement):
         if isinstance(node, n.Attribute) and isinstance(node.obj, n.Name):
             yield from _attribute(node, node.obj, symbols)
@@ -86,6 +89,14 @@ def _uses(statement: n.Statement, symbols: SymbolTable) -> Iterator[Occurrence]:
         elif isinstance(node, n.ExampleCase):
             yield from (Occurrence("field", e.key, e.key_span, False)
                         for e in node.fields.entries if not e.quoted)
+
+
+def _alert_metric(alert: n.Alert, symbols: SymbolTable) -> Iterator[Occurrence]:
+    """A windowed alert reads its metric by name, the one place a metric is read."""
+    when = unwrap(alert.when)
+    left = unwrap(when.left) if isinstance(when, n.Binary) else None
+    if isinstance(left, n.Name) and left.name in symbols.metrics:
+        yield Occurrence("metric", left.name, left.span, False)
 
 
 def _attribute(node: n.Attribute, obj: n.Name, symbols: SymbolTable) -> Iterator[Occurrence]:

@@ -285,6 +285,21 @@ class Builder:
         priority = next((c.expr for c in clauses if isinstance(c, _Priority)), None)
         return n.SampleRule(rate, where, priority, self._span(meta))
 
+    def alert_def(self, meta: Meta, name: n.Name, when: n.Expr, *rest: Any) -> n.Alert:
+        window = rest[0] if len(rest) == 2 else None
+        message = rest[-1]
+        return n.Alert(name.name, when, window, _unquote(message), self._span(meta), name.span,
+                       self._tspan(message))
+
+    def alert_window(self, meta: Meta, duration: Token,
+                     least: n.Number | None = None) -> n.AlertWindow:
+        text = str(duration)
+        seconds = int(text[:-1]) * _SECONDS[text[-1]]
+        return n.AlertWindow(seconds, text, least, self._span(meta))
+
+    def alert_min(self, meta: Meta, token: Token) -> n.Number:
+        return n.Number(float(str(token)), str(token), self._tspan(token))
+
     def example_def(self, meta: Meta, title: Token, *items: n.ExampleItem) -> n.Example:
         return n.Example(_unquote(title), tuple(items), self._span(meta))
 
@@ -310,6 +325,10 @@ class _Positional(NamedTuple):
 
 class _Priority(NamedTuple):
     expr: n.Expr
+
+
+_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+"""Seconds per unit of a duration (`30s`, `15m`, `1h`, `1d`)."""
 
 
 class _By(NamedTuple):

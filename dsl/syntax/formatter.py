@@ -274,9 +274,19 @@ def _example_item(item: n.ExampleItem, out: _Out) -> None:
         out.add(1, f"expect {expr(item.condition)}", line, item.span.end_line)
 
 
+def _alert(s: n.Alert, out: _Out) -> None:
+    window = ""
+    if s.window is not None:
+        window = f" over {s.window.text}"
+        window += f" min {expr(s.window.min_cases)}" if s.window.min_cases is not None else ""
+    text = f"alert {s.name} when {expr(s.when)}{window} {quote(s.message)}"
+    out.add(0, text, s.span.line, s.span.end_line)
+
+
 _STATEMENTS: dict[type, Callable[[Any, _Out], None]] = {
     n.SpecHeader: _header, n.CaseBlock: _case, n.Table: _table, n.Let: _let, n.Check: _check,
     n.Outcome: _outcome, n.Metric: _metric, n.Review: _review, n.Example: _example,
+    n.Alert: _alert,
 }
 
 

@@ -269,6 +269,34 @@ class Review:
 
 
 @dataclass(frozen=True, slots=True)
+class AlertWindow:
+    """`over 1h min 30`: the window of arrival time and the fewest cases that may fire."""
+
+    seconds: int
+    text: str
+    """The duration as written (`1h`), for the formatter and messages."""
+    min_cases: Number | None
+    span: Span = field(compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Alert:
+    """`alert NAME when COND [over DURATION [min N]] "message"`.
+
+    Without a window the condition is judged per case; with one it compares a
+    metric with a constant over each window of arrival time and each group.
+    """
+
+    name: str
+    when: Expr
+    window: AlertWindow | None
+    message: str
+    span: Span = field(compare=False)
+    name_span: Span = field(compare=False)
+    message_span: Span = field(compare=False)
+
+
+@dataclass(frozen=True, slots=True)
 class ExampleCase:
     """`case {field: value, ...}`: the case fields of an example."""
 
@@ -315,7 +343,7 @@ class Example:
 
 
 Statement = (
-    SpecHeader | CaseBlock | Table | Let | Check | Outcome | Metric | Review | Example
+    SpecHeader | CaseBlock | Table | Let | Check | Outcome | Metric | Review | Example | Alert
 )
 
 

@@ -75,6 +75,14 @@ class TestRename:
         service.change(URI, text, 2)
         assert service.diagnostics(URI) == []
 
+    def test_a_metric_and_the_windowed_alert_that_reads_it(self) -> None:
+        text = ("check 简短 = length(max_chars: 40)\n"
+                "metric 简短率 = rate(简短)\n"
+                "alert 太长 when 简短率 < 90% over 1h min 30 \"回复过长\"\n")
+        service = opened(text)
+        assert renamed(service, text, at(text, "简短率"), "短回复率") == text.replace(
+            "简短率", "短回复率")
+
     def test_a_case_field_and_its_example_values(self) -> None:
         service = opened(EXAMPLE)
         text = renamed(service, EXAMPLE, at(EXAMPLE, "case.意图", 6), "用户意图")

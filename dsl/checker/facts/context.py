@@ -32,14 +32,14 @@ V = TypeVar("V")
 
 Role = Literal[
     "let", "arg", "condition", "metric", "where", "sample", "priority", "expect", "given",
-    "example_case", "option", "group",
+    "example_case", "option", "group", "alert",
 ]
 """Where an expression sits; it decides which types and aggregates it may have."""
 
 SCOPE_ARG = "scope"
 """The argument every check accepts; the framework, not the primitive, reads it."""
 
-CONDITION_ROLES = frozenset({"condition", "where", "expect"})
+CONDITION_ROLES = frozenset({"condition", "where", "expect", "alert"})
 """Roles whose expression must be true or false."""
 
 
@@ -214,6 +214,8 @@ def _statement_sites(s: n.Statement) -> Iterator[Site]:
         yield from _review_sites(s)
     elif isinstance(s, n.Example):
         yield from _example_sites(s)
+    elif isinstance(s, n.Alert) and s.window is None:
+        yield Site(s.when, "alert", s)
     elif isinstance(s, n.Table):
         yield from (Site(o.value, "option", s, o.name) for o in s.options if o.value is not None)
 

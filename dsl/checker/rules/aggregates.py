@@ -57,6 +57,7 @@ def _outside(call: n.Call, role: str) -> Diagnostic:
     places = {"where": N_("a `where` (it selects cases one by one)"),
               "condition": N_("an outcome condition (it judges one case)"),
               "let": N_("a `let` (lets are per case)"),
+              "alert": N_("a per-case `alert` (give it `over` a window and compare a metric)"),
               "group": N_("a group key (it sorts cases one by one)")}
     where = _(places.get(role, N_("per-case parts of a spec")))
     return error(

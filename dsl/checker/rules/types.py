@@ -37,8 +37,8 @@ def _role_problem(site: Site, found: T) -> Diagnostic | None:
             span,
             condition_hint(found),
         )
-    if site.role in ("where", "expect") and not is_condition(found):
-        word = "`where`" if site.role == "where" else "`expect`"
+    if site.role in ("where", "expect", "alert") and not is_condition(found):
+        word = {"where": "`where`", "expect": "`expect`", "alert": "`alert`"}[site.role]
         return error(
             "E306",
             _("{word} needs a condition (true/false), found {found}").format(

@@ -25,7 +25,7 @@ def _reachable(ctx: Context) -> set[str]:
     """
     symbols = ctx.symbols
     roots = [site.expr for site in ctx.sites if site.role in
-             ("condition", "metric", "where", "sample", "priority", "expect", "group")]
+             ("condition", "metric", "where", "sample", "priority", "expect", "group", "alert")]
     seen: set[str] = set()
     if not symbols.outcomes and not symbols.metrics:
         roots.extend(a.value for c in symbols.checks.values() for a in c.args

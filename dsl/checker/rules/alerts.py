@@ -1,0 +1,89 @@
+"""`alert` statements: a windowed alert compares a metric with a constant.
+
+A per-case alert's condition is an ordinary per-case condition, checked by the
+name and type rules like an outcome branch (`Site` role `alert`). A windowed
+alert (`over 1h`) is judged on a metric's value in each window and group, so
+its condition must be exactly `METRIC OP NUMBER`: the monitor folds the
+metric's per-case inputs into window states and compares the value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from evaldsl.checker.facts.consts import number_of
+from evaldsl.checker.facts.context import Context, unwrap
+from evaldsl.diagnostics import Diagnostic, error
+from evaldsl.i18n import _
+from evaldsl.syntax import nodes as n
+
+COMPARISONS = ("<", "<=", ">", ">=")
+"""The comparisons a windowed alert may make: a rate or mean above or below a line."""
+
+
+class Threshold(NamedTuple):
+    """A windowed alert's condition read as `metric op limit`."""
+
+    metric: str
+    op: str
+    limit: float
+
+
+def threshold_of(alert: n.Alert, ctx: Context) -> Threshold | None:
+    """`METRIC OP NUMBER` of a windowed alert's condition, or None when it is not that form."""
+    when = unwrap(alert.when)
+    if not isinstance(when, n.Binary) or when.op not in COMPARISONS:
+        return None
+    left = unwrap(when.left)
+    if not isinstance(left, n.Name) or left.name not in ctx.symbols.metrics:
+        return None
+    limit = number_of(when.right, ctx)
+    return None if limit is None else Threshold(left.name, when.op, limit)
+
+
+def windowed_conditions(ctx: Context) -> Iterator[Diagnostic]:
+    """E601: a windowed alert whose condition is not `METRIC OP NUMBER`."""
+    for alert in ctx.module.of_type(n.Alert):
+        if alert.window is not None and threshold_of(alert, ctx) is None:
+            metrics = ", ".join(f"`{m}`" for m in ctx.symbols.metrics) or _("none")
+            yield error(
+                "E601",
+                _("a windowed alert must compare a declared metric with a constant"),
+                alert.when.span,
+                _("declare `metric poor_rate = rate(poor) by case.tenant`, then alert "
+                  "`when poor_rate > 10%`; metrics of this spec: {metrics}").format(
+                    metrics=metrics),
+            )
+
+
+def window_sizes(ctx: Context) -> Iterator[Diagnostic]:
+    """E602: a window of no time, or a minimum denominator that is no whole number >= 1."""
+    for alert in ctx.module.of_type(n.Alert):
+        window = alert.window
+        if window is None:
+            continue
+        if window.seconds <= 0:
+            yield error("E602", _("the window `{w}` holds no time").format(w=window.text),
+                        window.span, _("give a duration such as `15m` or `1h`"))
+        least = window.min_cases
+        if least is not None and (least.value < 1 or least.value != int(least.value)):
+            yield error("E602",
+                        _("`min {n}` is not a whole number of cases").format(n=least.text),
+                        least.span, _("write the fewest cases a window needs, e.g. `min 30`"))
+
+
+def duplicate_alerts(ctx: Context) -> Iterator[Diagnostic]:
+    """E603: two alerts with one name: fired alerts are keyed by name, so one would hide the
+    other."""
+    seen: dict[str, n.Alert] = {}
+    for alert in ctx.module.of_type(n.Alert):
+        first = seen.setdefault(alert.name, alert)
+        if first is not alert:
+            yield error(
+                "E603",
+                _("the alert `{name}` is already defined on line {line}").format(
+                    name=alert.name, line=first.span.line),
+                alert.name_span,
+                _("give each alert its own name"),
+            )

@@ -1,0 +1,104 @@
+"""`evaldsl watch SPEC`: judge finished sessions as they arrive, fire the spec's alerts.
+
+    evaldsl watch spec.eval --follow sessions/ --state watch-state --port 8765 \\
+        --webhook http://127.0.0.1:9000/hook --alerts alerts.jsonl
+
+Sessions come from `--follow` (a JSONL file or a folder of them, read from
+the start and then as they grow) and from `POST /sessions` on `--host`
+(127.0.0.1 unless told otherwise) and `--port`. The journal in `--state`
+holds every judged session and fired alert, so the watch can be stopped in
+any way and started again with the same `--state` (docs/watch.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from evaldsl.errors import ConfigError
+from evaldsl.i18n import _
+
+
+def add_parser(subparsers: Any) -> None:
+    p = subparsers.add_parser("watch", help=_("judge sessions as they arrive and fire alerts"),
+                              description=_("Judge each finished session as it arrives, keep "
+                                            "windowed reports and fire the spec's alerts."))
+    p.add_argument("spec", type=Path, metavar="SPEC")
+    p.add_argument("--follow", type=Path, action="append", default=[], metavar="FILE_OR_DIR",
+                   help=_("a JSONL file, or a folder of them, to read sessions from as it grows"))
+    p.add_argument("--state", type=Path, required=True, metavar="DIR",
+                   help=_("the folder of the watch journal, kept across restarts"))
+    p.add_argument("--host", default="127.0.0.1", help=_("the address to listen on"))
+    p.add_argument("--port", type=int, default=None,
+                   help=_("serve POST /sessions and GET /report on this port"))
+    p.add_argument("--alerts", type=Path, default=None, metavar="FILE",
+                   help=_("append fired alerts to this JSONL file"))
+    p.add_argument("--webhook", action="append", default=[], metavar="URL",
+                   help=_("POST each fired alert as JSON to this URL"))
+    p.add_argument("--quiet", action="store_true",
+                   help=_("do not print fired alerts on standard output"))
+    p.add_argument("--poll", type=float, default=0.1, metavar="SECONDS",
+                   help=_("how often followed files are read for new lines"))
+
+
+def run(args: argparse.Namespace) -> int:
+    from evaldsl.api import load
+    from evaldsl.watch.monitor import Monitor
+
+    if not args.follow and args.port is None:
+        raise ConfigError(_("nothing to watch: give --follow FILE_OR_DIR or --port N"))
+    spec = load(args.spec)
+    monitor = Monitor(spec, args.state, _sinks(args))
+    try:
+        asyncio.run(_serve(monitor, args))
+    finally:
+        monitor.close()
+    return 0
+
+
+def _sinks(args: argparse.Namespace) -> list[Any]:
+    from evaldsl.watch.sinks import JsonlSink, StdoutSink, WebhookSink
+
+    sinks: list[Any] = [] if args.quiet else [StdoutSink()]
+    if args.alerts is not None:
+        sinks.append(JsonlSink(args.alerts))
+    sinks.extend(WebhookSink(url) for url in args.webhook)
+    return sinks
+
+
+async def _serve(monitor: Any, args: argparse.Namespace) -> None:
+    """Follow and serve until SIGTERM or SIGINT; the journal is on disk line by line, so
+    stopping loses nothing."""
+    from evaldsl.watch.intake import Follower, follow
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    tasks = [asyncio.create_task(follow(monitor, Follower(path), args.poll, stop))
+             for path in args.follow]
+    runner = await _listen(monitor, args) if args.port is not None else None
+    try:
+        await stop.wait()
+        await asyncio.gather(*tasks)
+    finally:
+        if runner is not None:
+            await runner.cleanup()
+
+
+async def _listen(monitor: Any, args: argparse.Namespace) -> Any:
+    from aiohttp import web
+
+    from evaldsl.watch.intake import http_app
+
+    runner = web.AppRunner(http_app(monitor), access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, args.host, args.port).start()
+    port = runner.addresses[0][1]  # the port bound, which `--port 0` leaves to the system
+    print(_("watching: http://{host}:{port}/report").format(host=args.host, port=port),
+          file=sys.stderr, flush=True)
+    return runner

@@ -1,0 +1,81 @@
+"""The watch journal: every judged session and every fired alert, one line each.
+
+The journal is the monitor's whole state. A line is written (to the system,
+not yet to the disk) before the monitor goes on, so a killed process (`kill
+-9` included) loses no line it wrote. Lines reach the disk in groups, by
+`sync`: before any sink sees an alert, before `POST /sessions` answers, and
+after each batch of followed lines, so what was acknowledged survives the
+machine going down too, at one fsync per group instead of one per session.
+On replay every finished session is there once and every alert that may have
+gone out is there: none is lost, counted twice or fired again. A line torn
+by a crash is the session that had not finished: it is cut off and that
+session is judged again when it arrives again. One process writes a journal
+at a time (`journal_lock`), and its first line names the spec (by hash) it
+was written for: another spec's journal is refused, not folded into windows
+it does not fit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from evaldsl.errors import ConfigError
+from evaldsl.i18n import _
+from evaldsl.report.finite import nulled
+from evaldsl.report.journal_lock import lock
+
+VERSION = 1
+
+
+class ForeignJournalError(ConfigError):
+    """The state folder's journal was written by a watch of another spec (or none)."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(_("`{path}` is not the journal of this spec: sessions judged by one "
+                           "spec cannot be counted under another").format(path=path))
+        self.hint = _("give this spec its own --state folder")
+
+
+class WatchJournal:
+    """Appends and replays `watch.jsonl` in a state folder; holds its lock while open."""
+
+    def __init__(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / "watch.jsonl"
+        self._file: IO[bytes] = lock(self.path)
+        self._fd = self._file.fileno()
+        self._dirty = False
+
+    def replay(self) -> Iterator[dict[str, Any]]:
+        """Every complete line in order; a torn last line is cut off the file."""
+        self._file.seek(0)
+        data = self._file.read()
+        good = data.rfind(b"\n") + 1
+        if good < len(data):
+            self._file.truncate(good)
+        for raw in data[:good].splitlines():
+            if raw.strip():
+                yield json.loads(raw)
+        self._file.seek(0, os.SEEK_END)
+
+    def append(self, entry: dict[str, Any]) -> None:
+        """One line, handed to the system before this returns (a killed process keeps it)."""
+        line = json.dumps(nulled(entry), ensure_ascii=False, separators=(",", ":"))
+        self._file.write(line.encode("utf-8") + b"\n")
+        self._file.flush()
+        self._dirty = True
+
+    def sync(self) -> None:
+        """Every line written so far on the disk; safe from another thread (the alert
+        sinks' thread calls it before delivering)."""
+        if self._dirty:
+            self._dirty = False
+            os.fsync(self._fd)
+
+    def close(self) -> None:
+        self.sync()
+        self._file.close()
