@@ -36,7 +36,13 @@ def krippendorff_alpha(units: Sequence[Sequence[Hashable | None]],
     >>> krippendorff_alpha([["a", "a"], ["b", "b"], ["a", "b"]])
     0.4444444444444444
     """
-    coincidences = _coincidences(units)
+    return alpha_of_coincidences(_coincidences(units), level)
+
+
+def alpha_of_coincidences(coincidences: dict[tuple[Hashable, Hashable], float],
+                          level: Level = "nominal") -> float | None:
+    """Alpha from the coincidence matrix o_ck itself (every ordered pair of values within
+    a unit, weighted 1 / (m_u - 1)), for callers that count it faster than unit by unit."""
     totals: dict[Hashable, float] = {}
     for (c, _k), count in coincidences.items():
         totals[c] = totals.get(c, 0.0) + count
