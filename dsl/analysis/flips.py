@@ -13,6 +13,7 @@ means little when 95% of the cases pass, and alpha discounts that.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -87,7 +88,7 @@ def _flips(name: str, base: npt.NDArray[Any], new: npt.NDArray[Any],
 
 
 def pair_coincidences(base: npt.NDArray[Any], new: npt.NDArray[Any]
-                      ) -> dict[tuple[int, int], float]:
+                      ) -> dict[tuple[Hashable, Hashable], float]:
     """o_ck of two runs over the same cases, whose values are small whole numbers (label
     or status indexes): each case gives (b, n) and (n, b), weight 1. Counted by numpy,
     since a million cases as Python pairs cost seconds and a hundred MiB."""
@@ -95,7 +96,7 @@ def pair_coincidences(base: npt.NDArray[Any], new: npt.NDArray[Any]
         return {}
     size = int(max(base.max(), new.max())) + 1
     counts = np.bincount(base.astype(np.int64) * size + new, minlength=size * size)
-    out: dict[tuple[int, int], float] = {}
+    out: dict[tuple[Hashable, Hashable], float] = {}
     for code in np.flatnonzero(counts).tolist():
         c, k = divmod(code, size)
         out[(c, k)] = out.get((c, k), 0.0) + float(counts[code])
