@@ -39,6 +39,9 @@ def add_parser(subparsers: Any) -> None:
                    help=_("append fired alerts to this JSONL file"))
     p.add_argument("--webhook", action="append", default=[], metavar="URL",
                    help=_("POST each fired alert as JSON to this URL"))
+    p.add_argument("--review", type=Path, default=None, metavar="STORE",
+                   help=_("queue the sessions the review block draws, or an alert fires on, "
+                          "in this review store (.db)"))
     p.add_argument("--quiet", action="store_true",
                    help=_("do not print fired alerts on standard output"))
     p.add_argument("--poll", type=float, default=0.1, metavar="SECONDS",
@@ -52,12 +55,25 @@ def run(args: argparse.Namespace) -> int:
     if not args.follow and args.port is None:
         raise ConfigError(_("nothing to watch: give --follow FILE_OR_DIR or --port N"))
     spec = load(args.spec)
-    monitor = Monitor(spec, args.state, _sinks(args))
+    review = _review(args.review, spec)
+    monitor = Monitor(spec, args.state, _sinks(args), review)
     try:
         asyncio.run(_serve(monitor, args))
     finally:
         monitor.close()
+        if review is not None:
+            review.close()
     return 0
+
+
+def _review(path: Path | None, spec: Any) -> Any:
+    """The review store's feed, or None: flagged sessions then stay in the journal only."""
+    if path is None:
+        return None
+    from evaldsl.review.feed import StoreFeed
+    from evaldsl.review.store import open_store
+
+    return StoreFeed(open_store(path), spec)
 
 
 def _sinks(args: argparse.Namespace) -> list[Any]:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from evaldsl.cli.review import checked_records, read_layout, sample_rows
-from evaldsl.report.layout import VERDICT
+from evaldsl.report.layout import VERDICT, SpecLayout
 from evaldsl.review.store import QueuedCase, ReviewStore
 
 CHECK_FIELDS = ("status", "passed", "score", "value", "reason")
@@ -32,15 +32,19 @@ def import_results(store: ReviewStore, results: Path, spec: Path,
     rows = sample_rows(results, layout)
     records = {str(r["id"]): r for r in checked_records(results)}
     dialogs = read_dialogs(case_files, {r["id"] for r in rows})
-    block = VERDICT if any(b.key == VERDICT for b in layout.blocks) else next(
-        (b.key for b in layout.blocks), None)
-    levels = next((list(b.labels) for b in layout.blocks if b.key == block), [])
     cases = [QueuedCase(row["id"], position, row["priority"], row["rule"],
                         machine_view(records[row["id"]]), dialogs.get(row["id"]))
              for position, row in enumerate(rows)]
-    meta = {"spec": layout.name, "spec_hash": layout.hash, "results": str(results),
-            "block": block, "levels": levels}
-    return store.add_cases(cases, meta)
+    return store.add_cases(cases, {**store_meta(layout), "results": str(results)})
+
+
+def store_meta(layout: SpecLayout) -> dict[str, Any]:
+    """What a store records of the spec: its name and hash, the reviewed outcome block and
+    its levels (the verdict block when there is one, else the first)."""
+    block = VERDICT if any(b.key == VERDICT for b in layout.blocks) else next(
+        (b.key for b in layout.blocks), None)
+    levels = next((list(b.labels) for b in layout.blocks if b.key == block), [])
+    return {"spec": layout.name, "spec_hash": layout.hash, "block": block, "levels": levels}
 
 
 def machine_view(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -59,11 +63,12 @@ def read_dialogs(files: Iterable[Path], wanted: set[str]) -> dict[str, list[dict
     found: dict[str, list[dict[str, Any]]] = {}
     for item in read_cases(list(files), on_bad_row="skip"):
         if not isinstance(item, BadRow) and item.id in wanted:
-            found[item.id] = [_message(m) for m in item.messages]
+            found[item.id] = [message_view(m) for m in item.messages]
     return found
 
 
-def _message(message: Any) -> dict[str, Any]:
+def message_view(message: Any) -> dict[str, Any]:
+    """One message as the page shows it: role, text, tool calls and latency."""
     out: dict[str, Any] = {"role": message.speaker, "content": message.content}
     if message.tool_calls:
         out["tool_calls"] = [call.written for call in message.tool_calls]

@@ -74,6 +74,16 @@ class TestIntake:
         assert window["seconds"] == 3600
         assert window["report"]["cases"]["evaluated"] == 2
 
+    def test_flagged_sessions_are_queued_in_the_review_store(
+            self, spec: Path, tmp_path: Path, started: list[Watch]) -> None:
+        from evaldsl.review.store import open_store
+
+        w = Watch(spec, "--state", tmp_path / "state", "--review", tmp_path / "review.db")
+        started.append(w)
+        w.post([session(1), session(2, poor=True)])
+        with open_store(tmp_path / "review.db") as store:
+            assert [(c.id, c.rule) for c in store.queue()] == [("s2", "alert:poor_case")]
+
     def test_a_list_a_pretty_printed_session_and_bad_rows_are_answered(
             self, spec: Path, tmp_path: Path, started: list[Watch]) -> None:
         w = Watch(spec, "--state", tmp_path / "state")
