@@ -22,12 +22,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from tests.support.openai_server import RunningServer
+from tests.support.openai_server import RunningServer, spawn_ready
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -141,19 +140,9 @@ async def handle(state: State, reader: asyncio.StreamReader, writer: asyncio.Str
 
 def start(timeout: float = 20.0) -> RunningServer:
     """Start the agent in a new process on a free port and wait until it is ready."""
-    import select
-
-    process = subprocess.Popen([sys.executable, "-m", "tests.support.agent_server",
-                                "--port", "0"], stdout=subprocess.PIPE, text=True, cwd=REPO)
-    assert process.stdout is not None
-    ready, _w, _x = select.select([process.stdout], [], [], timeout)
-    line = process.stdout.readline() if ready else ""
-    if not line.startswith("READY "):
-        process.kill()
-        process.wait(timeout=5)
-        process.stdout.close()
-        raise RuntimeError("the agent server did not start")
-    return RunningServer(process, int(line.split()[1]))
+    return RunningServer(*spawn_ready(
+        [sys.executable, "-m", "tests.support.agent_server", "--port", "0"],
+        "the agent server", timeout, cwd=str(REPO)))
 
 
 async def main(port: int) -> None:

@@ -418,8 +418,15 @@ class RunningServer:
 
 def start(timeout: float = 20.0) -> RunningServer:
     """Start the server in a new process on a free port and wait until it is ready."""
-    process = subprocess.Popen([sys.executable, __file__, "--port", "0"],
-                               stdout=subprocess.PIPE, text=True)
+    return RunningServer(*spawn_ready([sys.executable, __file__, "--port", "0"],
+                                      "the test server", timeout))
+
+
+def spawn_ready(command: list[str], what: str, timeout: float = 20.0,
+                cwd: str | None = None) -> tuple[subprocess.Popen[str], int]:
+    """A server process started with `command` and its port, once it printed `READY PORT`;
+    one that does not within `timeout` is killed and named."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True, cwd=cwd)
     assert process.stdout is not None
     ready, _, _ = select.select([process.stdout], [], [], timeout)
     line = process.stdout.readline() if ready else ""
@@ -427,8 +434,8 @@ def start(timeout: float = 20.0) -> RunningServer:
         process.kill()
         process.wait(timeout=5)
         process.stdout.close()
-        raise RuntimeError("the test server did not start")
-    return RunningServer(process, int(line.split()[1]))
+        raise RuntimeError(f"{what} did not start")
+    return process, int(line.split()[1])
 
 
 async def main(port: int) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import select
 import subprocess
 import sys
 import urllib.request
@@ -62,16 +61,10 @@ class Receiver:
 
 
 def start(fail: int = 0, timeout: float = 20.0) -> Receiver:
-    process = subprocess.Popen([sys.executable, __file__, "--fail", str(fail)],
-                               stdout=subprocess.PIPE, text=True)
-    assert process.stdout is not None
-    ready, _, _ = select.select([process.stdout], [], [], timeout)
-    line = process.stdout.readline() if ready else ""
-    if not line.startswith("READY "):
-        process.kill()
-        process.wait(timeout=5)
-        raise RuntimeError("the webhook receiver did not start")
-    return Receiver(process, int(line.split()[1]))
+    from tests.support.openai_server import spawn_ready
+
+    return Receiver(*spawn_ready([sys.executable, __file__, "--fail", str(fail)],
+                                 "the webhook receiver", timeout))
 
 
 async def main(fail: int) -> None:
