@@ -32,7 +32,15 @@ SPLICE, CALL = 0, 1
 
 
 class Fallback(Exception):
-    """The fast path cannot decide this input; use lark."""
+    """The fast path cannot decide this input; use lark.
+
+    `statement_start` is the offset where the statement it stopped in begins: every
+    statement before it parsed, so lark can word a syntax error by reading from there.
+    """
+
+    def __init__(self, statement_start: int = 0) -> None:
+        super().__init__(statement_start)
+        self.statement_start = statement_start
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +125,14 @@ def load_tables(automaton: Automaton, builder: type) -> Tables | None:
     return Tables(automaton.states, automaton.start, automaton.end, shapes,
                   re.compile(automaton.lexer), automaton.embedded,
                   frozenset(automaton.kept_terminals), frozenset(automaton.collected),
-                  frozenset(automaton.multiline), wrapping)
+                  frozenset(automaton.multiline), wrapping, _between(automaton))
+
+
+def _between(automaton: Automaton) -> frozenset[int]:
+    """The start state, and the state after `start: statement*`'s list of statements."""
+    lists = [goto for symbol, (_, goto) in automaton.states[automaton.start].items()
+             if symbol.startswith("__start_star")]
+    return frozenset([automaton.start, *lists])
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +151,8 @@ class Tables:
     multiline: frozenset[str]
     wrapping_rules: frozenset[int] = frozenset()
     """Indices of rules whose `wraps` is true."""
+    between: frozenset[int] = frozenset()
+    """The states between two statements: a token shifted in one starts a statement."""
     units: dict[tuple[int, int, str], int] = field(default_factory=dict)
     """(state below, top state, lookahead) -> the top state after a chain of unit reductions.
 
@@ -198,6 +215,8 @@ def parse_fast(text: str, tables: Tables, builder: Any) -> tuple[Any, list[FastT
     collected = tables.collected
     multiline = tables.multiline
     wraps = tables.wrapping_rules
+    between = tables.between
+    statement_start = 0
     state_stack = [tables.start]
     stack: list[_Item] = []
     comments: list[FastToken] = []
@@ -214,12 +233,12 @@ def parse_fast(text: str, tables: Tables, builder: Any) -> tuple[Any, list[FastT
                 line_start = pos + space.rfind("\n") + 1
             pos, end = m.end(1), m.end()
             if kind is None and end < size:
-                raise Fallback
+                raise Fallback(statement_start)
         if kind is not None:
             value = text[pos:end]
             col = pos - line_start + 1
             if kind in multiline and "\n" in value:
-                raise Fallback
+                raise Fallback(statement_start)
             if kind in collected:
                 end_col = col + len(value)
                 comments.append(make_token(kind, value, pos, line, col, line, end_col, end))
@@ -241,17 +260,19 @@ def parse_fast(text: str, tables: Tables, builder: Any) -> tuple[Any, list[FastT
                 token.line, token.column, token.end_line, token.end_column = extent
             else:
                 token = None
-            pos = end
+            token_start, pos = pos, end
         else:
             terminal, token, extent = "$END", None, None
             actions = states[state_stack[-1]]
         while True:
             action = actions.get(terminal)
             if action is None:
-                raise Fallback
+                raise Fallback(statement_start)
             if action[0]:
                 if extent is None:
-                    raise Fallback
+                    raise Fallback(statement_start)
+                if state_stack[-1] in between:
+                    statement_start = token_start
                 state_stack.append(action[1])
                 stack.append((token, extent, 0))
                 break
@@ -265,7 +286,7 @@ def parse_fast(text: str, tables: Tables, builder: Any) -> tuple[Any, list[FastT
             elif action[1] in wraps:
                 child, span, depth = stack[-1]
                 if depth >= MAX_DEPTH:
-                    raise Fallback
+                    raise Fallback(statement_start)
                 wrapped = rule.callback(builder, _Meta(span), child)  # type: ignore[misc]
                 stack[-1] = (wrapped, span, depth + 1)
                 state_stack[-1] = states[state_stack[-2]][rule.origin][1]

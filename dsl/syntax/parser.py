@@ -8,7 +8,8 @@ Valid input takes the fast path of `evaldsl.syntax.fastparse` (lark's own LALR
 tables, kept as generated data, run by a small loop: four to five times
 faster, and lark is not even imported); anything it cannot decide, every
 syntax error included, goes through lark itself (`evaldsl.syntax.larkparse`),
-so both paths build the same module with the same spans.
+so both paths build the same module with the same spans. For a syntax error lark
+reads only from the statement the fast path stopped in (`_blanked`).
 """
 
 from __future__ import annotations
@@ -65,12 +66,31 @@ def one_newline(text: str) -> str:
 def _module(text: str, source: Source) -> ParseResult:
     """The fast path for valid text; lark for the rest, after the lookalike characters."""
     fast = _fast_module(text, source)
-    if fast is not None:
+    if isinstance(fast, n.Module):
         return ParseResult(fast, [], source)
     found = lookalikes(source)
     if found:
         return ParseResult(None, found, source)
+    if fast.statement_start:
+        error = _lark_module(_blanked(text, fast.statement_start), source)
+        if error.module is None:
+            return error
     return _lark_module(text, source)
+
+
+def _blanked(text: str, end: int) -> str:
+    """`text` with every character before `end` but line breaks made a space.
+
+    Every statement before `end` parsed, so lark starting at `end` in the state between
+    statements reaches the same syntax error as over the whole text, at the same line and
+    column, in a fraction of the time: what an editor needs on every keystroke of a
+    statement half typed at the end of a long spec.
+    """
+    head = text[:end]
+    return _NOT_A_BREAK.sub(" ", head) + text[end:]
+
+
+_NOT_A_BREAK = re.compile(r"[^\n]")
 
 
 def _lark_module(text: str, source: Source) -> ParseResult:
@@ -81,15 +101,16 @@ def _lark_module(text: str, source: Source) -> ParseResult:
     return ParseResult(module, diagnostics, source)
 
 
-def _fast_module(text: str, source: Source) -> n.Module | None:
-    """The same module by the fast path (see `evaldsl.syntax.fastparse`), or None to use lark."""
+def _fast_module(text: str, source: Source) -> n.Module | Fallback:
+    """The same module by the fast path (see `evaldsl.syntax.fastparse`), or where it
+    stepped aside for lark."""
     tables = _fast_tables()
     if tables is None:
-        return None
+        return Fallback()
     try:
         module, comments = parse_fast(text, tables, Builder(source))
-    except Fallback:
-        return None
+    except Fallback as stop:
+        return stop
     found = tuple(comment(t, source.name) for t in comments)
     return n.Module(module.statements, found, module.span)
 

@@ -6,8 +6,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from evaldsl.diagnostics import Diagnostic
 from evaldsl.syntax import nodes as n
-from evaldsl.syntax.parser import MAX_NESTING, parse, parse_expression
+from evaldsl.syntax.parser import MAX_NESTING, ParseResult, parse, parse_expression
 from tests.strategies import mutations, specs
 
 PROPERTY = settings(max_examples=150, deadline=None,
@@ -375,7 +376,27 @@ def _both(text: str) -> tuple[n.Module | None, n.Module | None]:
     from evaldsl.syntax.source import Source
 
     source = Source(text, "t.eval")
-    return parser._fast_module(text, source), parser._lark_module(text, source).module
+    fast = parser._fast_module(text, source)
+    return (fast if isinstance(fast, n.Module) else None,
+            parser._lark_module(text, source).module)
+
+
+def _with_lark(data: bytes) -> tuple[ParseResult, list[Diagnostic] | None]:
+    """`parse`'s result, and lark's diagnostics over the whole text where lark decides
+    (None for bytes that are not text, or text stopped before lark by a lookalike)."""
+    from evaldsl.syntax import parser
+    from evaldsl.syntax.lookalikes import lookalikes
+    from evaldsl.syntax.source import Source
+
+    result = parse(data, "t.eval")
+    try:
+        text = parser.one_newline(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        return result, None
+    source = Source(text, "t.eval")
+    if parser._input_problem(source) or lookalikes(source):
+        return result, None
+    return result, parser._lark_module(text, source).diagnostics
 
 
 class TestFastPath:
@@ -399,6 +420,36 @@ class TestFastPath:
             return
         fast, slow = _both(text)
         assert fast is None or repr(fast) == repr(slow)
+
+    @PROPERTY
+    @given(specs().flatmap(mutations))
+    def test_law_same_syntax_error_as_lark(self, data: bytes) -> None:
+        """Law: a syntax error is worded as lark words it over the whole text, though lark
+        reads only from the statement where the fast path stopped."""
+        result, slow = _with_lark(data)
+        if slow is not None:
+            assert result.diagnostics == slow
+
+    @pytest.mark.parametrize("tail", [
+        'check 新检查 = judge(criteria: "清楚", ',  # a call left open: the end comes early
+        "check c = judge(criteria: \"a\"))\n",  # closes nothing
+        "let z = a < b < c\n",  # a chained comparison
+        "outcome o {\n  好 otherwise\n  坏\n}\n",  # a label without `if`
+        "let y = 1 2\n",  # a value where an operator belongs
+        "check d = judge criteria\n",  # no `(` after the primitive
+        "check e = judge(criteria \"a\")\n",  # no `:` after the argument name
+        "let w = 1 @ 2\n",  # a character no token starts with
+        "frob x\n",  # a name where a statement starts
+    ])
+    def test_an_error_late_in_a_long_spec_reads_as_lark_reads_it(self, tail: str) -> None:
+        """The editor's case: 300 good lines, then the statement being typed."""
+        from pathlib import Path
+
+        head = (Path(__file__).resolve().parents[2] / "specs" / "complaint_handling.eval"
+                ).read_text("utf-8")
+        result, slow = _with_lark((head + "\n" + tail).encode("utf-8"))
+        assert slow is not None and slow
+        assert result.diagnostics == slow
 
     def test_corpus(self) -> None:
         """Every spec of the corpus parses the same both ways."""
