@@ -37,6 +37,8 @@ REASON = bounded_text("one short sentence", REASON_CHARS)
 
 
 class JudgeParams(VotedParams):
+    points = True
+
     criteria: str = Field(min_length=1)
     """What a good text does, in the author's words."""
     scale: int = Field(default=10, ge=1, le=100)

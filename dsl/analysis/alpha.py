@@ -62,12 +62,24 @@ def _coincidences(units: Sequence[Sequence[Hashable | None]]) -> dict[tuple[Hash
     """o_ck: each ordered pair of values within a unit, weighted 1 / (m_u - 1)."""
     out: dict[tuple[Hashable, Hashable], float] = {}
     for unit in units:
-        values = [v for v in unit if v is not None]
-        if len(values) < 2:
-            continue
-        weight = 1.0 / (len(values) - 1)
-        for c, k in permutations(values, 2):
-            out[(c, k)] = out.get((c, k), 0.0) + weight
+        for pair, weight in unit_coincidences([v for v in unit if v is not None]).items():
+            out[pair] = out.get(pair, 0.0) + weight
+    return out
+
+
+def unit_coincidences(values: Sequence[Hashable]) -> dict[tuple[Hashable, Hashable], float]:
+    """One unit's share of o_ck: its ordered pairs of values, each 1 / (m_u - 1); none for
+    a unit of fewer than two values. Sums of these over units are the whole matrix.
+
+    >>> unit_coincidences(["a", "a", "b"])[("a", "b")]
+    1.0
+    """
+    out: dict[tuple[Hashable, Hashable], float] = {}
+    if len(values) < 2:
+        return out
+    weight = 1.0 / (len(values) - 1)
+    for c, k in permutations(values, 2):
+        out[(c, k)] = out.get((c, k), 0.0) + weight
     return out
 
 

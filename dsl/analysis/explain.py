@@ -17,7 +17,7 @@ from typing import NamedTuple
 from evaldsl.i18n import N_, _
 from evaldsl.primitives.registry import Cost
 from evaldsl.runtime.aggregation import AGGREGATES
-from evaldsl.runtime.graph import BlockNode, Graph, flatten
+from evaldsl.runtime.graph import BlockNode, CheckNode, Graph, flatten
 from evaldsl.syntax import nodes as n
 
 _Follow = Callable[[n.Expr | None], set[str]]
@@ -60,6 +60,13 @@ def needs(graph: Graph) -> Needs:
     return Needs(frozenset(every), frozenset(reached - every), frozenset(names - reached))
 
 
+def samples_of(check: CheckNode) -> tuple[int, int]:
+    """(votes, judges): the samples asked of each judge, and the judges asked."""
+    constants = check.facts.constants
+    judges = constants.get("judges")
+    return int(constants.get("votes", 1)), len(judges) if isinstance(judges, list) else 1
+
+
 class Calls(NamedTuple):
     """The model calls one check makes for a case: at least `low`, at most `high`."""
 
@@ -67,6 +74,8 @@ class Calls(NamedTuple):
     high: int
     votes: int = 1
     """Samples of each answer (`votes:`), already counted in `low` and `high`."""
+    judges: int = 1
+    """Judge models asked (`judges:`), already counted in `low` and `high`."""
 
     def __str__(self) -> str:
         if self.high == 0:
@@ -75,6 +84,8 @@ class Calls(NamedTuple):
             words = _("{count} model call per case").format(count=self.high)
         else:
             words = _("at most {count} model call per case").format(count=self.high)
+        if self.judges > 1:
+            words = _("{calls} (×{judges} judges)").format(calls=words, judges=self.judges)
         if self.votes > 1:
             return _("{calls} (×{votes} votes)").format(calls=words, votes=self.votes)
         return words
@@ -83,7 +94,8 @@ class Calls(NamedTuple):
 def model_calls(graph: Graph) -> dict[str, Calls]:
     """Each check's model calls per case, estimated from what cases need: a model check
     every case needs makes one, one only some cases need at most one, any other none;
-    a check with `votes: N` makes N times as many.
+    a check with `votes: N` makes N times as many, and one with `judges: [...]` as many
+    times again as it names judges.
 
     An upper bound on requests: the model layer may fuse several checks about the same
     text into one request (`evaldsl.model.fusion`), and the answer cache may make none.
@@ -93,8 +105,9 @@ def model_calls(graph: Graph) -> dict[str, Calls]:
     out: dict[str, Calls] = {}
     for c in graph.checks:
         low, high = by_need[found.of(c.name)] if c.cost is Cost.MODEL else (0, 0)
-        votes = int(c.facts.constants.get("votes", 1))
-        out[c.name] = Calls(low * votes, high * votes, votes if high else 1)
+        votes, judges = samples_of(c)
+        out[c.name] = Calls(low * votes * judges, high * votes * judges,
+                            votes if high else 1, judges if high else 1)
     return out
 
 

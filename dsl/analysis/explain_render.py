@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from evaldsl.analysis.explain import EVERY, NEVER, Needs
+from evaldsl.analysis.explain import EVERY, NEVER, Needs, samples_of
 from evaldsl.cases.scopes import scope_words
 from evaldsl.i18n import N_, _
 from evaldsl.runtime.graph import CheckNode, Graph
@@ -23,10 +23,11 @@ def _scope(check: CheckNode) -> str:
 
 
 def _cost(check: CheckNode) -> str:
-    """The cost class in words; `model call ×3` for a check asked with `votes: 3`."""
+    """The cost class in words; `model call ×3` for a check asked with `votes: 3` (or
+    of three judges)."""
     words = _(_COST_WORDS[int(check.cost)])
-    votes = int(check.facts.constants.get("votes", 1))
-    return f"{words} ×{votes}" if votes > 1 else words
+    votes, judges = samples_of(check)
+    return f"{words} ×{votes * judges}" if votes * judges > 1 else words
 
 
 def render_text(graph: Graph, needs: Needs) -> str:

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from evaldsl.cases.scopes import Unit
 from evaldsl.cases.windows import Window
+from evaldsl.i18n import _
 from evaldsl.model.votes import Rule
 from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.values import CheckResult
@@ -62,18 +63,59 @@ class ModelParams(BaseModel):
     the last six, and says how many were left out; without it, the whole scope."""
 
 
-VOTE_FIELDS = {"agreement": ValueType.NUMBER, "votes": ValueType.NUMBER}
-"""Result fields of a check asked with `votes:` above 1: the share of samples agreeing
-with the combined answer, and how many samples answered (its denominator)."""
+VOTE_FIELDS = {"agreement": ValueType.NUMBER, "votes": ValueType.NUMBER,
+               "judges": ValueType.NUMBER, "judge_agreement": ValueType.NUMBER,
+               "by_judge": ValueType.MAP}
+"""Result fields of a check asked with `votes:` above 1 (the share of samples agreeing
+with the combined answer, and how many samples answered: its denominator) or with
+`judges:` (how many judges answered, the share agreeing with the combined answer, and
+each judge's own answer)."""
+
+MAX_JUDGES = 5
+
+Combine = Literal["majority", "median", "all", "any"]
+"""How the answers of several judges combine (`evaldsl.model.votes.combine_judges`)."""
 
 
 class VotedParams(ModelParams):
-    """Options of a model check whose answer may be voted on by several samples."""
+    """Options of a model check whose answer may be voted on by several samples, or
+    given by several judges."""
+
+    points: ClassVar[bool] = False
+    """Whether the answer is points on a scale, which alone have a median."""
 
     votes: int = Field(default=1, ge=1, le=MAX_VOTES)
     """Ask the judge this many times and combine the answers: the
     median point on a scale, else the most common answer; `.agreement` is the share of
     the answering samples (`.votes`) that agree with it. Each sample is cached on its own."""
+    judges: list[Annotated[str, Field(min_length=1)]] | None = Field(
+        default=None, min_length=2, max_length=MAX_JUDGES)
+    """Ask several judge models (names on the configured endpoint, as `model:`) and
+    combine their answers by `combine`; `.by_judge` keeps each one's answer, and the
+    report says how far they agree (Krippendorff's alpha)."""
+    combine: Combine | None = None
+    """How the judges' answers combine: `median` points (`judge`'s default), the answer
+    most judges gave (`majority`, the others' default), a pass only when `all` pass, or
+    when `any` does. Every rule picks an answer a judge really gave."""
+
+    @model_validator(mode="after")
+    def _one_ensemble(self) -> VotedParams:
+        if self.judges is not None and len(set(self.judges)) < len(self.judges):
+            raise ValueError(_("a judge is named twice in `judges`"))
+        if self.judges is not None and self.model is not None:
+            raise ValueError(_("give `model` or `judges`, not both"))
+        if self.combine is not None and self.judges is None:
+            raise ValueError(_("`combine` needs `judges`: it says how several judges' "
+                               "answers combine"))
+        if self.combine == "median" and not self.points:
+            raise ValueError(_("`combine: median` needs points on a scale (`judge`); "
+                               "use `majority`, `all` or `any`"))
+        return self
+
+    @property
+    def models(self) -> list[str | None]:
+        """The judge models asked: the ensemble, or the one `model` (None: configured)."""
+        return list(self.judges) if self.judges else [self.model]
 
 
 @dataclass(frozen=True)

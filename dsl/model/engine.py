@@ -33,7 +33,7 @@ from evaldsl.model.batching import EmbedBatcher, cosine
 from evaldsl.model.breaker import Gate, NotAsked
 from evaldsl.model.budget import larger_budget
 from evaldsl.model.cache import AnswerCache, cache_key
-from evaldsl.model.checks import AnswerError, ChatCheck, EmbedCheck
+from evaldsl.model.checks import AnswerError, ChatCheck, EmbedCheck, VotedParams
 from evaldsl.model.contact import Contact
 from evaldsl.model.context import check_fits
 from evaldsl.model.errors import CutOff, MalformedAnswer, ModelError, excerpt
@@ -45,7 +45,7 @@ from evaldsl.model.redact import Redactor
 from evaldsl.model.requests import ModelRequest, ModelStats
 from evaldsl.model.structured import Unparsed, problem, read_answer
 from evaldsl.model.tally import Tally
-from evaldsl.model.votes import combine_votes
+from evaldsl.model.votes import combine_judges, combine_votes
 from evaldsl.values import CheckResult
 
 
@@ -89,6 +89,7 @@ class DefaultRuntime:
         units = [[windowed(u, getattr(r.params, "window", None)) for u in select(case, r.scope)]
                  for r in requests]
         per_unit: list[list[CheckResult | None]] = [[None] * len(u) for u in units]
+        answers: Answers = {}
         questions: list[tuple[Question, Unit]] = []
         embeds: list[tuple[int, int]] = []
         for i, request in enumerate(requests):
@@ -102,8 +103,10 @@ class DefaultRuntime:
                     per_unit[i][j] = CheckResult.error(
                         f"`{request.primitive.name}` is not a model check", request.check)
         await asyncio.gather(
-            *(self._ask(g, requests, per_unit) for g in group(questions)),
+            *(self._ask(g, requests, answers) for g in group(questions)),
             *(self._embed(requests[i], units[i][j], i, j, per_unit) for i, j in embeds))
+        for (i, j), members in answers.items():
+            per_unit[i][j] = _of_judges(requests[i], members)
         return [self._finish(r, units[i], per_unit[i]) for i, r in enumerate(requests)]
 
     def _plan(self, request: ModelRequest, i: int, j: int, unit: Unit,
@@ -115,10 +118,13 @@ class DefaultRuntime:
             return CheckResult.error(str(exc), request.check)
         if plan.task is None:
             return plan.result or CheckResult.error("the check made no plan", request.check)
-        question = Question(i, j, property_key(request.check), plan.task, plan,
-                            getattr(params, "model", None), getattr(params, "fuse", True),
-                            getattr(params, "votes", 1))
-        questions.append((question, unit))
+        models = params.models if isinstance(params, VotedParams) else [
+            getattr(params, "model", None)]
+        for member, model in enumerate(models):
+            question = Question(i, j, property_key(request.check), plan.task, plan, model,
+                                getattr(params, "fuse", True), getattr(params, "votes", 1),
+                                member)
+            questions.append((question, unit))
         return None
 
     def _finish(self, request: ModelRequest, units: list[Unit],
@@ -132,9 +138,9 @@ class DefaultRuntime:
         return combine(done, request.scope.combine)
 
     async def _ask(self, fused: Group, requests: Sequence[ModelRequest],
-                   out: list[list[CheckResult | None]]) -> None:
+                   out: Answers) -> None:
         """Ask the group's request once per sample; each question combines the samples
-        it asked for (`votes`), each sample read on its own."""
+        it asked for (`votes`), each sample read on its own, as its judge's answer."""
         names = [requests[qs[0].request].check for qs in fused.questions.values()]
         request = build_request(fused.unit, fused.tasks(), self.temperature,
                                 {"checks": names, "fused": len(names) > 1})
@@ -146,8 +152,8 @@ class DefaultRuntime:
                 reads = [self._failure(a, check.check) if isinstance(a, BaseException)
                          else self._read(check, fused.unit, q, a, key)
                          for a in answers[:q.votes]]
-                out[q.request][q.unit] = combine_votes(reads, check.model_check.vote,
-                                                       check.check)
+                out.setdefault((q.request, q.unit), {})[q.member] = combine_votes(
+                    reads, check.model_check.vote, check.check)
 
     async def _sample(self, request: JudgeRequest, fused: Group, sample: int) -> Any:
         """One sample's answer, or the model error that stopped it (counted here, once
@@ -294,6 +300,20 @@ class DefaultRuntime:
         if self.cache is not None:
             self.cache.close()
 
+
+Answers = dict[tuple[int, int], dict[int, CheckResult]]
+"""(request, unit) -> judge (its index in `judges:`, 0 for a check of one) -> answer."""
+
+
+def _of_judges(request: ModelRequest, members: dict[int, CheckResult]) -> CheckResult:
+    """A unit's answer: its one judge's, or its judges' combined by the declared rule."""
+    params = request.params
+    if not isinstance(params, VotedParams) or params.judges is None:
+        return members[0]
+    ordered = [members.get(k) or CheckResult.error("no answer", request.check)
+               for k in range(len(params.judges))]
+    vote = request.model_check.vote
+    return combine_judges(ordered, params.judges, params.combine or vote, vote, request.check)
 
 
 def _fits(value: Any, schema: dict[str, Any] | None) -> bool:

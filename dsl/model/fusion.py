@@ -36,6 +36,8 @@ class Question:
     fuse: bool
     votes: int = 1
     """How many samples of the answer the check combines (`votes:`)."""
+    member: int = 0
+    """Which of the check's judges (`judges:`) asks it: the index of `model` there."""
 
 
 @dataclass

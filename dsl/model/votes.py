@@ -1,4 +1,4 @@
-"""`votes: N`: one answer from several samples of the same question.
+"""`votes: N` and `judges: [...]`: one answer from several samples, or several judges.
 
 A judge asked the same question N times may answer differently; the check's
 answer is then the samples' combination, and `.agreement` says how many of
@@ -13,6 +13,9 @@ A sample that failed (a timeout, a malformed answer) is not a vote. It is
 counted: `.votes` is the number of samples that answered, the denominator of
 `.agreement`. When half of the samples or more failed, the check is an error
 that says so, never a verdict drawn from a minority of what was asked.
+
+Several judge models (`judges:`) combine the same way, each judge's own samples
+first, by the rule the spec declares (`combine_judges`).
 """
 
 from __future__ import annotations
@@ -39,6 +42,43 @@ def combine_votes(samples: Sequence[CheckResult], rule: Rule, check: str) -> Che
     agreeing = sum(1 for s in answered if _answer(s, rule) == _answer(chosen, rule))
     fields = {**chosen.fields, "agreement": agreeing / len(answered), "votes": len(answered)}
     return CheckResult(chosen.passed, chosen.score, chosen.value, fields, chosen.reason)
+
+
+def combine_judges(members: Sequence[CheckResult], models: Sequence[str], rule: str,
+                   vote: Rule, check: str) -> CheckResult:
+    """The check's result from the answers of several judges (`judges:`), in their order.
+
+    `rule` is the declared `combine` (None: `vote`, the check's own rule): `median` and
+    `majority` as for votes; `all` passes only when every judge passed (the first that
+    failed speaks), `any` when one did (the first that passed). Whichever rule, the
+    answer is one a judge gave, `.judge_agreement` is the share of the answering judges
+    (`.judges`) whose answer equals it, and `.by_judge` keeps each one's value (None for
+    a judge that failed) for the report's agreement across judges.
+    """
+    by_judge = {model: None if m.is_error else m.value for model, m in zip(models, members,
+                                                                            strict=True)}
+    answered = [m for m in members if not m.is_error]
+    if 2 * len(answered) <= len(members):
+        first = next(m for m in members if m.is_error)
+        message = _("only {answered} of {judges} judges answered, too few to combine: "
+                    "{reason}").format(answered=len(answered), judges=len(members),
+                                       reason=first.reason)
+        return CheckResult.error(message, check, judges=len(answered), by_judge=by_judge)
+    chosen = _chosen(answered, rule, vote)
+    agreeing = sum(1 for m in answered if _answer(m, vote) == _answer(chosen, vote))
+    fields = {**chosen.fields, "judges": len(answered),
+              "judge_agreement": agreeing / len(answered), "by_judge": by_judge}
+    return CheckResult(chosen.passed, chosen.score, chosen.value, fields, chosen.reason)
+
+
+def _chosen(answered: Sequence[CheckResult], rule: str, vote: Rule) -> CheckResult:
+    if rule == "all":
+        failed = [m for m in answered if m.passed is False]
+        return failed[0] if failed else _chosen(answered, vote, vote)
+    if rule == "any":
+        passed = [m for m in answered if m.passed is True]
+        return passed[0] if passed else _chosen(answered, vote, vote)
+    return _median(answered) if rule == "median" else _majority(answered)
 
 
 def _median(answered: Sequence[CheckResult]) -> CheckResult:

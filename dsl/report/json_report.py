@@ -16,10 +16,11 @@ dialog, cost and skipped rows. docs/report.schema.json is the published form.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from evaldsl.analysis.alpha import Level, alpha_of_coincidences, unit_coincidences
 from evaldsl.cases.case import Case
 from evaldsl.report.failures import ErrorTally
 from evaldsl.report.layout import VERDICT, SpecLayout
@@ -49,12 +50,17 @@ class _Tally:
     histogram: list[int] = field(default_factory=lambda: [0] * HISTOGRAM_BINS)
     slots: dict[str, list[int]] = field(default_factory=dict)
     """slot -> [filled, judged]"""
+    judges: JudgeAgreement | None = None
+    """How far a check's judges (`judges:`) agree, over the cases two or more answered."""
 
     def add(self, result: Mapping[str, Any]) -> None:
         status = result.get("status")
         if status == "error":
             self.errors += 1
             return
+        by_judge = result.get("by_judge")
+        if isinstance(by_judge, Mapping):
+            self.judges = (self.judges or JudgeAgreement()).add(by_judge.values())
         if status == "passed":
             self.passed += 1
         else:
@@ -94,13 +100,14 @@ class _Tally:
             self.errors + other.errors, self.not_needed + other.not_needed,
             self.scored + other.scored, self.score_units + other.score_units,
             _pick(min, self.low, other.low), _pick(max, self.high, other.high),
-            [a + b for a, b in zip(self.histogram, other.histogram, strict=True)], slots)
+            [a + b for a, b in zip(self.histogram, other.histogram, strict=True)], slots,
+            JudgeAgreement.merged(self.judges, other.judges))
 
     def to_dict(self, name: str) -> dict[str, Any]:
         decided = self.passed + self.failed
         interval = wilson(self.passed, decided)
         mean = self.score_units / (self.scored << _UNIT_BITS) if self.scored else None
-        return {
+        out = {
             "name": name, "primitive": self.primitive,
             "evaluated": decided + self.errors, "passed": self.passed, "failed": self.failed,
             "errors": self.errors, "not_needed": self.not_needed,
@@ -109,6 +116,48 @@ class _Tally:
             "score": {"mean": mean, "min": self.low, "max": self.high,
                       "histogram": list(self.histogram)},
         }
+        if self.judges is not None:
+            out["judges"] = self.judges.to_dict()
+        return out
+
+
+@dataclass
+class JudgeAgreement:
+    """Krippendorff's alpha across a check's judges, from a coincidence matrix that merges
+    by addition (so shards and workers report what one process would): points are
+    `interval` values, labels `nominal`."""
+
+    coincidences: dict[tuple[Any, Any], float] = field(default_factory=dict)
+    cases: int = 0
+    """Cases with two judges' answers or more: the alpha's units."""
+
+    def add(self, values: Iterable[Any]) -> JudgeAgreement:
+        answered = [v for v in values if v is not None and isinstance(v, Hashable)]
+        if len(answered) >= 2:
+            self.cases += 1
+            for pair, weight in unit_coincidences(answered).items():
+                self.coincidences[pair] = self.coincidences.get(pair, 0.0) + weight
+        return self
+
+    @staticmethod
+    def merged(a: JudgeAgreement | None, b: JudgeAgreement | None) -> JudgeAgreement | None:
+        if a is None or b is None:
+            return a or b
+        both = dict(a.coincidences)
+        for pair, weight in b.coincidences.items():
+            both[pair] = both.get(pair, 0.0) + weight
+        return JudgeAgreement(both, a.cases + b.cases)
+
+    @property
+    def level(self) -> Level:
+        numbers = all(isinstance(c, (int, float)) and not isinstance(c, bool)
+                      for c, _ in self.coincidences)
+        return "interval" if numbers else "nominal"
+
+    def to_dict(self) -> dict[str, Any]:
+        level = self.level
+        return {"alpha": alpha_of_coincidences(self.coincidences, level), "level": level,
+                "cases": self.cases}
 
 
 def case_key_of(record: Mapping[str, Any]) -> str:

@@ -148,7 +148,22 @@ def _checks(checks: list[Mapping[str, Any]]) -> list[str]:
         f"{c['passed'] + c['failed']}{_errors(c['errors'])})"
         for c in weak
     ]
-    return [_("**checks** (pass rate, lowest first): ") + " · ".join(parts), ""]
+    return [_("**checks** (pass rate, lowest first): ") + " · ".join(parts), "",
+            *(part for line in judge_agreement(checks, code) for part in (line, ""))]
+
+
+def judge_agreement(checks: list[Mapping[str, Any]], name: Any = str) -> list[str]:
+    """A line per check asked of several judges: their Krippendorff's alpha and its units."""
+    lines = []
+    for c in checks:
+        agreement = c.get("judges")
+        if agreement is not None:
+            alpha = agreement["alpha"]
+            lines.append(_("judges of {check} agree: alpha {alpha} ({level}, {cases} cases "
+                           "two or more answered)").format(
+                check=name(c["name"]), alpha="n/a" if alpha is None else f"{alpha:.2f}",
+                level=agreement["level"], cases=agreement["cases"]))
+    return lines
 
 
 def _errors(count: int) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 
 from evaldsl.i18n import _, ngettext
 from evaldsl.report import group_rows
-from evaldsl.report.markdown import interval_span, metric_value, parts_of
+from evaldsl.report.markdown import interval_span, judge_agreement, metric_value, parts_of
 from evaldsl.report.stats import fraction, percent
 
 GROUPS_SHOWN = 10
@@ -106,6 +106,7 @@ def render_terminal(report: Mapping[str, Any]) -> str:
         parts = [f"{c['name']} {percent(c['pass_rate'])} ({c['passed']}/"
                  f"{c['passed'] + c['failed']}{_err(c['errors'])})" for c in checks]
         lines.append(_("checks: {checks}").format(checks=" · ".join(parts)))
+        lines.extend(judge_agreement(checks))
     if report.get("errors"):
         lines.append(error_line(report["errors"]))
     cost = report["cost"]

@@ -115,6 +115,95 @@ class TestVoteErrors:
         assert runtime.stats().errors == 2
 
 
+def per_model(openai_server: Any, key: str, answers: dict[str, Any]) -> None:
+    """Each judge model answers `key` with its own value."""
+    openai_server.control(script=[{"contains": "师傅", "key": key, "model": model, "value": v}
+                                  for model, v in answers.items()])
+
+
+class TestJudges:
+    """`judges: [...]`: several models answer one check, combined by a declared rule."""
+
+    def test_a_judge_ensemble_takes_the_median_of_its_models(
+            self, runtime_for: Any, requests_of: Any, make_dialog: Any,
+            openai_server: Any) -> None:
+        """Three models give 3, 8 and 6 points: 6, one model in three agreeing; each
+        model's points are kept for the report's agreement."""
+        per_model(openai_server, "polite", {"m1": {"score": 3, "reason": "r"},
+                                            "m2": {"score": 8, "reason": "r"},
+                                            "m3": {"score": 6, "reason": "r"}})
+        result, = run(runtime_for(), make_dialog(*DIALOG), [requests_of(
+            "polite", "judge", criteria="礼貌", judges=["m1", "m2", "m3"])])
+        assert result.value == 6.0
+        assert result.fields == {"judges": 3, "judge_agreement": pytest.approx(1 / 3),
+                                 "by_judge": {"m1": 3.0, "m2": 8.0, "m3": 6.0}}
+        assert sorted(openai_server.stats()["models"]) == ["m1", "m2", "m3"]
+
+    @pytest.mark.parametrize(("rule", "label", "passed"), [
+        ("majority", "b", True), ("all", "a", False), ("any", "b", True)])
+    def test_the_declared_rule_combines_labels(self, rule: str, label: str, passed: bool,
+                                               runtime_for: Any, requests_of: Any,
+                                               make_dialog: Any, openai_server: Any) -> None:
+        """Labels a, b, b with `expect: b`: the majority and `any` pass on b; `all` fails
+        on the first model that said a."""
+        per_model(openai_server, "intent", {"m1": {"label": "a", "reason": "r"},
+                                            "m2": {"label": "b", "reason": "r"},
+                                            "m3": {"label": "b", "reason": "r"}})
+        result, = run(runtime_for(), make_dialog(*DIALOG), [requests_of(
+            "intent", "classify", "dialog", labels=["a", "b"], expect="b",
+            judges=["m1", "m2", "m3"], combine=rule)])
+        assert (result.value, result.passed) == (label, passed)
+        assert result.fields["by_judge"] == {"m1": "a", "m2": "b", "m3": "b"}
+
+    def test_fused_checks_on_one_ensemble_share_each_models_request(
+            self, runtime_for: Any, requests_of: Any, make_dialog: Any,
+            openai_server: Any) -> None:
+        """Two checks on the same two judges are two requests, one per model."""
+        run(runtime_for(), make_dialog(*DIALOG), [
+            requests_of("a", "judge", "dialog", criteria="x", judges=["m1", "m2"]),
+            requests_of("b", "classify", "dialog", labels=["p", "q"], judges=["m1", "m2"])])
+        assert openai_server.stats()["chat"] == 2
+
+    def test_too_few_judges_answered_is_an_error(self, runtime_for: Any, requests_of: Any,
+                                                 make_dialog: Any,
+                                                 openai_server: Any) -> None:
+        """One model of two fails: no verdict from the one left, and the reason says so."""
+        openai_server.control(faults=[{"kind": "500", "count": 1}])
+        runtime = runtime_for(judge_max_retries="0", cache=False)
+        result, = run(runtime, make_dialog(*DIALOG), [requests_of(
+            "p", "judge", criteria="x", judges=["m1", "m2"])])
+        assert result.is_error
+        assert "only 1 of 2 judges answered" in result.reason
+        assert result.fields["by_judge"] in ({"m1": None, "m2": result.fields["by_judge"]["m2"]},
+                                             {"m1": result.fields["by_judge"]["m1"], "m2": None})
+
+    def test_each_model_is_cached_on_its_own(self, runtime_for: Any, requests_of: Any,
+                                             make_dialog: Any, openai_server: Any) -> None:
+        """A re-run asks nothing; adding a third model asks only it."""
+        case = make_dialog(*DIALOG)
+        run(runtime_for(), case, [requests_of("p", "judge", criteria="x", judges=["m1", "m2"])])
+        more = runtime_for()
+        run(more, case, [requests_of("p", "judge", criteria="x", judges=["m1", "m2", "m3"])])
+        assert (more.stats().calls, more.stats().cached) == (1, 2)
+
+    @pytest.mark.parametrize(("params", "words"), [
+        ({"judges": ["m1"]}, "at least 2"),
+        ({"judges": ["m1", "m1"]}, "twice"),
+        ({"judges": ["m1", "m2"], "model": "m3"}, "`model` or `judges`"),
+        ({"combine": "all"}, "`combine` needs `judges`"),
+    ])
+    def test_a_misdeclared_ensemble_is_refused(self, requests_of: Any, params: dict[str, Any],
+                                               words: str) -> None:
+        with pytest.raises(ValidationError, match=words):
+            requests_of("p", "judge", criteria="x", **params)
+
+    def test_median_needs_points(self, requests_of: Any) -> None:
+        """A label has no median: `combine: median` is for `judge` only."""
+        with pytest.raises(ValidationError, match="median"):
+            requests_of("p", "classify", "dialog", labels=["a", "b"], judges=["m1", "m2"],
+                        combine="median")
+
+
 class TestCombineVotes:
     """The combination on its own, over hand-made sample results."""
 

@@ -120,6 +120,48 @@ class TestSchema:
         jsonschema.validate(ReportBuilder(layout).build([], cost_dict(None), [], 0), SCHEMA)
 
 
+class TestJudgeAgreement:
+    """A check asked of several judges reports Krippendorff's alpha across them."""
+
+    @staticmethod
+    def records(answers: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{"id": f"c{k}", "checks": {"polite": {"status": "passed", "score": 1.0,
+                                                      "by_judge": a}}}
+                for k, a in enumerate(answers)]
+
+    def test_alpha_over_the_cases_two_judges_answered(self, layout: SpecLayout) -> None:
+        """Points 8/8, 2/2, 8/2 and one judge that failed: three units, alpha as the
+        coincidence formula gives it, the third case being the only disagreement."""
+        from evaldsl.analysis.alpha import krippendorff_alpha
+
+        answers = [{"m1": 8.0, "m2": 8.0}, {"m1": 2.0, "m2": 2.0}, {"m1": 8.0, "m2": 2.0},
+                   {"m1": 5.0, "m2": None}]
+        builder = ReportBuilder(layout)
+        for r in self.records(answers):
+            builder.add(r)
+        report = builder.build([], cost_dict(None), [], 0)
+        expected = krippendorff_alpha([[8.0, 8.0], [2.0, 2.0], [8.0, 2.0]], "interval")
+        assert by_name(report["checks"], "polite")["judges"] == {
+            "alpha": expected, "level": "interval", "cases": 3}
+        jsonschema.validate(report, SCHEMA)
+
+    def test_labels_are_nominal_and_shards_merge_to_one_figure(self,
+                                                              layout: SpecLayout) -> None:
+        answers = [{"m1": "a", "m2": "a"}, {"m1": "b", "m2": "a"}, {"m1": "b", "m2": "b"}]
+        whole, first, second = (ReportBuilder(layout) for _ in range(3))
+        for k, r in enumerate(self.records(answers)):
+            whole.add(r)
+            (first if k < 2 else second).add(r)
+        merged = first.merge(second).build([], cost_dict(None), [], 0)
+        one = whole.build([], cost_dict(None), [], 0)
+        assert by_name(one["checks"], "polite")["judges"]["level"] == "nominal"
+        assert by_name(merged["checks"], "polite")["judges"] == by_name(
+            one["checks"], "polite")["judges"]
+
+    def test_a_check_of_one_judge_has_none(self, report: dict[str, Any]) -> None:
+        assert all("judges" not in c for c in report["checks"])
+
+
 rows = st.lists(
     st.tuples(st.integers(0, 30), st.sampled_from([0, 1, 2, None]), st.booleans(),
               st.booleans(), st.booleans(),

@@ -17,11 +17,12 @@ Run as a real process on 127.0.0.1 (`python openai_server.py --port 0` prints
   `{"script": [{"contains": TEXT, "key": K, "value": V}
   | {"contains": TEXT, "key": K, "values": [V, ...]} (the next value in turn per answer)
   | {"contains": TEXT, "raw": TEXT} | {"contains": TEXT, "cut": N}]}` (answers for
-  dialogs containing TEXT; `cut`: the next N such answers are cut in half and end with
-  `finish_reason: "length"` at the request's `max_tokens`, as a judge that ran out of
-  tokens does), `{"context": N}` (a context window of N tokens, a prompt counted at four
-  characters a token: a request whose prompt and `max_tokens` exceed it gets OpenAI's
-  HTTP 400 `context_length_exceeded`),
+  dialogs containing TEXT, and with `"model": M` only to requests for model M; `cut`:
+  the next N such answers are cut in half and end with `finish_reason: "length"` at
+  the request's `max_tokens`, as a judge that ran out of tokens does), `{"context": N}`
+  (a context window of N tokens, a prompt counted at four characters a token: a
+  request whose prompt and `max_tokens` exceed it gets OpenAI's HTTP 400
+  `context_length_exceeded`),
   `{"reject_json_schema": true}` (answer the standard form with HTTP 500, as
   llama.cpp's Python server does), `{"tool_calls": [{"contains": TEXT, "name": N,
   "arguments": {...}}]}` (play a tool-calling agent: see `tool_answer`), `{"reset": true}`.
@@ -180,6 +181,8 @@ def chat_answer(state: State, body: dict[str, Any]) -> tuple[int, dict[str, Any]
         answer = {k: conforming(v, digest(json.dumps(v, sort_keys=True), dialog))
                   for k, v in props.items()}
     for rule in state.script:
+        if rule.get("model", body.get("model")) != body.get("model"):
+            continue
         if rule.get("contains", "") in dialog:
             if rule.get("cut", 0) > 0:
                 rule["cut"] -= 1
