@@ -38,9 +38,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                "thresholds to the human scores, cross-validated, and print "
                                "them as a patch (needs --spec)"))
     parser.add_argument("--folds", type=int, default=DEFAULT_FOLDS, metavar="K",
-                        help=_("folds of the cross-validation of --fit (default 5)"))
+                        help=_("folds of the cross-validation of --fit and --shots-for "
+                               "(default 5)"))
     parser.add_argument("--seed", type=int, default=0,
-                        help=_("seed of the folds of --fit (default 0)"))
+                        help=_("seed of the folds of --fit and --shots-for (default 0)"))
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ Run as a real process on 127.0.0.1 (`python openai_server.py --port 0` prints
   `{"script": [{"contains": TEXT, "key": K, "value": V}
   | {"contains": TEXT, "key": K, "values": [V, ...]} (the next value in turn per answer)
   | {"contains": TEXT, "raw": TEXT} | {"contains": TEXT, "cut": N}]}` (answers for
-  dialogs containing TEXT, and with `"model": M` only to requests for model M; `cut`:
+  dialogs containing TEXT; with `"model": M` only to requests for model M, with
+  `"prompt_contains": P` only to prompts holding P, examples included; `cut`:
   the next N such answers are cut in half and end with `finish_reason: "length"` at
   the request's `max_tokens`, as a judge that ran out of tokens does), `{"context": N}`
   (a context window of N tokens, a prompt counted at four characters a token: a
@@ -182,6 +183,8 @@ def chat_answer(state: State, body: dict[str, Any]) -> tuple[int, dict[str, Any]
                   for k, v in props.items()}
     for rule in state.script:
         if rule.get("model", body.get("model")) != body.get("model"):
+            continue
+        if rule.get("prompt_contains", "") not in prompt:
             continue
         if rule.get("contains", "") in dialog:
             if rule.get("cut", 0) > 0:
