@@ -13,7 +13,8 @@ fit: k folds drawn from the ids and the seed; for each, the examples are
 chosen from the other folds alone and the judge asks again about the held-out
 fold, whose recorded points are the figures before. Before and after are so
 paired, and no case is ever judged with itself as an example. The examples
-proposed for the spec are chosen from every case.
+proposed for the spec are chosen from every case. A fold whose other folds hold no
+disagreement to show is not asked again: it keeps its points.
 
 Pure: asking the judge is the caller's `Rejudge`.
 """
@@ -99,15 +100,15 @@ class ShotValidation:
 
 
 def cross_validate_shots(cases: Sequence[ShotCase], rejudge: Rejudge, k: int, seed: int,
-                         shots: int = DEFAULT_SHOTS,
-                         threshold: float = DEFAULT_THRESHOLD) -> ShotValidation:
+                         shots: int = DEFAULT_SHOTS, threshold: float = DEFAULT_THRESHOLD,
+                         max_chars: int = MAX_SHOT_CHARS) -> ShotValidation:
     """Choose on k-1 folds, ask again on the k-th, for each fold; then choose from all."""
     ids = [c.id for c in cases]
     done, errors = [], 0
     for test in folds(ids, k, seed):
         held = set(test)
         examples = choose_shots([c for i, c in enumerate(cases) if i not in held], shots,
-                                threshold)
+                                threshold, max_chars)
         held_out = [cases[i] for i in test]
         points = list(rejudge(examples, held_out)) if examples else [c.auto for c in held_out]
         kept = [(c, p) for c, p in zip(held_out, points, strict=True) if p is not None]
@@ -117,5 +118,5 @@ def cross_validate_shots(cases: Sequence[ShotCase], rejudge: Rejudge, k: int, se
         after = calibrate(Judged(c.id, auto_score=p, human_score=c.human) for c, p in kept)
         done.append(ShotFold(tuple(c.id for c in held_out), tuple(e.id for e in examples),
                              before, after))
-    final = tuple(choose_shots(cases, shots, threshold))
+    final = tuple(choose_shots(cases, shots, threshold, max_chars))
     return ShotValidation(k, seed, tuple(done), errors, final)

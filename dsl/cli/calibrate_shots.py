@@ -24,6 +24,7 @@ from typing import Any
 from evaldsl.analysis.calibrate import Calibration, Judged
 from evaldsl.analysis.shots import (
     DEFAULT_SHOTS,
+    MAX_SHOT_CHARS,
     Rejudge,
     ShotCase,
     ShotValidation,
@@ -32,6 +33,7 @@ from evaldsl.analysis.shots import (
 from evaldsl.cases.case import Case
 from evaldsl.cases.loading import load_cases
 from evaldsl.cases.scopes import select
+from evaldsl.cases.windows import Window, windowed
 from evaldsl.cli.exits import UsageError
 from evaldsl.cli.review import checked_records
 from evaldsl.diagnostics import did_you_mean
@@ -57,6 +59,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=_("the cases the results judged, for --shots-for"))
     parser.add_argument("--shots", type=int, default=DEFAULT_SHOTS, metavar="N",
                         help=_("examples --shots-for proposes (default 3)"))
+    parser.add_argument("--shot-chars", type=int, default=MAX_SHOT_CHARS, metavar="N",
+                        help=_("the longest text --shots-for shows as an example, in "
+                               "characters (default 600)"))
 
 
 @dataclass(frozen=True)
@@ -104,7 +109,7 @@ def shots_from_args(args: argparse.Namespace, judged: Sequence[Judged]) -> ShotR
                                need=2 * args.folds))
     rejudge = spec_rejudge(spec.source, check, cases, scale)
     cv = cross_validate_shots(labelled, rejudge, args.folds, args.seed, args.shots,
-                              args.threshold)
+                              args.threshold, args.shot_chars)
     diff = "".join(difflib.unified_diff(
         spec.source.text.splitlines(keepends=True),
         with_examples(spec.source, check, cv.final, scale).splitlines(keepends=True),
@@ -143,9 +148,15 @@ def gather(check: CheckNode, records: Sequence[Mapping[str, Any]], judged: Seque
             continue
         units = select(case, check.scope)
         if len(units) == 1:
-            out.append(ShotCase(one.id, render_unit(units[0]), 100.0 * score,
-                                one.human_score))
+            shown = render_unit(windowed(units[0], window_of(check)))
+            out.append(ShotCase(one.id, shown, 100.0 * score, one.human_score))
     return out
+
+
+def window_of(check: CheckNode) -> Window | None:
+    """The check's `window:`, so an example shows what the judge reads of a case."""
+    written = check.facts.constants.get("window")
+    return None if written is None else Window.model_validate(written)
 
 
 def answer(shot: ShotCase, scale: int) -> int:
