@@ -1,10 +1,10 @@
 """`evaldsl run --engine ray`: a run's cases judged by the actors of a Ray Data pipeline.
 
 Reading: one Ray Data task per case file reads its rows with the loader a
-local run uses (`read_rows`), so a bad row is named by file and line as there;
-the rows are cut into blocks of `BATCH_ROWS`. Judging: `map_batches` over a
-pool of `BatchJudge` actors, each compiling the spec once from its text; a
-batch becomes one part (`evaldsl.run.parts`) through `run_shard`: its journal
+local run uses (`read_rows`), so a bad row is named by file and line as there,
+and packs them `BATCH_ROWS` to a Ray row. Judging: `map_batches` over a pool
+of `BatchJudge` actors, each compiling the spec once from its text; a batch
+becomes one part (`evaldsl.run.parts`) through `run_shard`: its journal
 lines, its bad rows and its `ShardState` as bytes. The driver writes each part
 as it arrives; when every batch is in, it folds the parts in input order into
 the journal, the sinks (JUnit) and its state, and the reports are written from
@@ -172,12 +172,10 @@ class _RayRun(Run):
         files = [{"index": i, "path": p, "file": str(Path(p).resolve())}
                  for i, p in enumerate(paths)]
         listed = ray.data.from_items(files, override_num_blocks=max(len(files), 1))
-        rows = listed.flat_map(file_rows, num_cpus=READ_CPUS).repartition(
-            target_num_rows_per_block=BATCH_ROWS)
-        return rows.map_batches(BatchJudge, fn_constructor_args=(self._setup(gate),),
-                                compute=ray.data.ActorPoolStrategy(size=self.workers),
-                                batch_size=BATCH_ROWS,
-                                batch_format="numpy", num_cpus=ACTOR_CPUS)
+        batches = listed.flat_map(file_batches, num_cpus=READ_CPUS)
+        return batches.map_batches(BatchJudge, fn_constructor_args=(self._setup(gate),),
+                                   compute=ray.data.ActorPoolStrategy(size=self.workers),
+                                   batch_size=1, batch_format="numpy", num_cpus=ACTOR_CPUS)
 
     def _setup(self, gate: str | None) -> JudgeSetup:
         source = self.spec.source
@@ -222,16 +220,27 @@ class _RayRun(Run):
             self._bad_row(bad)
 
 
-def file_rows(item: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """A case file's rows (a Ray Data `flat_map`), named by the file as the command line
-    names it: the task may run in another working directory, so it reads the full path."""
+def file_batches(item: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """A case file's rows in batches of `BATCH_ROWS` (a Ray Data `flat_map`), each one
+    Ray row: the pipeline moves and schedules a batch, never a case, as a local run's
+    pool does. Rows are named by the file as the command line names it: the task may run
+    in another working directory, so it reads the full path."""
     given = str(item["path"])
+    batch: list[tuple[int, Any]] = []
     for row in read_rows([item["file"]]):
         data = row.data
-        if isinstance(data, BadRow):
-            data = replace(data, file=given)
-        yield {"index": item["index"], "file": given, "line": row.line,
-               "data": pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)}
+        batch.append((row.line, replace(data, file=given) if isinstance(data, BadRow)
+                      else data))
+        if len(batch) == BATCH_ROWS:
+            yield _packed(item["index"], given, batch)
+            batch = []
+    if batch:
+        yield _packed(item["index"], given, batch)
+
+
+def _packed(index: int, file: str, batch: list[tuple[int, Any]]) -> dict[str, Any]:
+    return {"index": index, "file": file,
+            "rows": pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL)}
 
 
 class BatchJudge:
@@ -245,15 +254,17 @@ class BatchJudge:
         self.schema = CaseSchema.of(self.spec)
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, list[Any]]:
-        rows = [RawRow(str(f), int(n), pickle.loads(d))
-                for f, n, d in zip(batch["file"], batch["line"], batch["data"], strict=True)]
-        todo = [(i, row) for i, row in enumerate(rows) if row.origin not in self.setup.done]
-        if not todo:
-            return {"name": [], "text": [], "cases": []}
-        first, row = todo[0]
-        part = self._judge([row for _index, row in todo])
-        return {"name": [part_name(int(batch["index"][first]), row.line)],
-                "text": [part.text()], "cases": [part.cases]}
+        out: dict[str, list[Any]] = {"name": [], "text": [], "cases": []}
+        for index, file, packed in zip(batch["index"], batch["file"], batch["rows"],
+                                       strict=True):
+            rows = [RawRow(str(file), line, data) for line, data in pickle.loads(packed)]
+            todo = [row for row in rows if row.origin not in self.setup.done]
+            if todo:
+                part = self._judge(todo)
+                out["name"].append(part_name(int(index), todo[0].line))
+                out["text"].append(part.text())
+                out["cases"].append(part.cases)
+        return out
 
     def _judge(self, rows: list[RawRow]) -> Part:
         bad: list[BadRow] = []
