@@ -48,7 +48,7 @@ def combine_judges(members: Sequence[CheckResult], models: Sequence[str], rule: 
                    vote: Rule, check: str) -> CheckResult:
     """The check's result from the answers of several judges (`judges:`), in their order.
 
-    `rule` is the declared `combine` (None: `vote`, the check's own rule): `median` and
+    `rule` is the declared `combine`, else `vote`, the check's own rule: `median` and
     `majority` as for votes; `all` passes only when every judge passed (the first that
     failed speaks), `any` when one did (the first that passed). Whichever rule, the
     answer is one a judge gave, `.judge_agreement` is the share of the answering judges
