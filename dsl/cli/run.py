@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 from typing import Any, NamedTuple, TextIO
 
+from evaldsl.cases.remote import RemoteFile, case_input
 from evaldsl.cli.driving import Driving, add_target_flags, check_target_flags
 from evaldsl.cli.exits import (
     EXIT_DEADLINE,
@@ -52,8 +53,9 @@ def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("run", help=_("judge case files and write reports"),
                               description=_("Judge case files against a spec and write reports."))
     p.add_argument("spec", type=Path, metavar="SPEC")
-    p.add_argument("cases", type=Path, nargs="+", metavar="CASES",
-                   help=_("case files: .jsonl, .yaml/.yml or .json"))
+    p.add_argument("cases", type=case_input, nargs="+", metavar="CASES",
+                   help=_("case files: .jsonl, .yaml/.yml or .json; with --engine ray also "
+                          "URIs such as s3://bucket/cases.jsonl"))
     out = add_report_outputs(p)
     out.add_argument("--results", type=Path, help=_("results.jsonl, one line per case"))
     out.add_argument("-q", "--quiet", action="store_true", help=_("do not print the summary"))
@@ -236,7 +238,7 @@ def run(args: argparse.Namespace) -> int:
         _warn(_("warning: `{spec}` defines no checks: nothing is judged").format(spec=args.spec))
     if args.results is not None:
         _parent(args.results)
-    missing = [c for c in args.cases if not c.is_file()]
+    missing = [c for c in args.cases if isinstance(c, Path) and not c.is_file()]
     if missing:
         raise FileNotFoundError(errno.ENOENT, _("no such file"), str(missing[0]))
     selection = _selection(args, spec)
@@ -304,11 +306,17 @@ RAY_UNSUPPORTED = ("limit", "deadline", "where", "ids", "sample", "target")
 
 
 def check_engine(args: argparse.Namespace) -> None:
-    """The Ray engine's flags only with it, its refusals, and Ray installed, before any work."""
+    """The Ray engine's flags and URIs only with it, its refusals, and Ray installed,
+    before any work."""
     if args.engine != "ray":
         for flag in ("actors", "address"):
             if getattr(args, flag) is not None:
                 raise UsageError(_("--{flag} needs --engine ray").format(flag=flag))
+        remote = next((c for c in args.cases if isinstance(c, RemoteFile)), None)
+        if remote is not None:
+            raise UsageError(_("`{uri}` is a URI: only --engine ray reads case files from "
+                               "other filesystems").format(uri=remote),
+                             _("run with --engine ray, or copy the file here"))
         return
     given = [flag for flag in RAY_UNSUPPORTED if getattr(args, flag) is not None]
     if given:
@@ -476,7 +484,8 @@ def _count_rows(args: argparse.Namespace) -> int | None:
     when a bar will show or the run resumes: counting reads the files once more)."""
     shows = args.progress if args.progress is not None else sys.stderr.isatty()
     jsonl = all(c.suffix.lower() in (".jsonl", ".ndjson") for c in args.cases)
-    if not (shows or args.resume) or not jsonl:
+    local = all(isinstance(c, Path) for c in args.cases)
+    if not (shows or args.resume) or not jsonl or not local:
         return None
     total = 0
     for path in args.cases:

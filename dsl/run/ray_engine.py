@@ -2,7 +2,8 @@
 
 Reading: one Ray Data task per case file reads its rows with the loader a
 local run uses (`read_rows`), so a bad row is named by file and line as there,
-and packs them `BATCH_ROWS` to a Ray row. Judging: `map_batches` over a pool
+and packs them `BATCH_ROWS` to a Ray row; a file named by a URI (`s3://...`) is
+read through pyarrow's filesystems (`evaldsl.cases.remote`). Judging: `map_batches` over a pool
 of `BatchJudge` actors, each compiling the spec once from its text; a batch
 becomes one part (`evaldsl.run.parts`) through `run_shard`: its journal
 lines, its bad rows and its `ShardState` as bytes. The driver writes each part
@@ -37,6 +38,7 @@ from typing import Any
 from evaldsl.api import Spec
 from evaldsl.cases.case import Case
 from evaldsl.cases.loading import BadRow, RawRow, read_rows
+from evaldsl.cases.remote import fetched, is_uri
 from evaldsl.cases.rows import CaseSchema
 from evaldsl.i18n import _
 from evaldsl.report.journal import Header, ResultsWriter, encode
@@ -169,7 +171,7 @@ class _RayRun(Run):
         context.execution_options.preserve_order = True
         context.enable_progress_bars = False  # the run's own progress bar shows instead
         logging.getLogger("ray.data").setLevel(logging.WARNING)  # not a line per dataset
-        files = [{"index": i, "path": p, "file": str(Path(p).resolve())}
+        files = [{"index": i, "path": p, "file": p if is_uri(p) else str(Path(p).resolve())}
                  for i, p in enumerate(paths)]
         listed = ray.data.from_items(files, override_num_blocks=max(len(files), 1))
         batches = listed.flat_map(file_batches, num_cpus=READ_CPUS)
@@ -225,17 +227,29 @@ def file_batches(item: dict[str, Any]) -> Iterator[dict[str, Any]]:
     Ray row: the pipeline moves and schedules a batch, never a case, as a local run's
     pool does. Rows are named by the file as the command line names it: the task may run
     in another working directory, so it reads the full path."""
-    given = str(item["path"])
+    given, file = str(item["path"]), str(item["file"])
+    if not is_uri(file):
+        yield from _batches(item["index"], given, read_rows([file]))
+        return
+    try:
+        with fetched(file) as local:
+            yield from _batches(item["index"], given, read_rows([local]))
+    except OSError as exc:
+        reason = _("cannot read the file: {value}").format(value=exc)
+        yield _packed(item["index"], given, [(0, BadRow(given, 0, reason))])
+
+
+def _batches(index: int, given: str, rows: Iterable[RawRow]) -> Iterator[dict[str, Any]]:
     batch: list[tuple[int, Any]] = []
-    for row in read_rows([item["file"]]):
+    for row in rows:
         data = row.data
         batch.append((row.line, replace(data, file=given) if isinstance(data, BadRow)
                       else data))
         if len(batch) == BATCH_ROWS:
-            yield _packed(item["index"], given, batch)
+            yield _packed(index, given, batch)
             batch = []
     if batch:
-        yield _packed(item["index"], given, batch)
+        yield _packed(index, given, batch)
 
 
 def _packed(index: int, file: str, batch: list[tuple[int, Any]]) -> dict[str, Any]:

@@ -78,6 +78,34 @@ def test_every_output_as_one_process_over_many_batches(kit: Any, tmp_path: Path,
     assert skipped(spread.stderr) == skipped(local.stderr) != []
 
 
+def test_a_case_file_named_by_a_uri_reports_as_the_local_file(kit: Any, tmp_path: Path,
+                                                               spec_file: Path,
+                                                               cluster: str) -> None:
+    """`file:///...` goes through pyarrow's filesystems as `s3://` would: the same outputs
+    as the path itself, the input named as given."""
+    cases = tmp_path / "cases.jsonl"
+    kit.write_cases(cases, 300, bad={41: "{oops"})
+    uri = cases.resolve().as_uri()
+    local = run_cli(kit, tmp_path / "local", spec_file, cases, "--on-bad-row", "skip",
+                    *on_ray(cluster))
+    remote = run_cli(kit, tmp_path / "remote", spec_file, uri, "--on-bad-row", "skip",
+                     *on_ray(cluster))
+    assert remote.returncode == local.returncode == 0, remote.stderr
+    report, expected = report_of(tmp_path / "remote"), report_of(tmp_path / "local")
+    assert report["checks"] == expected["checks"] and report["metrics"] == expected["metrics"]
+    assert [line.replace(uri, str(cases)) for line in skipped(remote.stderr)] == skipped(
+        local.stderr) != []
+    assert uri in remote.stderr
+
+
+def test_an_unreadable_uri_is_a_bad_row_naming_it(kit: Any, tmp_path: Path, spec_file: Path,
+                                                  cluster: str) -> None:
+    uri = (tmp_path / "missing.jsonl").as_uri()
+    done = run_cli(kit, tmp_path / "out", spec_file, uri, *on_ray(cluster))
+    assert done.returncode == 3
+    assert f"{uri}:0: cannot read the file" in done.stderr and "Traceback" not in done.stderr
+
+
 def skipped(stderr: str) -> list[str]:
     """The `skipped: FILE:LINE: reason` lines a run printed."""
     return [line for line in stderr.splitlines() if line.startswith("skipped:")]
