@@ -141,12 +141,16 @@ class JudgeAgreement:
 
     @staticmethod
     def merged(a: JudgeAgreement | None, b: JudgeAgreement | None) -> JudgeAgreement | None:
-        if a is None or b is None:
-            return a or b
-        both = dict(a.coincidences)
-        for pair, weight in b.coincidences.items():
-            both[pair] = both.get(pair, 0.0) + weight
-        return JudgeAgreement(both, a.cases + b.cases)
+        """Both together, a new object: neither input changes when the result is added to."""
+        if a is None and b is None:
+            return None
+        both, cases = {}, 0
+        for part in (a, b):
+            if part is not None:
+                cases += part.cases
+                for pair, weight in part.coincidences.items():
+                    both[pair] = both.get(pair, 0.0) + weight
+        return JudgeAgreement(both, cases)
 
     @property
     def level(self) -> Level:

@@ -158,6 +158,15 @@ class TestJudgeAgreement:
         assert by_name(merged["checks"], "polite")["judges"] == by_name(
             one["checks"], "polite")["judges"]
 
+    def test_a_merge_leaves_its_inputs_as_they_were(self, layout: SpecLayout) -> None:
+        """Adding to a merged builder changes neither part (their tallies are not shared)."""
+        first, second = ReportBuilder(layout), ReportBuilder(layout)
+        first.add(self.records([{"m1": "a", "m2": "b"}])[0])
+        before = by_name(first.build([], cost_dict(None), [], 0)["checks"], "polite")
+        merged = first.merge(second)
+        merged.add({**self.records([{"m1": "a", "m2": "a"}])[0], "id": "other"})
+        assert by_name(first.build([], cost_dict(None), [], 0)["checks"], "polite") == before
+
     def test_a_check_of_one_judge_has_none(self, report: dict[str, Any]) -> None:
         assert all("judges" not in c for c in report["checks"])
 
