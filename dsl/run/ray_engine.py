@@ -50,6 +50,16 @@ from evaldsl.run.shards import ShardState, run_shard
 
 BATCH_ROWS = 200
 """Rows per batch, and so per part file: a retried batch judges this many again."""
+BLOCK_BYTES = 4 * 1024 * 1024
+"""Ray Data cuts what the reading task yields into blocks of about this size, and each
+block is one task of an actor. A packed batch of a deterministic spec's cases is about
+100 KiB, so a block holds a few dozen: tasks long enough that Ray's own work per task
+is small, and enough of them that every actor has blocks from the first (at Ray's
+default of 128 MiB, a file of a million cases was a few blocks, and one actor judged
+while the other waited)."""
+MODEL_BLOCK_BYTES = 64 * 1024
+"""The same for a spec with model checks: one batch a block, since a batch takes seconds
+to judge and the actors balance best on the smallest tasks."""
 READ_CPUS = 0.25
 """The CPU share a reading task asks for."""
 ACTOR_CPUS = 0.5
@@ -169,6 +179,8 @@ class _RayRun(Run):
 
         context = ray.data.DataContext.get_current()
         context.execution_options.preserve_order = True
+        context.target_max_block_size = (MODEL_BLOCK_BYTES if self.spec.has_model_checks
+                                         else BLOCK_BYTES)
         context.enable_progress_bars = False  # the run's own progress bar shows instead
         logging.getLogger("ray.data").setLevel(logging.WARNING)  # not a line per dataset
         files = [{"index": i, "path": p, "file": p if is_uri(p) else str(Path(p).resolve())}
