@@ -144,7 +144,8 @@ class JudgeAgreement:
         """Both together, a new object: neither input changes when the result is added to."""
         if a is None and b is None:
             return None
-        both, cases = {}, 0
+        both: dict[tuple[Any, Any], float] = {}
+        cases = 0
         for part in (a, b):
             if part is not None:
                 cases += part.cases
