@@ -34,6 +34,7 @@ from evaldsl.cases.case import Case
 from evaldsl.cases.loading import load_cases
 from evaldsl.cases.scopes import select
 from evaldsl.cases.windows import Window, windowed
+from evaldsl.cli.calibrate_fit import _mean, _r
 from evaldsl.cli.exits import UsageError
 from evaldsl.cli.review import checked_records
 from evaldsl.diagnostics import did_you_mean
@@ -220,15 +221,6 @@ def _figures(c: Calibration) -> dict[str, float | None]:
 def _by_figure(cv: ShotValidation) -> list[tuple[str, list[float | None], list[float | None]]]:
     return [(name, [_figures(f.before)[name] for f in cv.folds],
              [_figures(f.after)[name] for f in cv.folds]) for name in ("spearman", "mad")]
-
-
-def _mean(values: list[float | None]) -> float | None:
-    known = [v for v in values if v is not None]
-    return sum(known) / len(known) if known else None
-
-
-def _r(value: float | None, digits: int = 3, sign: str = "+") -> str:
-    return "n/a" if value is None else f"{value:{sign}.{digits}f}"
 
 
 def render(report: ShotReport) -> str:
