@@ -70,7 +70,7 @@ def layout_of(source: Source, path: str | None = None) -> SpecLayout:
         name=title or stem, title=title, path=path, hash=digest,
         blocks=tuple(_block(o, source) for o in module.of_type(n.Outcome)),
         checks={c.name: c.primitive for c in module.of_type(n.Check)},
-        metrics={m.name: _metric(m, source) for m in module.of_type(n.Metric)},
+        metrics={m.name: _metric(m, source) for m in module.metrics()},
         review_rules=tuple(text_of(r.span, source) for review in module.of_type(n.Review)
                            for r in review.rules),
         groups=tuple(f.name for block in module.of_type(n.CaseBlock) for f in block.fields

@@ -61,6 +61,8 @@ def _definitions(statement: n.Statement) -> Iterator[Occurrence]:
         yield Occurrence("primitive", statement.primitive, statement.primitive_span, False)
         for arg in statement.args:
             yield Occurrence("parameter", arg.name, arg.name_span, False, statement.primitive)
+    elif isinstance(statement, n.Alert) and statement.metric is not None:
+        yield Occurrence("metric", statement.name, statement.name_span, True)
     elif isinstance(statement, (n.Let, n.Table, n.Metric)):
         kind = {n.Let: "let", n.Table: "table", n.Metric: "metric"}[type(statement)]
         yield Occurrence(kind, statement.name, statement.name_span, True)

@@ -288,14 +288,16 @@ class Builder:
     def alert_def(self, meta: Meta, name: n.Name, when: n.Expr, *rest: Any) -> n.Alert:
         window = rest[0] if len(rest) == 2 else None
         message = rest[-1]
+        metric = _inline_metric(name, when, window)
         return n.Alert(name.name, when, window, _unquote(message), self._span(meta), name.span,
-                       self._tspan(message))
+                       self._tspan(message), metric)
 
-    def alert_window(self, meta: Meta, duration: Token,
-                     least: n.Number | None = None) -> n.AlertWindow:
+    def alert_window(self, meta: Meta, duration: Token, *clauses: Any) -> n.AlertWindow:
         text = str(duration)
         seconds = int(text[:-1]) * _SECONDS[text[-1]]
-        return n.AlertWindow(seconds, text, least, self._span(meta))
+        by = next((c.keys for c in clauses if isinstance(c, _By)), ())
+        least = next((c for c in clauses if isinstance(c, n.Number)), None)
+        return n.AlertWindow(seconds, text, least, self._span(meta), by)
 
     def alert_min(self, meta: Meta, token: Token) -> n.Number:
         return n.Number(float(str(token)), str(token), self._tspan(token))
@@ -321,6 +323,27 @@ class Builder:
 
 class _Positional(NamedTuple):
     expr: n.Expr
+
+
+def _inline_metric(name: n.Name, when: n.Expr, window: n.AlertWindow | None) -> n.Metric | None:
+    """The metric of a windowed alert that compares an aggregate written in place.
+
+    `when rate(poor) > 10% over 1h by case.tenant` is read as the metric
+    `NAME = rate(poor) by case.tenant`; a bare name on the left is a declared
+    metric (or an error the checker words: E601), so it makes none.
+    """
+    if window is None:
+        return None
+    while isinstance(when, n.Group):
+        when = when.expr
+    if not isinstance(when, n.Binary) or when.op not in n.ORDERINGS:
+        return None
+    left = when.left
+    while isinstance(left, n.Group):
+        left = left.expr
+    if isinstance(left, n.Name):
+        return None
+    return n.Metric(name.name, when.left, None, when.span, name.span, window.by)
 
 
 class _Priority(NamedTuple):

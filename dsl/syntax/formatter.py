@@ -278,6 +278,7 @@ def _alert(s: n.Alert, out: _Out) -> None:
     window = ""
     if s.window is not None:
         window = f" over {s.window.text}"
+        window += f" by {', '.join(expr(k) for k in s.window.by)}" if s.window.by else ""
         window += f" min {expr(s.window.min_cases)}" if s.window.min_cases is not None else ""
     text = f"alert {s.name} when {expr(s.when)}{window} {quote(s.message)}"
     out.add(0, text, s.span.line, s.span.end_line)

@@ -38,7 +38,7 @@ _TERMINAL_WORDS: dict[str, str] = {
 }
 
 _STATEMENT_KEYWORDS = ("spec", "case", "table", "let", "check", "outcome", "metric", "review",
-                       "example")
+                       "alert", "example")
 
 
 

@@ -268,23 +268,33 @@ class Review:
     span: Span = field(compare=False)
 
 
+ORDERINGS = ("<", "<=", ">", ">=")
+"""The comparisons a windowed alert may make: a rate or mean above or below a line."""
+
+
 @dataclass(frozen=True, slots=True)
 class AlertWindow:
-    """`over 1h min 30`: the window of arrival time and the fewest cases that may fire."""
+    """`over 1h [by case.tenant] min 30`: the window of arrival time, the groups of an
+    aggregate written in place, and the fewest cases that may fire."""
 
     seconds: int
     text: str
     """The duration as written (`1h`), for the formatter and messages."""
     min_cases: Number | None
     span: Span = field(compare=False)
+    by: tuple[Expr, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class Alert:
-    """`alert NAME when COND [over DURATION [min N]] "message"`.
+    """`alert NAME when COND [over DURATION [by KEYS] [min N]] "message"`.
 
     Without a window the condition is judged per case; with one it compares a
     metric with a constant over each window of arrival time and each group.
+    The metric is a declared one (`when poor_rate > 10%`) or an aggregate
+    written in place (`when rate(poor) > 10% over 1h by case.tenant`), which
+    the builder makes the alert's own `metric`, named after the alert: one
+    mechanism computes, groups and reports both.
     """
 
     name: str
@@ -294,6 +304,8 @@ class Alert:
     span: Span = field(compare=False)
     name_span: Span = field(compare=False)
     message_span: Span = field(compare=False)
+    metric: Metric | None = field(default=None, compare=False, metadata={"derived": True})
+    """The metric an aggregate written in place makes; None for a declared metric's name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,13 +377,19 @@ class Module:
     def of_type(self, kind: type[_S]) -> list[_S]:
         return [s for s in self.statements if isinstance(s, kind)]
 
+    def metrics(self) -> list[Metric]:
+        """Every metric in source order: the declared ones and the alerts' own."""
+        return [m for s in self.statements
+                if (m := s if isinstance(s, Metric) else
+                    s.metric if isinstance(s, Alert) else None) is not None]
+
 
 
 def children(node: object) -> Iterator[object]:
     """The direct child nodes of `node`, in source order."""
     for f in fields(node):  # type: ignore[arg-type]
-        if f.name.endswith("span"):
-            continue
+        if f.name.endswith("span") or f.metadata.get("derived"):
+            continue  # a derived field repeats nodes that are already children
         value = getattr(node, f.name)
         if isinstance(value, tuple):
             yield from (v for v in value if hasattr(v, "span"))

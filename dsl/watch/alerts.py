@@ -64,9 +64,11 @@ def alert_plans(graph: Graph) -> AlertPlans:
 def _windowed(graph: Graph, alert: n.Alert, window: n.AlertWindow) -> WindowAlert:
     when = unwrap(alert.when)
     left = unwrap(when.left) if isinstance(when, n.Binary) else None
-    assert isinstance(when, n.Binary) and isinstance(left, n.Name), "checked by E601"
+    assert isinstance(when, n.Binary) and left is not None, "checked by E601"
+    metric = alert.metric.name if alert.metric is not None else \
+        left.name if isinstance(left, n.Name) else None
     limit = graph.facts.number(when.right)
-    assert limit is not None, "checked by E601"
+    assert metric is not None and limit is not None, "checked by E601"
     least = int(window.min_cases.value) if window.min_cases is not None else 1
-    return WindowAlert(alert.name, alert.message, left.name, when.op, limit,
+    return WindowAlert(alert.name, alert.message, metric, when.op, limit,
                        window.seconds, least)

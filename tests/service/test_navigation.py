@@ -83,6 +83,16 @@ class TestRename:
         assert renamed(service, text, at(text, "简短率"), "短回复率") == text.replace(
             "简短率", "短回复率")
 
+    def test_an_alert_that_writes_its_aggregate_renames_each_name_once(self) -> None:
+        """The alert's metric repeats its aggregate, yet `简短` is one use there, and the
+        alert's name is the metric another alert reads."""
+        text = ("check 简短 = length(max_chars: 40)\n"
+                "alert 太长 when rate(简短) < 90% over 1h \"回复过长\"\n"
+                "alert 一天 when 太长 < 80% over 1d \"一天\"\n")
+        service = opened(text)
+        assert renamed(service, text, at(text, "简短"), "短") == text.replace("简短", "短")
+        assert renamed(service, text, at(text, "太长 <"), "过长") == text.replace("太长", "过长")
+
     def test_a_case_field_and_its_example_values(self) -> None:
         service = opened(EXAMPLE)
         text = renamed(service, EXAMPLE, at(EXAMPLE, "case.意图", 6), "用户意图")

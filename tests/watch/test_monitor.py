@@ -66,8 +66,8 @@ def _close_monitors() -> Any:
         OPEN.pop().close()
 
 
-def monitor(state: Path, sink: Collect) -> Monitor:
-    m = Monitor(loads(SPEC), state, [sink], sink)
+def monitor(state: Path, sink: Collect, spec: str = SPEC) -> Monitor:
+    m = Monitor(loads(spec), state, [sink], sink)
     OPEN.append(m)
     return m
 
@@ -113,6 +113,29 @@ class TestWindowedAlerts:
         feed(m, [(row(i), T0 + i) for i in range(20)])
         assert windowed(sink) == []
         assert m.report()["windows"][0]["report"]["cases"]["evaluated"] == 20
+
+
+INLINE = SPEC.replace("alert tenant_poor when poor_rate > 10% over 1h min 3",
+                      "alert tenant_poor when rate(poor) > 10% over 1h by case.tenant min 3")
+
+
+class TestAggregateWrittenInTheAlert:
+    """`rate(poor) > 10% over 1h by case.tenant` fires exactly as the declared metric does."""
+
+    ROWS = [(row(i, "a", poor=i % 2 == 0), T0 + i) for i in range(6)] + [
+        (row(10 + i, "b", poor=i < 2), T0 + 10 + i) for i in range(2)] + [
+        (row(20 + i, "b"), T0 + HOUR + i) for i in range(5)]
+
+    def test_fires_as_the_declared_metric_does(self, tmp_path: Path) -> None:
+        declared, inline = Collect(), Collect()
+        feed(monitor(tmp_path / "declared", declared), self.ROWS)
+        feed(monitor(tmp_path / "inline", inline, INLINE), self.ROWS)
+        assert INLINE != SPEC
+        fired = [(a["group"], a["value"], a["denominator"]) for a in windowed(inline)]
+        assert fired == [(["a"], 2 / 3, 3)]
+        assert fired == [(a["group"], a["value"], a["denominator"])
+                         for a in windowed(declared)]
+        assert {a["metric"] for a in windowed(inline)} == {"tenant_poor"}
 
 
 class TestPerCaseAlerts:

@@ -206,18 +206,24 @@ def _statement_sites(s: n.Statement) -> Iterator[Site]:
     elif isinstance(s, n.Outcome):
         yield from (Site(b.condition, "condition", b) for b in s.branches if b.condition)
     elif isinstance(s, n.Metric):
-        yield Site(s.value, "metric", s)
-        if s.where is not None:
-            yield Site(s.where, "where", s)
-        yield from (Site(key, "group", s) for key in s.by)
+        yield from _metric_sites(s)
     elif isinstance(s, n.Review):
         yield from _review_sites(s)
     elif isinstance(s, n.Example):
         yield from _example_sites(s)
     elif isinstance(s, n.Alert) and s.window is None:
         yield Site(s.when, "alert", s)
+    elif isinstance(s, n.Alert) and s.metric is not None:
+        yield from _metric_sites(s.metric)
     elif isinstance(s, n.Table):
         yield from (Site(o.value, "option", s, o.name) for o in s.options if o.value is not None)
+
+
+def _metric_sites(metric: n.Metric) -> Iterator[Site]:
+    yield Site(metric.value, "metric", metric)
+    if metric.where is not None:
+        yield Site(metric.where, "where", metric)
+    yield from (Site(key, "group", metric) for key in metric.by)
 
 
 def _review_sites(review: n.Review) -> Iterator[Site]:

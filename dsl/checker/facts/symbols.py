@@ -69,6 +69,8 @@ def _add(table: SymbolTable, statement: n.Statement) -> None:
         _define(table, table.tables, statement.name, statement)
     elif isinstance(statement, n.Metric):
         _define(table, table.metrics, statement.name, statement)
+    elif isinstance(statement, n.Alert) and statement.metric is not None:
+        _define(table, table.metrics, statement.name, statement.metric)
     elif isinstance(statement, n.Outcome):
         _add_outcome(table, statement)
     elif isinstance(statement, n.CaseBlock):

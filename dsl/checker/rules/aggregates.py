@@ -73,7 +73,7 @@ def _outside(call: n.Call, role: str) -> Diagnostic:
 def bare_values_in_metrics(ctx: Context) -> Iterator[Diagnostic]:
     """E305: a per-case value inside a metric but outside any aggregate."""
     env = type_env(ctx)
-    for metric in ctx.module.of_type(n.Metric):
+    for metric in ctx.module.metrics():
         stack: list[n.Expr] = [metric.value]
         while stack:
             e = stack.pop()
@@ -99,7 +99,7 @@ def non_numbers_in_metrics(ctx: Context) -> Iterator[Diagnostic]:
     so a part the fold cannot make a number is reported here, not at load.
     """
     env = type_env(ctx)
-    for metric in ctx.module.of_type(n.Metric):
+    for metric in ctx.module.metrics():
         for part in formula_parts(metric.value):
             if isinstance(unwrap(part), n.Call) or is_per_case(ctx, part):
                 continue

@@ -4,7 +4,10 @@ A per-case alert's condition is an ordinary per-case condition, checked by the
 name and type rules like an outcome branch (`Site` role `alert`). A windowed
 alert (`over 1h`) is judged on a metric's value in each window and group, so
 its condition must be exactly `METRIC OP NUMBER`: the monitor folds the
-metric's per-case inputs into window states and compares the value.
+metric's per-case inputs into window states and compares the value. The
+metric is declared, or written in place (`rate(poor) > 10% over 1h by
+case.tenant`); the builder makes the latter the alert's own metric, which the
+metric rules check like any other.
 """
 
 from __future__ import annotations
@@ -18,9 +21,6 @@ from evaldsl.diagnostics import Diagnostic, error
 from evaldsl.i18n import _
 from evaldsl.syntax import nodes as n
 
-COMPARISONS = ("<", "<=", ">", ">=")
-"""The comparisons a windowed alert may make: a rate or mean above or below a line."""
-
 
 class Threshold(NamedTuple):
     """A windowed alert's condition read as `metric op limit`."""
@@ -33,27 +33,43 @@ class Threshold(NamedTuple):
 def threshold_of(alert: n.Alert, ctx: Context) -> Threshold | None:
     """`METRIC OP NUMBER` of a windowed alert's condition, or None when it is not that form."""
     when = unwrap(alert.when)
-    if not isinstance(when, n.Binary) or when.op not in COMPARISONS:
+    if not isinstance(when, n.Binary) or when.op not in n.ORDERINGS:
         return None
     left = unwrap(when.left)
-    if not isinstance(left, n.Name) or left.name not in ctx.symbols.metrics:
+    if alert.metric is not None:
+        metric = alert.metric.name
+    elif isinstance(left, n.Name) and left.name in ctx.symbols.metrics:
+        metric = left.name
+    else:
         return None
     limit = number_of(when.right, ctx)
-    return None if limit is None else Threshold(left.name, when.op, limit)
+    return None if limit is None else Threshold(metric, when.op, limit)
 
 
 def windowed_conditions(ctx: Context) -> Iterator[Diagnostic]:
-    """E601: a windowed alert whose condition is not `METRIC OP NUMBER`."""
+    """E601: a windowed alert whose condition is not `METRIC OP NUMBER`, or that groups a
+    declared metric again (its `by` is the metric's own)."""
     for alert in ctx.module.of_type(n.Alert):
-        if alert.window is not None and threshold_of(alert, ctx) is None:
-            metrics = ", ".join(f"`{m}`" for m in ctx.symbols.metrics) or _("none")
+        if alert.window is None:
+            continue
+        if threshold_of(alert, ctx) is None:
+            metrics = ", ".join(f"`{m}`" for m in ctx.symbols.metrics
+                                if m != alert.name) or _("none")
             yield error(
                 "E601",
-                _("a windowed alert must compare a declared metric with a constant"),
+                _("a windowed alert must compare a metric with a constant"),
                 alert.when.span,
-                _("declare `metric poor_rate = rate(poor) by case.tenant`, then alert "
-                  "`when poor_rate > 10%`; metrics of this spec: {metrics}").format(
-                    metrics=metrics),
+                _("write the aggregate in place, `when rate(poor) > 10% over 1h by "
+                  "case.tenant`, or name a declared metric; metrics of this spec: "
+                  "{metrics}").format(metrics=metrics),
+            )
+        elif alert.metric is None and alert.window.by:
+            yield error(
+                "E601",
+                _("`by` groups an aggregate written in the alert, not a declared metric"),
+                alert.window.by[0].span,
+                _("a declared metric's groups are its own `by`; move the `by` there, or "
+                  "write the aggregate in the alert"),
             )
 
 

@@ -24,7 +24,7 @@ GROUPABLE = frozenset({"text", "bool", "any"})
 def group_keys(ctx: Context) -> Iterator[Diagnostic]:
     """E310 for a key that is not a case field (or one given twice), E311 for a case field
     whose declared type cannot group."""
-    for metric in ctx.module.of_type(n.Metric):
+    for metric in ctx.module.metrics():
         seen: set[str] = set()
         for key in metric.by:
             field = _case_field(key)

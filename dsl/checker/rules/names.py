@@ -293,9 +293,12 @@ def _unknown_function(ctx: Context, call: n.Call) -> Diagnostic:
 
 
 def duplicate_definitions(ctx: Context) -> Iterator[Diagnostic]:
-    """E107: one name for two definitions (checks, lets, tables, metrics share one namespace)."""
+    """E107: one name for two definitions (checks, lets, tables, metrics share one namespace;
+    an alert that writes its aggregate defines a metric of its name)."""
     seen: dict[str, n.Statement] = {}
     for s in ctx.module.statements:
+        if isinstance(s, n.Alert) and s.metric is not None:
+            s = s.metric
         if not isinstance(s, (n.Check, n.Let, n.Table, n.Metric)):
             if isinstance(s, n.Outcome) and s.name is not None and s.name in seen:
                 if not isinstance(seen[s.name], n.Outcome):
