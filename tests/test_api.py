@@ -115,6 +115,15 @@ class TestReport:
         assert data["metrics"]["ok_rate"]["errors"] == 1
         assert "ok_rate 50.0% (1/2; 1 error left out)" in report.summary()
 
+    def test_an_aggregate_written_in_an_alert_is_reported_as_a_metric(self) -> None:
+        """`run` shows the figure the windowed alert reads, under the alert's name, with the
+        same denominator as the declared metric of the same formula."""
+        text = TEXT + 'alert few_ok when rate(ok) < 90% over 1h "ok rate below 90%"\n'
+        spec = evaldsl.loads(text, registry=kit.make_kit().registry)
+        assert spec.metrics == ("ok_rate", "few_ok")
+        data = spec.run([kit.case("x", a=1.0), kit.case("y", a=0.0), kit.case("z")]).to_dict()
+        assert data["metrics"]["few_ok"] == data["metrics"]["ok_rate"]
+
     def test_an_unknown_metric_names_the_known_ones(self) -> None:
         report = evaldsl.loads(TEXT, registry=kit.make_kit().registry).new_report()
         with pytest.raises(evaldsl.EvaldslError) as info:
