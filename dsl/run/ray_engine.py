@@ -2,14 +2,15 @@
 
 Reading: one Ray Data task per case file reads its rows with the loader a
 local run uses (`read_rows`), so a bad row is named by file and line as there,
-and packs them `BATCH_ROWS` to a Ray row; a file named by a URI (`s3://...`) is
-read through pyarrow's filesystems (`evaldsl.cases.remote`). Judging: `map_batches` over a pool
-of `BatchJudge` actors, each compiling the spec once from its text; a batch
-becomes one part (`evaldsl.run.parts`) through `run_shard`: its journal
-lines, its bad rows and its `ShardState` as bytes. The driver writes each part
-as it arrives; when every batch is in, it folds the parts in input order into
-the journal, the sinks (JUnit) and its state, and the reports are written from
-that state as a local run's are.
+and packs them `BATCH_ROWS` (`MODEL_BATCH_ROWS` with model checks) to a Ray
+row; a file named by a URI (`s3://...`) is read through pyarrow's filesystems
+(`evaldsl.cases.remote`). Judging: `map_batches` over a pool of `BatchJudge`
+actors, each compiling the spec once from its text; a batch becomes one part
+(`evaldsl.run.parts`) through `run_shard`: its journal lines, its bad rows and
+its `ShardState` as bytes. The driver writes each part as it arrives; when
+every batch is in, it folds the parts in input order into the journal, the
+sinks (JUnit) and its state, and the reports are written from that state as a
+local run's are.
 
 Failures: Ray Data restarts an actor that dies and runs its batch again
 (`max_restarts=-1`, `max_task_retries=-1`, its defaults for actor pools); a
@@ -48,8 +49,12 @@ from evaldsl.run.parts import Part, RunDirectory, part_name, read_part, record_o
 from evaldsl.run.runner import JournalExistsError, ResumeError, Run, RunOptions, RunResult, Sink
 from evaldsl.run.shards import ShardState, run_shard
 
-BATCH_ROWS = 200
-"""Rows per batch, and so per part file: a retried batch judges this many again."""
+BATCH_ROWS = 1000
+"""Rows per batch of a deterministic spec, and so per part file: a retried batch judges
+this many again, a fraction of a second's work; fewer batches are fewer Ray rows, calls
+and part files."""
+MODEL_BATCH_ROWS = 200
+"""The same for a spec with model checks, whose batch takes seconds of judging each."""
 BLOCK_BYTES = 4 * 1024 * 1024
 """Ray Data cuts what the reading task yields into blocks of about this size, and each
 block is one task of an actor. A packed batch of a deterministic spec's cases is about
@@ -66,6 +71,12 @@ ACTOR_CPUS = 0.5
 """The CPU share each judging actor asks for: with one actor per CPU, room is left for
 the tasks that read and cut the rows (cutting asks for a whole CPU), which otherwise wait
 for a CPU the actors hold, and the run with them."""
+
+
+LOCAL_SYSTEM_CONFIG = {"enable_metrics_collection": False, "task_events_report_interval_ms": 0,
+                       "enable_timeline": False, "event_stats": False}
+"""A local Ray started by the run records nothing for dashboards no one opens: on two cores
+its daemons' bookkeeping took CPU the actors wanted."""
 
 
 @dataclass(frozen=True)
@@ -178,13 +189,16 @@ class _RayRun(Run):
         import ray.data
 
         context = ray.data.DataContext.get_current()
-        context.execution_options.preserve_order = True
+        # parts are named by their first row and folded in that order, so they may come
+        # back in any order: a slow block then holds up no other actor's output
+        context.execution_options.preserve_order = False
         context.target_max_block_size = (MODEL_BLOCK_BYTES if self.spec.has_model_checks
                                          else BLOCK_BYTES)
         context.enable_progress_bars = False  # the run's own progress bar shows instead
         logging.getLogger("ray.data").setLevel(logging.WARNING)  # not a line per dataset
-        files = [{"index": i, "path": p, "file": p if is_uri(p) else str(Path(p).resolve())}
-                 for i, p in enumerate(paths)]
+        size = MODEL_BATCH_ROWS if self.spec.has_model_checks else BATCH_ROWS
+        files = [{"index": i, "path": p, "file": p if is_uri(p) else str(Path(p).resolve()),
+                  "batch_rows": size} for i, p in enumerate(paths)]
         listed = ray.data.from_items(files, override_num_blocks=max(len(files), 1))
         batches = listed.flat_map(file_batches, num_cpus=READ_CPUS)
         return batches.map_batches(BatchJudge, fn_constructor_args=(self._setup(gate),),
@@ -235,29 +249,30 @@ class _RayRun(Run):
 
 
 def file_batches(item: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """A case file's rows in batches of `BATCH_ROWS` (a Ray Data `flat_map`), each one
+    """A case file's rows in batches of `batch_rows` (a Ray Data `flat_map`), each one
     Ray row: the pipeline moves and schedules a batch, never a case, as a local run's
     pool does. Rows are named by the file as the command line names it: the task may run
     in another working directory, so it reads the full path."""
-    given, file = str(item["path"]), str(item["file"])
+    given, file, size = str(item["path"]), str(item["file"]), int(item["batch_rows"])
     if not is_uri(file):
-        yield from _batches(item["index"], given, read_rows([file]))
+        yield from _batches(item["index"], given, read_rows([file]), size)
         return
     try:
         with fetched(file) as local:
-            yield from _batches(item["index"], given, read_rows([local]))
+            yield from _batches(item["index"], given, read_rows([local]), size)
     except OSError as exc:
         reason = _("cannot read the file: {value}").format(value=exc)
         yield _packed(item["index"], given, [(0, BadRow(given, 0, reason))])
 
 
-def _batches(index: int, given: str, rows: Iterable[RawRow]) -> Iterator[dict[str, Any]]:
+def _batches(index: int, given: str, rows: Iterable[RawRow],
+             size: int) -> Iterator[dict[str, Any]]:
     batch: list[tuple[int, Any]] = []
     for row in rows:
         data = row.data
         batch.append((row.line, replace(data, file=given) if isinstance(data, BadRow)
                       else data))
-        if len(batch) == BATCH_ROWS:
+        if len(batch) == size:
             yield _packed(index, given, batch)
             batch = []
     if batch:
@@ -328,7 +343,8 @@ def _connect(address: str | None) -> bool:
     if ray.is_initialized():
         return False
     if address is None and "RAY_ADDRESS" not in os.environ:
-        ray.init(include_dashboard=False, logging_level=logging.WARNING, log_to_driver=False)
+        ray.init(include_dashboard=False, logging_level=logging.WARNING, log_to_driver=False,
+                 _system_config=LOCAL_SYSTEM_CONFIG)
     else:
         ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
     return True

@@ -21,6 +21,7 @@ import pytest
 from tests.run.test_workers import outputs, run_cli
 
 ray = pytest.importorskip("ray")
+from evaldsl.run import ray_engine  # noqa: E402
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
@@ -33,9 +34,10 @@ killed actor held are taken back soon (their lease is the timeout and 10 s)."""
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[str]:
-    """A local Ray for the module's runs: its address."""
+    """A local Ray for the module's runs, set up as a run sets up the Ray it starts: its
+    address."""
     ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING,
-             log_to_driver=False)
+             log_to_driver=False, _system_config=ray_engine.LOCAL_SYSTEM_CONFIG)
     try:
         yield str(ray.get_runtime_context().gcs_address)
     finally:
@@ -64,10 +66,11 @@ def test_a_shipped_spec_reports_as_one_process(kit: Any, tmp_path: Path, cluster
 
 def test_every_output_as_one_process_over_many_batches(kit: Any, tmp_path: Path,
                                                        spec_file: Path, cluster: str) -> None:
-    """500 rows (3 batches) with bad rows skipped: every report, JUnit and the journal in
+    """2,500 rows (3 batches) with bad rows skipped: every report, JUnit and the journal in
     input order, bad rows named by file and line."""
+    assert ray_engine.BATCH_ROWS == 1000
     cases = tmp_path / "cases.jsonl"
-    kit.write_cases(cases, 500, bad=BAD)
+    kit.write_cases(cases, 2500, bad=BAD)
     local = run_cli(kit, tmp_path / "local", spec_file, cases, "--on-bad-row", "skip")
     spread = run_cli(kit, tmp_path / "ray", spec_file, cases, "--on-bad-row", "skip",
                      *on_ray(cluster))
@@ -127,7 +130,7 @@ def test_resume_judges_only_the_rows_no_part_holds(kit: Any, tmp_path: Path, spe
     """A run cut short (a part lost, the journal not yet assembled) is finished by
     `--resume`: only the lost part's rows are judged, and the outputs are the whole run's."""
     cases = tmp_path / "cases.jsonl"
-    kit.write_cases(cases, 500)
+    kit.write_cases(cases, 2500)
     first = run_cli(kit, tmp_path / "ray", spec_file, cases, *on_ray(cluster))
     assert first.returncode == 0, first.stderr
     whole = outputs(tmp_path / "ray")
@@ -139,7 +142,7 @@ def test_resume_judges_only_the_rows_no_part_holds(kit: Any, tmp_path: Path, spe
     assert again.returncode == 0, again.stderr
     assert outputs(tmp_path / "ray") == whole
     run = report_of(tmp_path / "ray")["run"]
-    assert (run["evaluated_cases"], run["resumed_cases"]) == (lost, 500 - lost)
+    assert (run["evaluated_cases"], run["resumed_cases"]) == (lost, 2500 - lost)
 
 
 def test_a_journal_of_another_run_is_refused(kit: Any, tmp_path: Path, spec_file: Path,
