@@ -58,7 +58,7 @@ class FitReport:
         return {
             "let": self.form.let, "folds": self.cv.k, "seed": self.cv.seed, "cases": self.cases,
             "left_out": {"no_human_score": self.no_human, "check_unscored": self.unscored},
-            "held_out_mean": {name: {"before": _mean(b), "after": _mean(a)}
+            "held_out_mean": {name: {"before": mean_known(b), "after": mean_known(a)}
                               for name, b, a in _by_figure(self.cv)},
             "out_of_fold": {"before": self.cv.out_of_fold_before.to_dict(),
                             "after": self.cv.out_of_fold_after.to_dict()},
@@ -157,12 +157,13 @@ def _by_figure(cv: CrossValidation) -> list[tuple[str, list[float | None], list[
              [_figures(f.after)[name] for f in cv.folds]) for name in ("spearman", "kappa", "mad")]
 
 
-def _mean(values: list[float | None]) -> float | None:
+def mean_known(values: list[float | None]) -> float | None:
+    """The mean of the values that are known; None when none is."""
     known = [v for v in values if v is not None]
     return sum(known) / len(known) if known else None
 
 
-def _r(value: float | None, digits: int = 3, sign: str = "+") -> str:
+def figure(value: float | None, digits: int = 3, sign: str = "+") -> str:
     """A correlation (3 places, signed) or points (`digits=1`); n/a when undefined."""
     return "n/a" if value is None else f"{value:{sign}.{digits}f}"
 
@@ -181,11 +182,11 @@ def render(report: FitReport) -> str:
     names = {"spearman": _("Spearman"), "kappa": _("kappa (levels)"),
              "mad": _("mean abs. deviation")}
     for name, before, after in _by_figure(cv):
-        b, a = _mean(before), _mean(after)
+        b, a = mean_known(before), mean_known(after)
         change = None if a is None or b is None else a - b
         digits, sign = (1, "") if name == "mad" else (3, "+")
-        lines.append(f"    {names[name]:<30}{_r(b, digits, sign):>11}{_r(a, digits, sign):>9}"
-                     f"{_r(change, digits):>9}")
+        lines.append(f"    {names[name]:<30}{figure(b, digits, sign):>11}"
+                     f"{figure(a, digits, sign):>9}{figure(change, digits):>9}")
     lines += _out_of_fold(cv)
     lines += _fitted(report)
     return "\n".join(lines)
@@ -197,8 +198,9 @@ def _out_of_fold(cv: CrossValidation) -> list[str]:
     bs, as_ = _figures(b), _figures(a)
     return [_("  out of fold ({n} cases, each scored by the fit that did not see it): "
               "Spearman {sb} -> {sa}, kappa {kb} -> {ka}, deviation {mb} -> {ma} points").format(
-                  n=n, sb=_r(bs["spearman"]), sa=_r(as_["spearman"]), kb=_r(bs["kappa"]),
-                  ka=_r(as_["kappa"]), mb=_r(bs["mad"], 1, ""), ma=_r(as_["mad"], 1, ""))]
+                  n=n, sb=figure(bs["spearman"]), sa=figure(as_["spearman"]),
+                  kb=figure(bs["kappa"]), ka=figure(as_["kappa"]),
+                  mb=figure(bs["mad"], 1, ""), ma=figure(as_["mad"], 1, ""))]
 
 
 def _fitted(report: FitReport) -> list[str]:

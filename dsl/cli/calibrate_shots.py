@@ -34,7 +34,7 @@ from evaldsl.cases.case import Case
 from evaldsl.cases.loading import load_cases
 from evaldsl.cases.scopes import select
 from evaldsl.cases.windows import Window, windowed
-from evaldsl.cli.calibrate_fit import _mean, _r
+from evaldsl.cli.calibrate_fit import figure, mean_known
 from evaldsl.cli.exits import UsageError
 from evaldsl.cli.review import checked_records
 from evaldsl.diagnostics import did_you_mean
@@ -77,7 +77,7 @@ class ShotReport:
         return {
             "check": self.check, "folds": self.cv.k, "seed": self.cv.seed, "cases": self.cases,
             "rejudge_errors": self.cv.errors,
-            "held_out_mean": {name: {"before": _mean(b), "after": _mean(a)}
+            "held_out_mean": {name: {"before": mean_known(b), "after": mean_known(a)}
                               for name, b, a in _by_figure(self.cv)},
             "per_fold": [{"n": len(f.test_ids), "examples": list(f.examples),
                           "before": _figures(f.before), "after": _figures(f.after)}
@@ -237,11 +237,11 @@ def render(report: ShotReport) -> str:
                    ).format(k=cv.k))
     names = {"spearman": _("Spearman"), "mad": _("mean abs. deviation")}
     for name, before, after in _by_figure(cv):
-        b, a = _mean(before), _mean(after)
+        b, a = mean_known(before), mean_known(after)
         change = None if a is None or b is None else a - b
         digits, sign = (1, "") if name == "mad" else (3, "+")
-        lines.append(f"    {names[name]:<30}{_r(b, digits, sign):>12}"
-                     f"{_r(a, digits, sign):>16}{_r(change, digits):>9}")
+        lines.append(f"    {names[name]:<30}{figure(b, digits, sign):>12}"
+                     f"{figure(a, digits, sign):>16}{figure(change, digits):>9}")
     if report.patch:
         lines += ["", _("the patch (for a human to read and apply; the spec is unchanged):"),
                   report.patch.rstrip("\n")]
