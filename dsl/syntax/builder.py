@@ -334,16 +334,10 @@ def _inline_metric(name: n.Name, when: n.Expr, window: n.AlertWindow | None) -> 
     """
     if window is None:
         return None
-    while isinstance(when, n.Group):
-        when = when.expr
-    if not isinstance(when, n.Binary) or when.op not in n.ORDERINGS:
+    compared = n.ordering(when)
+    if compared is None or isinstance(n.unwrap(compared.left), n.Name):
         return None
-    left = when.left
-    while isinstance(left, n.Group):
-        left = left.expr
-    if isinstance(left, n.Name):
-        return None
-    return n.Metric(name.name, when.left, None, when.span, name.span, window.by)
+    return n.Metric(name.name, compared.left, None, compared.span, name.span, window.by)
 
 
 class _Priority(NamedTuple):

@@ -307,6 +307,15 @@ class Alert:
     metric: Metric | None = field(default=None, compare=False, metadata={"derived": True})
     """The metric an aggregate written in place makes; None for a declared metric's name."""
 
+    def metric_name(self) -> str | None:
+        """The metric a windowed alert compares: its own, or the name its condition compares
+        (a declared metric, or an error the checker words); None when there is neither."""
+        if self.metric is not None:
+            return self.metric.name
+        compared = ordering(self.when)
+        left = unwrap(compared.left) if compared is not None else None
+        return left.name if isinstance(left, Name) else None
+
 
 @dataclass(frozen=True, slots=True)
 class ExampleCase:
@@ -379,9 +388,27 @@ class Module:
 
     def metrics(self) -> list[Metric]:
         """Every metric in source order: the declared ones and the alerts' own."""
-        return [m for s in self.statements
-                if (m := s if isinstance(s, Metric) else
-                    s.metric if isinstance(s, Alert) else None) is not None]
+        found: list[Metric] = []
+        for s in self.statements:
+            if isinstance(s, Metric):
+                found.append(s)
+            elif isinstance(s, Alert) and s.metric is not None:
+                found.append(s.metric)
+        return found
+
+
+def unwrap(expr: Expr) -> Expr:
+    """`expr` without enclosing parentheses."""
+    while isinstance(expr, Group):
+        expr = expr.expr
+    return expr
+
+
+def ordering(expr: Expr) -> Binary | None:
+    """`expr` as one comparison by `<`, `<=`, `>` or `>=`, parentheses aside; None when it is
+    not one (a windowed alert's condition, checked by E601)."""
+    expr = unwrap(expr)
+    return expr if isinstance(expr, Binary) and expr.op in ORDERINGS else None
 
 
 

@@ -12,7 +12,6 @@ import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from evaldsl.checker.facts.context import unwrap
 from evaldsl.runtime.graph import Graph
 from evaldsl.syntax import nodes as n
 
@@ -62,13 +61,10 @@ def alert_plans(graph: Graph) -> AlertPlans:
 
 
 def _windowed(graph: Graph, alert: n.Alert, window: n.AlertWindow) -> WindowAlert:
-    when = unwrap(alert.when)
-    left = unwrap(when.left) if isinstance(when, n.Binary) else None
-    assert isinstance(when, n.Binary) and left is not None, "checked by E601"
-    metric = alert.metric.name if alert.metric is not None else \
-        left.name if isinstance(left, n.Name) else None
+    when, metric = n.ordering(alert.when), alert.metric_name()
+    assert when is not None and metric is not None, "checked by E601"
     limit = graph.facts.number(when.right)
-    assert metric is not None and limit is not None, "checked by E601"
+    assert limit is not None, "checked by E601"
     least = int(window.min_cases.value) if window.min_cases is not None else 1
     return WindowAlert(alert.name, alert.message, metric, when.op, limit,
                        window.seconds, least)

@@ -282,11 +282,9 @@ _CHILDREN: dict[type, Callable[[Any], list[n.Expr]]] = {
 }
 
 
-def unwrap(expr: n.Expr) -> n.Expr:
-    """`expr` without enclosing parentheses."""
-    while isinstance(expr, n.Group):
-        expr = expr.expr
-    return expr
+unwrap = n.unwrap
+"""`expr` without enclosing parentheses (`evaldsl.syntax.nodes.unwrap`, read by many rules
+from here)."""
 
 
 def names_in(expr: n.Expr) -> Iterator[tuple[n.Name, bool]]:

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from evaldsl.checker.facts.consts import number_of
-from evaldsl.checker.facts.context import Context, unwrap
+from evaldsl.checker.facts.context import Context
 from evaldsl.diagnostics import Diagnostic, error
 from evaldsl.i18n import _
 from evaldsl.syntax import nodes as n
@@ -32,15 +32,8 @@ class Threshold(NamedTuple):
 
 def threshold_of(alert: n.Alert, ctx: Context) -> Threshold | None:
     """`METRIC OP NUMBER` of a windowed alert's condition, or None when it is not that form."""
-    when = unwrap(alert.when)
-    if not isinstance(when, n.Binary) or when.op not in n.ORDERINGS:
-        return None
-    left = unwrap(when.left)
-    if alert.metric is not None:
-        metric = alert.metric.name
-    elif isinstance(left, n.Name) and left.name in ctx.symbols.metrics:
-        metric = left.name
-    else:
+    when, metric = n.ordering(alert.when), alert.metric_name()
+    if when is None or metric is None or metric not in ctx.symbols.metrics:
         return None
     limit = number_of(when.right, ctx)
     return None if limit is None else Threshold(metric, when.op, limit)
