@@ -7,9 +7,10 @@ benchmarks/run_overhead.py and runs `evaldsl run SPEC CASES -o report.json
 --results results.jsonl` with `--workers 1` (in process), `--workers 2` (a pool of
 two processes) and `--engine ray --actors 2` (a local Ray started by the run).
 While each runs, the resident set size of every process of its tree is sampled
-(Linux `/proc`, every 0.2 s), so the figures are the wall time and the peak RSS
-of each process by its title: the driver, the workers or actors, Ray's own
-daemons. Every way must write the same report (the `run` section aside).
+(Linux `/proc`, every 0.2 s), so the figures are the wall time and the peak
+resident and private (anonymous) memory of each process by its title: the driver,
+the workers or actors, Ray's own daemons. Every way must write the same report (the
+`run` section aside).
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from run_overhead import SPEC, generate  # noqa: E402
 
 WAYS = {"--workers 1": ["--workers", "1"], "--workers 2": ["--workers", "2"],
         "--engine ray, 2 actors": ["--engine", "ray", "--actors", "2"]}
-PAGE_KIB = 4
 RAY_TITLE = re.compile(r"ray::\w+(\([^ ]*?\)+)?")
 """A Ray worker's title up to its actor (`ray::MapWorker(MapBatches(BatchJudge))`)."""
 
@@ -48,26 +48,33 @@ def tree(root: int) -> list[int]:
     return found
 
 
-def sample(pid: int) -> tuple[str, int] | None:
+def sample(pid: int) -> tuple[str, int, int] | None:
     """A process's title (its command line, cut short; a Ray worker's names its actor, not the
-    method it runs) and resident KiB, or None if gone."""
+    method it runs), its resident KiB and its private (anonymous) resident KiB, or None if
+    gone. The difference is mapped files and shared memory: for a Ray process, mostly the
+    pages of the object store it touched, which the store holds once for every process."""
     try:
         title = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-        resident = int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE_KIB
-    except (OSError, ValueError, IndexError):
+        status = Path(f"/proc/{pid}/status").read_text()
+        resident, private = (int(re.search(rf"^{field}:\s+(\d+)", status, re.M).group(1))
+                             for field in ("VmRSS", "RssAnon"))  # type: ignore[union-attr]
+    except (OSError, ValueError, AttributeError):
         return None
     actor = RAY_TITLE.match(title)
     if actor is not None:
         title = actor.group(0)
-    return title[:60].strip(), resident
+    return title[:60].strip(), resident, private
 
 
-def run(spec: Path, cases: Path, out: Path, flags: list[str]) -> tuple[float, dict[str, int]]:
-    """One run's wall time and the peak RSS (KiB) of each process of its tree."""
+Peaks = dict[str, tuple[int, int]]
+
+
+def run(spec: Path, cases: Path, out: Path, flags: list[str]) -> tuple[float, Peaks]:
+    """One run's wall time and the peak resident and private KiB of each process of its tree."""
     args = [sys.executable, "-m", "evaldsl", "run", str(spec), str(cases), "-o",
             str(out / "report.json"), "--results", str(out / "results.jsonl"), "--no-progress",
             "--quiet", *flags]
-    peaks: dict[int, int] = {}
+    peaks: dict[int, tuple[int, int]] = {}
     titles: dict[int, str] = {}
     started = time.perf_counter()
     process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
@@ -77,7 +84,8 @@ def run(spec: Path, cases: Path, out: Path, flags: list[str]) -> tuple[float, di
             seen = sample(pid)
             if seen is not None and seen[0]:
                 titles[pid] = seen[0]
-                peaks[pid] = max(peaks.get(pid, 0), seen[1])
+                resident, private = peaks.get(pid, (0, 0))
+                peaks[pid] = max(resident, seen[1]), max(private, seen[2])
         time.sleep(0.2)
     wall = time.perf_counter() - started
     stderr = process.stderr.read() if process.stderr else ""
@@ -107,8 +115,9 @@ def main() -> None:
             wall, peaks = run(spec, cases, out, flags)
             reports.append(report_of(out))
             print(f"{name}: {wall:.1f} s wall, {args.cases / wall:,.0f} cases/s")
-            for title, kib in sorted(peaks.items(), key=lambda item: -item[1]):
-                print(f"    {kib / 1024:8.1f} MiB  {title}")
+            print("    peak MiB: resident, private")
+            for title, (resident, private) in sorted(peaks.items(), key=lambda item: -item[1][0]):
+                print(f"    {resident / 1024:8.1f} {private / 1024:8.1f}  {title}")
         same = all(r == reports[0] for r in reports)
         print("every way wrote the same report" if same else "REPORTS DIFFER")
         if not same:
