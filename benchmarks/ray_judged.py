@@ -7,7 +7,8 @@ answering `--latency-ms` after each request, and runs `evaldsl run SPEC CASES
 --engine ray --actors N --no-cache` with a judge concurrency of `--limit` (the
 run's one `RateGate`) and `--in-flight` cases in flight in each actor, so that
 the actors together would send far more than the limit if it did not hold.
-The spec has one model check per case, so a case is one request.
+The spec (the run tests' `MODEL_SPEC`) has one model check per case, so a case is
+one request.
 
 Prints the server's peak of requests in flight (it must not exceed the limit),
 the ideal `requests x latency / limit`, and two wall times against it: the whole
@@ -30,19 +31,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.support import openai_server  # noqa: E402
-from tests.support.run_kit import write_cases  # noqa: E402
+from tests.support.run_kit import MODEL_SPEC, write_cases  # noqa: E402
 
-SPEC = """spec "judged on ray"
-check greets = keyword(scope: first_user, any: ["hello", "你好"])
-check polite = judge(criteria: "回复是否礼貌、专业", scale: 10, min: 5)
-outcome {
-  good if greets and polite
-  fair if polite
-  poor otherwise
-}
-metric good_rate = rate(good)
-metric polite_rate = rate(polite)
-"""
 TARGET = 1.25
 
 
@@ -78,7 +68,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="evaldsl-ray-judged-") as folder:
             root = Path(folder)
             spec, cases = root / "spec.eval", root / "cases.jsonl"
-            spec.write_text(SPEC, encoding="utf-8")
+            spec.write_text(MODEL_SPEC, encoding="utf-8")
             write_cases(cases, args.cases)
             started, ended = run(spec, cases, root, server, args)
             report = json.loads((root / "report.json").read_text("utf-8"))
