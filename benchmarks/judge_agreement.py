@@ -4,6 +4,7 @@
         [--config evaldsl.toml] [--tasks uss,fed-turn,fed-dialog]
         [--trials scale10,anchored,yesno,fewshot] [--split dev|test|all]
         [--limit N] [--seed S] [--data ../shared/data] [--out figures.json] [--work DIR]
+        [--smoke]
 
 Every task is a corpus of dialogs rated by several people (../shared/data):
 USS, each dialog's user satisfaction 1-5 (3-7 annotators); FED turn-level, the
@@ -296,12 +297,14 @@ def judge(task: Task, trial: str, chosen: Sequence[Item], judge_args: Sequence[s
          str(folder / "cases.jsonl"), *judge_args, "--no-cache",
          "--results", str(folder / "results.jsonl"), "-o", str(folder / "report.json"), "-q"],
         capture_output=True, text=True, cwd=REPO)
-    seconds = time.perf_counter() - started
     if done.returncode not in (0, 1, 4):  # 4: every case errored, still a measurement
         raise SystemExit(f"evaldsl run failed ({done.returncode}) for {task.name}/{trial}:\n"
                          f"{done.stderr}")
-    finished.write_text(f"{seconds:.1f}", encoding="utf-8")
-    return read_run(folder, task, seconds)
+    # the wall time as written down, so that this run and the same run read back give the
+    # same figures (rounded once here, not again from another value)
+    seconds = f"{time.perf_counter() - started:.1f}"
+    finished.write_text(seconds, encoding="utf-8")
+    return read_run(folder, task, float(seconds))
 
 
 def _same(path: Path, text: str) -> bool:
@@ -462,11 +465,15 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--work", type=Path, default=None,
                    help="keep each trial's spec, cases and journal here; a finished trial "
                         "is read back, not judged again (default: a scratch folder)")
+    p.add_argument("--smoke", action="store_true",
+                   help="a tiny size: two items of the first task, its first trial")
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = parser().parse_args(argv)
+    if args.smoke:
+        args.tasks, args.trials, args.limit = args.tasks[:1], args.trials[:1], 2
     if not (args.data / "uss").is_dir() and "uss" in args.tasks:
         raise SystemExit(f"no USS data under {args.data}")
     started = time.perf_counter()

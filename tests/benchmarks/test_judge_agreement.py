@@ -157,6 +157,28 @@ class TestAgainstTheTestServer:
         _run(data, again, *common, "--seed", "4")
         assert judge_server.stats()["chat"] > asked
 
+    def test_a_judged_trial_gives_what_reading_it_back_gives(self, data: Path, tmp_path: Path,
+                                                             judge_server: Any) -> None:
+        """The run just judged and the same run read back are one `Judged`, wall time
+        included: the figures cannot depend on whether the trial was judged now (whose
+        seconds were once rounded one way, and the read-back ones another)."""
+        task = bench.TASKS["uss"]
+        chosen = bench.split(list(bench.items(data, task)), "all", bench.SEED, None)
+        judge_args = ["--judge", judge_server.base_url]
+        judged = bench.judge(task, "scale10", chosen, judge_args, tmp_path / "work")
+        asked = judge_server.stats()["chat"]
+        again = bench.judge(task, "scale10", chosen, judge_args, tmp_path / "work")
+        assert judge_server.stats()["chat"] == asked
+        assert again == judged
+
+    def test_smoke_judges_two_items_of_one_trial(self, data: Path, tmp_path: Path,
+                                                 judge_server: Any) -> None:
+        out = tmp_path / "figures.json"
+        _run(data, out, "--judge", judge_server.base_url, "--smoke")
+        judged = [r for r in json.loads(out.read_text("utf-8")) if "asked" in r]
+        assert [(r["task"], r["trial"], r["asked"]) for r in judged] == \
+            [("uss", "scale10", 2)]
+
 
 @pytest.mark.local_judge
 @pytest.mark.slow
