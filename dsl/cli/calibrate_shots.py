@@ -72,6 +72,9 @@ class ShotReport:
     cases: int
     scale: int
     patch: str
+    helped: bool
+    """Whether the examples improved the held-out figures (`measured_gain`); without a
+    gain the report proposes nothing."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -82,8 +85,9 @@ class ShotReport:
             "per_fold": [{"n": len(f.test_ids), "examples": list(f.examples),
                           "before": _figures(f.before), "after": _figures(f.after)}
                          for f in self.cv.folds],
+            "helped": self.helped,
             "proposed": [{"id": s.id, "answer": answer(s, self.scale), "human": s.human,
-                          "judge": s.auto} for s in self.cv.final],
+                          "judge": s.auto} for s in self.cv.final] if self.helped else [],
             "patch": self.patch,
         }
 
@@ -111,11 +115,24 @@ def shots_from_args(args: argparse.Namespace, judged: Sequence[Judged]) -> ShotR
     rejudge = spec_rejudge(spec.source, check, cases, scale)
     cv = cross_validate_shots(labelled, rejudge, args.folds, args.seed, args.shots,
                               args.threshold, args.shot_chars)
-    diff = "".join(difflib.unified_diff(
+    helped = measured_gain(cv)
+    diff = "" if not (cv.final and helped) else "".join(difflib.unified_diff(
         spec.source.text.splitlines(keepends=True),
         with_examples(spec.source, check, cv.final, scale).splitlines(keepends=True),
         f"a/{str(args.spec).lstrip('/')}", f"b/{str(args.spec).lstrip('/')}"))
-    return ShotReport(check.name, cv, len(labelled), scale, diff if cv.final else "")
+    return ShotReport(check.name, cv, len(labelled), scale, diff, helped)
+
+
+def measured_gain(cv: ShotValidation) -> bool:
+    """Whether the examples made the judge closer to the reviewers on held-out cases: the
+    mean Spearman went up, or, where no Spearman is known, the mean absolute deviation went
+    down. No change is no gain: examples cost tokens on every case."""
+    figures = {name: (mean_known(b), mean_known(a)) for name, b, a in _by_figure(cv)}
+    before, after = figures["spearman"]
+    if before is not None and after is not None:
+        return after > before
+    before, after = figures["mad"]
+    return before is not None and after is not None and after < before
 
 
 def _judge_check(checks: Sequence[CheckNode], name: str) -> CheckNode:
@@ -245,6 +262,9 @@ def render(report: ShotReport) -> str:
     if report.patch:
         lines += ["", _("the patch (for a human to read and apply; the spec is unchanged):"),
                   report.patch.rstrip("\n")]
+    elif cv.final and not report.helped:
+        lines.append(_("  the examples did not improve the held-out figures (no gain, or a "
+                       "loss): no examples proposed"))
     else:
         lines.append(_("  no labelled case differs from the judge by more than the threshold: "
                        "no examples to propose"))

@@ -113,3 +113,23 @@ def test_a_misnamed_check_or_missing_cases_stops_with_the_reason(
                    "--score", "mean_score", *args)
     assert done.returncode == 2
     assert words in done.stderr and "Traceback" not in done.stderr
+
+
+def test_examples_that_make_the_judge_worse_are_not_proposed(
+        labelled: Path, judge_server: Any) -> None:
+    """Shown examples, this judge gives each dialog the opposite of the reviewers' points:
+    the held-out figures get worse, so nothing is proposed and the output says why."""
+    judge_server.control(script=[
+        {"contains": f"第{i}号用户", "prompt_contains": "example: text", "key": "quality",
+         "value": {"score": 9 - human(i) // 10, "reason": "r"}} for i in range(CASES)])
+    done = shots(labelled, judge_server, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)["shots"]
+    mean = found["held_out_mean"]["spearman"]
+    assert mean["after"] < mean["before"]
+    assert (found["proposed"], found["patch"], found["helped"]) == ([], "", False)
+    text = shots(labelled, judge_server)
+    assert text.returncode == 0, text.stderr
+    assert "--- a/" not in text.stdout
+    assert "the examples did not improve the held-out figures" in text.stdout
+    assert "no examples proposed" in text.stdout
