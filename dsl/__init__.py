@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from evaldsl.api import Spec, load, loads
     from evaldsl.cases.case import Case
     from evaldsl.cases.scopes import Scope, Unit, evaluate_over
+    from evaldsl.diagnostics import Diagnostic
     from evaldsl.errors import EvaldslError, SpecError
     from evaldsl.i18n import set_language
     from evaldsl.model.protocols import Embedder, Judge
@@ -31,6 +32,7 @@ _HOMES = {
     "CaseResult": "evaldsl.results",
     "CheckResult": "evaldsl.values",
     "Cost": "evaldsl.primitives.registry",
+    "Diagnostic": "evaldsl.diagnostics",
     "Embedder": "evaldsl.model.protocols",
     "ErrorValue": "evaldsl.values",
     "EvaldslError": "evaldsl.errors",
@@ -72,6 +74,7 @@ __all__ = [
     "CaseResult",
     "CheckResult",
     "Cost",
+    "Diagnostic",
     "Embedder",
     "ErrorValue",
     "EvaldslError",

@@ -24,6 +24,7 @@ from typing import Any
 from evaldsl.cases.case import Case
 from evaldsl.cases.loading import case_of
 from evaldsl.cases.rows import EMPTY_SCHEMA, CaseSchema
+from evaldsl.diagnostics import Diagnostic
 from evaldsl.errors import SpecError
 from evaldsl.i18n import _
 from evaldsl.model.protocols import Embedder, Judge
@@ -82,6 +83,13 @@ class Spec:
     @property
     def checks(self) -> tuple[str, ...]:
         return tuple(c.name for c in self.graph.checks)
+
+    @property
+    def warnings(self) -> tuple[Diagnostic, ...]:
+        """What the checker warns about in a spec that loads (a let nothing reads, a `where`
+        that never holds), sorted; `evaldsl.diagnostics.render(w, spec.source)` words one as
+        `evaldsl check` does (docs/api.md)."""
+        return self.graph.warnings
 
     @property
     def metrics(self) -> tuple[str, ...]:
@@ -264,7 +272,7 @@ def loads(
 def compile_spec(text: str | bytes, name: str, registry: Registry) -> Graph:
     """Parse, check and build the graph from the checker's facts, or raise `SpecError`."""
     from evaldsl.checker import analyse_module
-    from evaldsl.diagnostics import render_all
+    from evaldsl.diagnostics import render_all, sort_key
     from evaldsl.syntax.parser import parse
 
     parsed = parse(text, name)
@@ -277,7 +285,9 @@ def compile_spec(text: str | bytes, name: str, registry: Registry) -> Graph:
     errors = [d for d in diagnostics if d.is_error]
     if errors or facts is None:
         raise SpecError(errors, render_all(errors, {parsed.source.name: parsed.source}))
-    return build_graph(facts)
+    graph = build_graph(facts)
+    graph.warnings = tuple(sorted(diagnostics, key=sort_key))
+    return graph
 
 
 def as_case(case: CaseLike, schema: CaseSchema = EMPTY_SCHEMA) -> Case:

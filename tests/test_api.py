@@ -11,6 +11,7 @@ import jsonschema
 import pytest
 
 import evaldsl
+from evaldsl.diagnostics import render
 from evaldsl.errors import CaseDataError
 from tests.support import interpreter_kit as kit
 from tests.support.long_specs import let_chain, many_checks
@@ -76,6 +77,18 @@ class TestLoad:
     def test_a_missing_file_is_a_spec_error(self, tmp_path: Path) -> None:
         with pytest.raises(evaldsl.SpecError, match="cannot read spec"):
             evaldsl.load(str(tmp_path / "missing.eval"))
+
+    def test_the_checkers_warnings_are_on_the_loaded_spec(self) -> None:
+        """A spec that loads may still draw warnings (a let nothing reads): `spec.warnings`
+        holds them as `Diagnostic`s, rendered as `evaldsl check` prints them."""
+        spec = evaldsl.loads(TEXT + "let spare = 1\n", registry=kit.make_kit().registry,
+                             name="w.eval")
+        assert [(d.code, d.message) for d in spec.warnings] == [
+            ("W102", "the let `spare` is never used")]
+        assert all(isinstance(d, evaldsl.Diagnostic) for d in spec.warnings)
+        assert render(spec.warnings[0], spec.source).startswith(
+            "w.eval:7:5: warning[W102]: the let `spare` is never used")
+        assert evaldsl.loads(TEXT, registry=kit.make_kit().registry).warnings == ()
 
     def test_cases_may_be_dicts_or_case_objects(self) -> None:
         spec = evaldsl.loads(TEXT, registry=kit.make_kit().registry)

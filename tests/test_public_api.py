@@ -9,7 +9,8 @@ from __future__ import annotations
 import evaldsl
 
 PUBLIC = [
-    "Case", "CaseResult", "CheckResult", "Cost", "Embedder", "ErrorValue", "EvaldslError",
+    "Case", "CaseResult", "CheckResult", "Cost", "Diagnostic", "Embedder", "ErrorValue",
+    "EvaldslError",
     "Judge", "Registry", "Report", "Scope", "Spec", "SpecError", "Unit", "evaluate_over", "load",
     "loads", "primitive", "set_language",
 ]

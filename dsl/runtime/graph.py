@@ -19,6 +19,7 @@ from functools import cached_property
 from evaldsl.cases.scopes import Scope
 from evaldsl.checker.facts.analysis import Analysis, CheckFacts
 from evaldsl.checker.facts.symbols import SymbolTable
+from evaldsl.diagnostics import Diagnostic
 from evaldsl.primitives.registry import Cost, Primitive, Registry
 from evaldsl.results import VERDICT
 from evaldsl.syntax import nodes as n
@@ -85,6 +86,8 @@ class Graph:
     alerts: tuple[n.Alert, ...] = ()
     """The spec's `alert` statements; a per-case one is a slot of every case, a windowed one
     reads its metric's input (`evaldsl.watch`)."""
+    warnings: tuple[Diagnostic, ...] = ()
+    """The parser's and the checker's warnings about the spec, sorted (`Spec.warnings`)."""
 
     @property
     def source(self) -> Source:
