@@ -63,7 +63,7 @@ class HttpTarget:
         body = fill(self.template, conversation)
         try:
             async with session.request(self.method, self.url, json=body) as response:
-                text = await response.text()
+                text = decoded(await response.read(), response.charset)
                 status = response.status
         except TimeoutError as exc:
             raise TransientError(_("the agent did not answer within {timeout:g} s").format(
@@ -108,6 +108,35 @@ class HttpTarget:
 
     async def aclose(self) -> None:
         await self._sessions.close_current()
+
+
+def decoded(raw: bytes, declared: str | None) -> str:
+    """An answer's text: its bytes decoded by the charset its `Content-Type` declares, else
+    (none declared, an unknown one, or bytes it does not decode) as UTF-8; a byte-order mark
+    is dropped. Bytes neither decodes are a `PermanentError` naming the first bad byte: that
+    conversation fails, and the run goes on.
+
+    >>> decoded("空调".encode("gbk"), "GBK"), decoded(b"\\xef\\xbb\\xbf{}", "utf-8")
+    ('空调', '{}')
+    """
+    problem: UnicodeDecodeError | None = None
+    for encoding in (declared, "utf-8"):
+        if not encoding:
+            continue
+        try:
+            return raw.decode(encoding).removeprefix("\ufeff")
+        except LookupError:
+            continue
+        except UnicodeDecodeError as exc:
+            problem = problem or exc
+    assert problem is not None, "UTF-8 is always tried"
+    where = {"byte": f"0x{raw[problem.start]:02x}", "offset": problem.start}
+    if declared and declared.lower().replace("_", "-") not in ("utf-8", "utf8"):
+        raise PermanentError(_("the agent's answer decodes neither as its declared charset "
+                               "`{charset}` nor as UTF-8 (byte {byte} at offset {offset})"
+                               ).format(charset=declared, **where))
+    raise PermanentError(_("the agent's answer does not decode as UTF-8 (byte {byte} at offset "
+                           "{offset}) and declares no other charset").format(**where))
 
 
 def refusal(status: int) -> type[ModelError]:

@@ -1,0 +1,110 @@
+"""What an HTTP agent answers, taken as hostile: bytes in another charset, a redirect to
+another host, a reply without end. Each is that scenario's error with the reason; the other
+scenarios go on, and no header of the target reaches a host other than its own."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.target.conftest import SECRET, read_jsonl, write_scenarios
+
+API_KEY = "k3y-agent-api-value-77"
+"""The value of AGENT_API_KEY, sent as `X-Api-Key`."""
+
+
+def config(port: int, **extra: Any) -> str:
+    """An `http` target `agent` with two secret headers, pointed at the agent server."""
+    lines = ["[targets.agent]", 'kind = "http"', f'url = "http://127.0.0.1:{port}/agent"',
+             'request = { message = "{message}", session = "{session}", '
+             'history = "{history}", case = "{case_id}" }',
+             'reply_path = "reply"',
+             'headers_env = { Authorization = "AGENT_TOKEN", X-Api-Key = "AGENT_API_KEY" }']
+    lines += [f"{key} = {json.dumps(value)}" for key, value in extra.items()]
+    return "\n".join(lines) + "\n"
+
+
+def secrets() -> dict[str, str]:
+    return {"AGENT_TOKEN": f"Bearer {SECRET}", "AGENT_API_KEY": API_KEY}
+
+
+def drive(kit: Any, tmp_path: Path, spec: Path, count: int, *extra: str) -> Any:
+    scenarios = tmp_path / "scenarios.jsonl"
+    if not scenarios.exists():
+        write_scenarios(scenarios, count)
+    out = tmp_path / "out"
+    return kit.evaldsl("run", spec, scenarios, "--target", "agent", "--config",
+                       tmp_path / "evaldsl.toml", "--transcripts", out / "transcripts.jsonl",
+                       "--results", out / "results.jsonl", "-o", out / "report.json",
+                       *extra, env=secrets())
+
+
+def reasons(tmp_path: Path) -> dict[str, str | None]:
+    journal = read_jsonl(tmp_path / "out" / "results.jsonl")[1:]
+    return {r["id"]: r["errors"].get("outcome") for r in journal}
+
+
+def saved(tmp_path: Path) -> dict[str, list[dict[str, Any]]]:
+    return {t["id"]: t["messages"] for t in read_jsonl(tmp_path / "out" / "transcripts.jsonl")}
+
+
+@pytest.fixture(scope="module")
+def other_process() -> Iterator[Any]:
+    """A second agent server: another host, as host and port tell hosts apart."""
+    from tests.support import agent_server
+
+    server = agent_server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def other(other_process: Any) -> Any:
+    other_process.reset()
+    return other_process
+
+
+class TestCharsets:
+    def test_a_declared_charset_is_read_and_bytes_that_do_not_decode_are_that_scenarios_error(
+            self, agent: Any, kit: Any, tmp_path: Path, spec: Path) -> None:
+        agent.control(faults={"s-001": {"kind": "gbk", "turn": 1},
+                              "s-002": {"kind": "gbk-undeclared", "turn": 2}})
+        (tmp_path / "evaldsl.toml").write_text(config(agent.port), encoding="utf-8")
+        done = drive(kit, tmp_path, spec, 4)
+        assert done.returncode == 0, done.stderr
+        why = reasons(tmp_path)
+        assert why["s-000"] is None and why["s-001"] is None and why["s-003"] is None
+        assert why["s-002"] == (
+            "the agent failed at turn 2 of 2: the agent's answer does not decode as UTF-8 "
+            "(byte 0xce at offset 20) and declares no other charset")
+        dialogs = saved(tmp_path)
+        assert sorted(dialogs) == ["s-000", "s-001", "s-003"]
+        assert dialogs["s-001"][1]["content"] == "<turn 1> 我家空调坏了 1.0"
+
+    def test_resume_after_an_undecodable_answer_sends_nothing_again(
+            self, agent: Any, kit: Any, tmp_path: Path, spec: Path) -> None:
+        agent.control(faults={"s-000": {"kind": "gbk-undeclared", "turn": 1}})
+        (tmp_path / "evaldsl.toml").write_text(config(agent.port), encoding="utf-8")
+        first = drive(kit, tmp_path, spec, 3)
+        assert first.returncode == 0, first.stderr
+        sent = agent.stats()["requests"]
+        again = drive(kit, tmp_path, spec, 3, "--resume")
+        assert again.returncode == 0, again.stderr
+        assert agent.stats()["requests"] == sent
+        assert reasons(tmp_path)["s-000"].startswith(
+            "the agent failed at turn 1 of 2: the agent's answer does not decode as UTF-8")
+
+    def test_a_wrong_declared_charset_falls_back_to_utf8(
+            self, agent: Any, kit: Any, tmp_path: Path, spec: Path) -> None:
+        from evaldsl.target.http_target import decoded
+
+        text = json.dumps({"reply": "空调"}, ensure_ascii=False)
+        assert decoded(text.encode("utf-8"), "ascii") == text
+        assert decoded(text.encode("gbk"), "gb18030") == text
+        assert decoded("\ufeff{}".encode(), None) == "{}"
