@@ -19,6 +19,10 @@ LIMIT = 1024
 """Most evaluators kept per check; later new values are validated every time."""
 
 
+_NOT_GIVEN = ("not given",)
+"""The key of a parameter left out for this case (an optional one the case lacks)."""
+
+
 class _Unkeyable(Exception):
     """A value the cache cannot compare safely."""
 
@@ -53,7 +57,8 @@ class TargetCache:
             make: Callable[[dict[str, Any]], Any]) -> Any:
         """`make(values)`, or what it returned before for equal values of `names`."""
         try:
-            key = tuple(freeze(values[name]) for name in names)
+            key = tuple(freeze(values[name]) if name in values else _NOT_GIVEN
+                        for name in names)
         except _Unkeyable:
             return make(values)
         found = self._made.get(key)

@@ -11,7 +11,7 @@ naming the parameter.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +44,9 @@ class CheckPlan:
     """Validated params when none is dynamic."""
     target: Any
     """`factory(params)` when none is dynamic: an evaluator or a model check."""
+    unset_when_absent: frozenset[str] = frozenset()
+    """Optional parameters written as `case.field`: a case without the field, or with
+    `null` in it, leaves the parameter not given (its default), instead of an error."""
 
     @property
     def is_model(self) -> bool:
@@ -159,7 +162,8 @@ def _check_plan(compiler: Compiler, node: CheckNode, slot: int) -> CheckPlan:
     facts = node.facts
     dynamic = tuple((name, compiler.value(_arg(node, name).value)) for name in facts.dynamic)
     if dynamic:
-        return CheckPlan(node.name, slot, node, dict(facts.constants), dynamic, None, None)
+        return CheckPlan(node.name, slot, node, dict(facts.constants), dynamic, None, None,
+                         _unset_when_absent(node, facts.dynamic))
     assert facts.params is not None, "the checker validates constant arguments (E202-E204)"
     return CheckPlan(node.name, slot, node, dict(facts.constants), (), facts.params,
                      node.primitive.factory(facts.params))
@@ -167,6 +171,23 @@ def _check_plan(compiler: Compiler, node: CheckNode, slot: int) -> CheckPlan:
 
 def _arg(node: CheckNode, name: str) -> n.KeywordArg:
     return next(a for a in node.args if a.name == name)
+
+
+def _unset_when_absent(node: CheckNode, names: Iterable[str]) -> frozenset[str]:
+    """The optional parameters among `names` whose argument is a bare `case.field`."""
+    fields = node.primitive.params.model_fields
+    return frozenset(name for name in names
+                     if name in fields and not fields[name].is_required()
+                     and _is_case_field(_arg(node, name).value))
+
+
+def _is_case_field(expr: n.Expr) -> bool:
+    while isinstance(expr, n.Group):
+        expr = expr.expr
+    obj = expr.obj if isinstance(expr, n.Attribute) else None
+    while isinstance(obj, n.Group):
+        obj = obj.expr
+    return isinstance(obj, n.Name) and obj.name == "case"
 
 
 def _first_problem(exc: ValidationError) -> str:
@@ -244,6 +265,8 @@ def _dynamic_values(plan: CheckPlan, fr: Frame) -> dict[str, Any] | CheckResult:
         if v is PENDING:
             return PENDING_RESULT
         if type(v) is ErrorValue:
+            if name in plan.unset_when_absent:
+                continue
             return CheckResult.error(f"parameter `{name}`: {v}", plan.name)
         values[name] = v
     return values

@@ -95,8 +95,16 @@ class TestParameters:
         assert fit.is_error and fit.reason.startswith("parameter `expect`:")
 
     def test_an_errored_dynamic_parameter_names_it(self) -> None:
+        """Read through a map the case lacks, the parameter is an error naming what is missing."""
+        spec = make(kit.CountingRuntime(), SPEC.replace("case.wanted", "case.info.wanted")
+                    .replace("wanted: text?", "info: map?"))
+        fit = spec.evaluate(kit.case("c", g=0.0, f=1.0)).checks["fit"]
+        assert fit.is_error and "parameter `expect`" in fit.reason and "info" in fit.reason
+
+    def test_an_optional_parameter_from_an_absent_field_is_not_given(self) -> None:
+        """`expect: case.wanted` on a case without `wanted`: the default, not an error."""
         fit = make(kit.CountingRuntime()).evaluate(kit.case("c", g=0.0, f=1.0)).checks["fit"]
-        assert fit.is_error and "parameter `expect`" in fit.reason and "wanted" in fit.reason
+        assert fit.passed is True
 
     def test_constant_parameters_are_validated_once_at_load(self) -> None:
         with pytest.raises(evaldsl.SpecError) as info:

@@ -85,3 +85,47 @@ class TestPerCaseChecks:
                          for i in range(2))
         assert first.is_error and second.is_error and first is not second
         assert first.reason == second.reason
+
+
+OPTIONAL_SPEC = """\
+spec "optional per case"
+
+case {
+  schema: map?
+}
+
+check has_json = contains_json(schema: case.schema)
+
+outcome {
+  pass if has_json
+  fail otherwise
+}
+"""
+
+
+class TestOptionalFromTheCase:
+    """An optional parameter read from a case field the case lacks, or holds `null`: not given."""
+
+    @staticmethod
+    def _case(reply: str, **fields: Any) -> dict[str, Any]:
+        return {"id": "c", "messages": [{"role": "user", "content": "hi"},
+                                       {"role": "assistant", "content": reply}], **fields}
+
+    @pytest.mark.parametrize("fields", [{}, {"schema": None}], ids=["missing", "null"])
+    def test_absent_value_means_the_default(self, fields: dict[str, Any]) -> None:
+        spec = evaldsl.loads(OPTIONAL_SPEC)
+        found = spec.evaluate(self._case('here: {"a": 1}', **fields)).checks["has_json"]
+        assert (found.passed, found.value) == (True, {"a": 1})
+        missed = spec.evaluate(self._case("no json", **fields)).checks["has_json"]
+        assert missed.passed is False and not missed.is_error
+
+    def test_a_given_value_still_applies(self) -> None:
+        spec = evaldsl.loads(OPTIONAL_SPEC)
+        case = self._case('here: {"a": 1}', schema={"type": "object", "required": ["b"]})
+        assert spec.evaluate(case).checks["has_json"].passed is False
+
+    def test_a_required_parameter_from_an_absent_field_is_still_an_error(self) -> None:
+        """`pattern` has no default: a case without it cannot be judged."""
+        spec = evaldsl.loads(SPEC)
+        result = spec.evaluate(self._case("code 123", expect={})).checks["pattern"]
+        assert result.is_error
