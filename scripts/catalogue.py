@@ -2,7 +2,8 @@
 
 One command after adding or changing a message: it extracts every msgid from the
 source (`_("...")`, `N_("...")`, `ngettext("...", "...", n)` in `dsl/` and
-`stdlib_rules/`), updates each language's `.po` (new msgids arrive with an empty
+`stdlib_rules/`) and every standard primitive's docstring and parameter docs
+(`evaldsl.primitives.doctexts`), updates each language's `.po` (new msgids arrive with an empty
 translation, vanished ones are kept at the end as `#~` so a translation is never
 lost) and compiles the `.mo` that ships beside it. Then fill in the empty `msgstr`s
 and run it again. `--check` changes nothing and exits 1 when a `.po` or a `.mo` is
@@ -20,6 +21,7 @@ import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from babel.messages.catalog import Catalog, Message
 from babel.messages.extract import extract_from_dir
@@ -57,7 +59,18 @@ def extract() -> Catalog:
         for filename, line, msgid, _comments, context in found:
             where = f"{folder}/{filename}"
             template.add(msgid, locations=[(where, line)], context=context)
+    for doc in primitive_docs():
+        template.add(doc.text, locations=[(doc.path, 0)])
     return template
+
+
+def primitive_docs() -> list[Any]:
+    """The standard library's primitive and parameter docs, each a msgid of its own
+    (`evaldsl.primitives.doctexts`): what `evaldsl primitives` and the editor show."""
+    from evaldsl.primitives.doctexts import doc_texts
+    from evaldsl.primitives.registry import Registry
+
+    return list(doc_texts(Registry.standard(), REPO))
 
 
 def read_catalogue(language: str) -> Catalog:

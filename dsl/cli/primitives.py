@@ -8,17 +8,19 @@ the scopes, the result fields and the cost class.
 from __future__ import annotations
 
 import argparse
-import inspect
 from typing import Any
 
 from pydantic.fields import FieldInfo
 
 from evaldsl.cases.scopes import SCOPE_WORDS
 from evaldsl.cli.exits import EXIT_OK, UsageError
-from evaldsl.i18n import _
-from evaldsl.primitives.fielddocs import field_description
-from evaldsl.primitives.registry import Primitive, default_registry
+from evaldsl.i18n import N_, _
+from evaldsl.primitives.doctexts import parameter_doc, primitive_doc
+from evaldsl.primitives.registry import Cost, Primitive, default_registry
 from evaldsl.primitives.signatures import default_text, type_text
+
+COST_NAMES = {Cost.FREE: N_("free"), Cost.CHEAP: N_("cheap"), Cost.MODEL: N_("model")}
+"""The cost classes as the reference names them (msgids)."""
 
 
 def add_parser(subparsers: Any) -> None:
@@ -48,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
 def describe_text(p: Primitive) -> str:
     lines = [
         _("{name}  ({lower}; scopes: {scopes})").format(
-            name=p.name, lower=p.cost.name.lower(), scopes=_scopes(p)
+            name=p.name, lower=_cost(p), scopes=_scopes(p)
         )
     ]
     lines.extend(f"  {line}" for line in _summary(p).splitlines())
@@ -66,9 +68,9 @@ def describe_markdown(p: Primitive) -> str:
     lines = [
         f"## `{p.name}`",
         "",
-        inspect.cleandoc(p.doc),
+        primitive_doc(p),
         "",
-        _("Cost: {lower}. Scopes: {scopes}.").format(lower=p.cost.name.lower(), scopes=_scopes(p))
+        _("Cost: {lower}. Scopes: {scopes}.").format(lower=_cost(p), scopes=_scopes(p))
         + _default_sentence(p),
         "",
         _("| parameter | type | default | meaning |"),
@@ -78,10 +80,14 @@ def describe_markdown(p: Primitive) -> str:
         default = _("required") if info.is_required() else f"`{default_text(info)}`"
         per_case = _(" (may be per case)") if name in p.dynamic else ""
         lines.append(f"| `{name}` | {type_text(info)} | {default} | "
-                     f"{field_description(p.params, name, info).replace('|', '/')}{per_case} |")
+                     f"{parameter_doc(p.params, name, info).replace('|', '/')}{per_case} |")
     fields = ", ".join(f"`.{k}` ({v.value})" for k, v in p.result_fields().items())
     lines.extend(["", _("Result fields: {fields}.").format(fields=fields)])
     return "\n".join(lines)
+
+
+def _cost(p: Primitive) -> str:
+    return _(COST_NAMES[p.cost])
 
 
 def _params(p: Primitive) -> list[tuple[str, FieldInfo]]:
@@ -92,7 +98,7 @@ def _param_line(name: str, info: FieldInfo, p: Primitive) -> str:
     default = _("required") if info.is_required() else _("default {value}").format(
         value=default_text(info))
     per_case = _(", per case") if name in p.dynamic else ""
-    description = field_description(p.params, name, info)
+    description = parameter_doc(p.params, name, info)
     meaning = f": {description}" if description else ""
     return f"{name} ({type_text(info)}, {default}{per_case}){meaning}"
 
@@ -121,4 +127,4 @@ def _default_sentence(p: Primitive) -> str:
 
 
 def _summary(p: Primitive) -> str:
-    return inspect.cleandoc(p.doc)
+    return primitive_doc(p)

@@ -6,14 +6,12 @@ Everything is read from the registry entry, the params model and the checker's f
 
 from __future__ import annotations
 
-import inspect
-
 from pydantic.fields import FieldInfo
 
 from evaldsl.checker.facts.annotations import param_fields
 from evaldsl.checker.facts.choices import choices
 from evaldsl.i18n import N_, _
-from evaldsl.primitives.fielddocs import field_description
+from evaldsl.primitives.doctexts import parameter_doc, primitive_doc
 from evaldsl.primitives.registry import Cost, Primitive
 from evaldsl.primitives.signatures import default_text, type_text
 
@@ -27,7 +25,7 @@ def cost_text(primitive: Primitive) -> str:
 
 def summary(primitive: Primitive) -> str:
     """The first paragraph of the primitive's docstring."""
-    return inspect.cleandoc(primitive.doc).split("\n\n")[0].replace("\n", " ")
+    return primitive_doc(primitive).split("\n\n")[0].replace("\n", " ")
 
 
 def primitive_markdown(primitive: Primitive) -> str:
@@ -37,7 +35,7 @@ def primitive_markdown(primitive: Primitive) -> str:
               for name, info in param_fields(primitive).items()]
     return "\n\n".join([
         f"**{primitive.name}** ({_('cost')}: {cost_text(primitive)})",
-        inspect.cleandoc(primitive.doc),
+        primitive_doc(primitive),
         _("parameters:") + "\n" + "\n".join(params),
         _("result: {fields}").format(fields=fields),
     ])
@@ -53,7 +51,7 @@ def parameter_signature(name: str, info: FieldInfo) -> str:
 def parameter_line(primitive: Primitive, name: str, info: FieldInfo) -> str:
     """The signature, the description, and whether the value may differ per case."""
     attribute = next((k for k, v in primitive.params.model_fields.items() if v is info), name)
-    described = field_description(primitive.params, attribute, info)
+    described = parameter_doc(primitive.params, attribute, info)
     per_case = _(" (may be per case)") if name in primitive.dynamic else ""
     text = f"`{parameter_signature(name, info)}`{per_case}"
     return f"{text}: {described}" if described else text

@@ -19,7 +19,7 @@ from evaldsl.checker.facts.typer import infer_type, type_env
 from evaldsl.checker.rules.patterns import bad_fields
 from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing, meant, similar
 from evaldsl.i18n import _, ngettext
-from evaldsl.primitives.fielddocs import field_description
+from evaldsl.primitives.doctexts import parameter_doc
 from evaldsl.primitives.registry import Primitive
 from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.syntax import nodes as n
@@ -364,7 +364,7 @@ def _description(primitive: Primitive, name: str) -> str:
     if info is None:
         return ""
     field = next(f for f, i in primitive.params.model_fields.items() if i is info)
-    text = " ".join(field_description(primitive.params, field, info).split())
+    text = " ".join(parameter_doc(primitive.params, field, info).split())
     if text[:1].isupper() and not text[1:2].isupper():
         text = text[0].lower() + text[1:]
     return text.rstrip(".")
