@@ -34,6 +34,11 @@ from evaldsl.target.paths import PathMissing, at_path
 
 DETAIL_LIMIT = 200
 """How much of an error answer's body a reason quotes."""
+MAX_REPLY_BYTES = 16 * 1024 * 1024
+"""The default of `max_reply_bytes`: an answer longer than this is that turn's failure."""
+DETAIL_BYTES = 64 * 1024
+"""How much of an error answer is read: its reason quotes only the start."""
+_CHUNK = 64 * 1024
 PLACEHOLDER = re.compile(r"\{(message|session|case_id)\}")
 
 
@@ -49,6 +54,7 @@ class HttpTarget:
                                                "history": "{history}"})
         self.headers = {name: env.get(var, "") for name, var in
                         (config.get("headers_env") or {}).items()}
+        self.max_bytes = int(config.get("max_reply_bytes", MAX_REPLY_BYTES))
         self.redactor = Redactor(self.headers.values())
         self.secrets = tuple(self.headers.values())
         """What the driver cuts out of the agent's messages (`evaldsl.target.secrets`)."""
@@ -63,8 +69,10 @@ class HttpTarget:
         body = fill(self.template, conversation)
         try:
             async with session.request(self.method, self.url, json=body) as response:
-                text = decoded(await response.read(), response.charset)
                 status = response.status
+                raw = await (capped(response, self.max_bytes) if status < 400
+                             else response.content.read(DETAIL_BYTES))
+                text = decoded(raw, response.charset)
         except TimeoutError as exc:
             raise TransientError(_("the agent did not answer within {timeout:g} s").format(
                 timeout=self.config.timeout)) from exc
@@ -108,6 +116,25 @@ class HttpTarget:
 
     async def aclose(self) -> None:
         await self._sessions.close_current()
+
+
+async def capped(response: aiohttp.ClientResponse, limit: int) -> bytes:
+    """The answer's body, read in chunks, never more than `limit` bytes of it held: a longer
+    one is a `PermanentError`, and the connection is closed with the rest unread."""
+    length = response.content_length
+    if length is not None and length > limit and not response.headers.get("Content-Encoding"):
+        raise _too_long(limit)
+    body = bytearray()
+    async for chunk in response.content.iter_chunked(_CHUNK):
+        body += chunk
+        if len(body) > limit:
+            raise _too_long(limit)
+    return bytes(body)
+
+
+def _too_long(limit: int) -> PermanentError:
+    return PermanentError(_("the agent's answer is larger than {limit} bytes "
+                            "(`max_reply_bytes`)").format(limit=f"{limit:,}"))
 
 
 def decoded(raw: bytes, declared: str | None) -> str:

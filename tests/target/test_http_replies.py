@@ -108,3 +108,28 @@ class TestCharsets:
         assert decoded(text.encode("utf-8"), "ascii") == text
         assert decoded(text.encode("gbk"), "gb18030") == text
         assert decoded("\ufeff{}".encode(), None) == "{}"
+
+
+class TestReplySize:
+    def test_a_reply_past_the_bound_is_that_scenarios_error(
+            self, agent: Any, kit: Any, tmp_path: Path, spec: Path) -> None:
+        agent.control(faults={"s-000": {"kind": "huge", "size": 500_000},
+                              "s-001": {"kind": "huge", "size": 3_000_000},
+                              "s-002": {"kind": "endless"}})
+        (tmp_path / "evaldsl.toml").write_text(
+            config(agent.port, max_reply_bytes=1 << 20, timeout=120), encoding="utf-8")
+        done = drive(kit, tmp_path, spec, 4)
+        assert done.returncode == 0, done.stderr
+        why = reasons(tmp_path)
+        assert why["s-000"] is None and why["s-003"] is None
+        bound = ("the agent failed at turn 1 of 2: the agent's answer is larger than "
+                 "1,048,576 bytes (`max_reply_bytes`)")
+        assert why["s-001"] == bound and why["s-002"] == bound
+
+    def test_the_default_bound_is_16_mib(self) -> None:
+        from evaldsl.target.config import target_of
+        from evaldsl.target.http_target import HttpTarget
+
+        target = HttpTarget(target_of("a", {"kind": "http", "url": "http://127.0.0.1:9/",
+                                            "reply_path": "reply"}), env={})
+        assert target.max_bytes == 16 * 1024 * 1024
