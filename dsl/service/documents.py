@@ -3,8 +3,11 @@
 An editor sends a new version on every keystroke. Each version is a `Snapshot` whose
 parse, check and graph are computed at most once, when first asked for, so an edit
 re-checks only the document it changed, and a query on a version already analysed costs
-nothing. Text mid-edit rarely parses: `Documents.last_parsed` keeps the newest snapshot
-that did, whose names and types completion reads while the current text is broken.
+nothing. Text mid-edit rarely parses: its `module` is then the statements that do
+(`evaldsl.syntax.recovery`), at their own positions, so hover, definition and rename
+answer on every whole statement while one is half typed, and completion offers names
+defined after the broken one; `Documents.last_parsed` keeps the newest snapshot that
+parsed whole, for when not even that recovers anything.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from evaldsl.service.occurrences import Occurrence, occurrences
 from evaldsl.service.positions import LineIndex
 from evaldsl.syntax import nodes as n
 from evaldsl.syntax.parser import ParseResult, parse
+from evaldsl.syntax.recovery import Recovered, recover
 
 if TYPE_CHECKING:
     from evaldsl.runtime.graph import Graph
@@ -51,23 +55,41 @@ class Snapshot:
         return "parsed" in vars(self)
 
     @property
+    def whole(self) -> bool:
+        """Whether the whole text parses (else `module` holds the statements that do)."""
+        return self.parsed.module is not None
+
+    @cached_property
+    def recovered(self) -> Recovered | None:
+        """The statements that parse, when the whole text does not."""
+        if self.whole or not self.parsed.source.text:
+            return None
+        return recover(self.parsed.source.text, self.uri)
+
+    @property
     def module(self) -> n.Module | None:
-        return self.parsed.module
+        """The parsed module; mid-edit, the statements that parse; None if none do."""
+        if self.parsed.module is not None:
+            return self.parsed.module
+        return self.recovered.module if self.recovered is not None else None
 
     @cached_property
     def context(self) -> Context | None:
-        """The checker's context (symbols, types), None when the text does not parse."""
-        module = self.parsed.module
+        """The checker's context (symbols, types) of `module`; None without a module."""
+        module = self.module
         return None if module is None else Context(module, self.parsed.source, self.registry)
 
     @cached_property
     def checked(self) -> Checked | None:
-        return None if self.context is None else analyse_context(self.context)
+        """The checker's findings, for text that parses whole: over the statements a broken
+        text keeps, a name defined in the broken one would read as unknown."""
+        return analyse_context(self.context) if self.whole and self.context else None
 
     @cached_property
     def occurrences(self) -> list[Occurrence]:
-        """Every name in the module and what it names (none when it does not parse)."""
-        module, ctx = self.parsed.module, self.context
+        """Every name in the module and what it names (mid-edit, in the statements that
+        parse)."""
+        module, ctx = self.module, self.context
         return [] if module is None or ctx is None else occurrences(module, ctx.symbols)
 
     @cached_property
@@ -102,7 +124,7 @@ class Documents:
         held = self._current.get(uri)
         if held is not None and held.version == version and held.text == text:
             return held
-        if held is not None and self._may_parse(uri, held) and held.module is not None:
+        if held is not None and self._may_parse(uri, held) and held.whole:
             self._parsed[uri] = held
         snapshot = Snapshot(uri, version, text, self.registry, self.encoding)
         self._current[uri] = snapshot
@@ -130,5 +152,5 @@ class Documents:
         current = self._current.get(uri)
         earlier = self._parsed.get(uri)
         if current is not None and (current.parsed_already or earlier is None):
-            return current if current.module is not None else earlier
+            return current if current.whole else earlier
         return earlier

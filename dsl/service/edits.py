@@ -36,7 +36,7 @@ def formatting(snapshot: Snapshot) -> list[TextEdit]:
     """One edit to the canonical layout; none when the text does not parse, is canonical
     already, or would change meaning (a formatter bug `evaldsl fmt` reports as such)."""
     module = snapshot.module
-    if module is None:
+    if module is None or not snapshot.whole:
         return []
     text = format_module(module)
     if text == snapshot.text or parse(text, snapshot.uri).module != module:

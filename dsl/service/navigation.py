@@ -74,16 +74,23 @@ def _same_meaning(snapshot: Snapshot, found: list[Occurrence], target: Occurrenc
                   new_name: str) -> None:
     """The renamed spec must have no more errors than before: a new name can still change
     how the spec reads (a label named `slot` makes the bare choice word `mode: slot` a
-    read of the label)."""
+    read of the label). Mid-edit, the statements that parse are compared, before and after.
+    """
     from evaldsl.checker import check_source
 
     source = snapshot.parsed.source
-    text = source.text
+    text = source.text if snapshot.recovered is None else snapshot.recovered.text
+    before = text
     starts = sorted((source.offset(o.span.line, o.span.col) for o in references(found, target)),
                     reverse=True)
     for start in starts:
         text = text[:start] + new_name + text[start + len(target.name):]
-    errors = sum(d.is_error for d in check_source(text, snapshot.uri, snapshot.registry)[1])
-    if errors > sum(d.is_error for d in snapshot.diagnostics):
+
+    def errors(text: str) -> int:
+        return sum(d.is_error for d in check_source(text, snapshot.uri, snapshot.registry)[1])
+
+    was = (sum(d.is_error for d in snapshot.diagnostics) if snapshot.recovered is None
+           else errors(before))
+    if errors(text) > was:
         raise RenameError(_("renaming to `{name}` would change how the spec reads").format(
             name=new_name))

@@ -53,8 +53,10 @@ class LanguageService:
         """What may be written at `position`, even when the text does not parse."""
         snapshot = self.documents.get(uri)
         before = snapshot.text[: snapshot.lines.offset(position)]
-        facts = self.documents.last_parsed(uri)
-        context = facts.context if facts is not None else None
+        context = snapshot.context if snapshot.parsed_already else None
+        if context is None:
+            facts = self.documents.last_parsed(uri)
+            context = facts.context if facts is not None else None
         symbols = context.symbols if context is not None else SymbolTable()
         return complete(before, symbols, snapshot.registry)
 

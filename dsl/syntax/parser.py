@@ -101,6 +101,13 @@ def _lark_module(text: str, source: Source) -> ParseResult:
     return ParseResult(module, diagnostics, source)
 
 
+def fast_module(text: str, source: Source) -> n.Module | int:
+    """The module by the fast path alone, or the offset of the statement it stopped in
+    (for `evaldsl.syntax.recovery`, which must not pay for worded syntax errors)."""
+    found = _fast_module(text, source)
+    return found if isinstance(found, n.Module) else found.statement_start
+
+
 def _fast_module(text: str, source: Source) -> n.Module | Fallback:
     """The same module by the fast path (see `evaldsl.syntax.fastparse`), or where it
     stepped aside for lark."""
