@@ -8,6 +8,7 @@
     tool_calls_path = "tool_calls"   # optional: the calls the agent made
     headers_env = { Authorization = "AGENT_TOKEN" }
     max_reply_bytes = 16777216       # optional: a longer answer fails the turn (16 MiB)
+    redirect_hosts = ["login.example.com"]  # optional: other hosts a redirect may go to
     timeout = 30
     max_retries = 0
     concurrency = 8
@@ -40,7 +41,8 @@ _BY_KIND: dict[str, dict[str, Any]] = {
     "openai": {"base_url": str, "model": str, "system": str, "tools": list,
                "api_key_env": str, "max_steps": int, "temperature": float},
     "http": {"url": str, "request": dict, "reply_path": str, "tool_calls_path": str,
-             "headers_env": dict, "method": str, "max_reply_bytes": int},
+             "headers_env": dict, "method": str, "max_reply_bytes": int,
+             "redirect_hosts": list},
     "python": {"callable": str, "entry_point": str},
 }
 

@@ -6,7 +6,10 @@ of chat messages), and `{message}`, `{session}` and `{case_id}` are substituted 
 string. The reply text is read at `reply_path` and the tool calls the agent made, when it
 reports them, at `tool_calls_path` (dotted paths; a number indexes a list). Header values
 come from environment variables (`headers_env`) and are cut out of anything the server says
-before it can reach a result.
+before it can reach a result, and they are sent to the configured origin only: redirects
+are followed here, not by the client, and one to another host is refused unless
+`redirect_hosts` allows it, which is then asked without them. An answer is read in chunks
+under `max_reply_bytes` and decoded by its declared charset, then as UTF-8.
 
 The client is aiohttp's: it is installed with evaldsl already (the `openai[aiohttp]`
 dependency, the judges' transport), and one `ClientSession` per event loop keeps
@@ -21,11 +24,13 @@ import os
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 import aiohttp
 
 from evaldsl.i18n import _
 from evaldsl.model.errors import Misconfigured, ModelError, PermanentError, TransientError
+from evaldsl.model.keys import host_of
 from evaldsl.model.loops import PerLoop
 from evaldsl.model.redact import Redactor
 from evaldsl.target.base import Conversation, Message
@@ -39,6 +44,8 @@ MAX_REPLY_BYTES = 16 * 1024 * 1024
 DETAIL_BYTES = 64 * 1024
 """How much of an error answer is read: its reason quotes only the start."""
 _CHUNK = 64 * 1024
+MAX_REDIRECTS = 10
+REDIRECTS = frozenset({301, 302, 303, 307, 308})
 PLACEHOLDER = re.compile(r"\{(message|session|case_id)\}")
 
 
@@ -55,6 +62,11 @@ class HttpTarget:
         self.headers = {name: env.get(var, "") for name, var in
                         (config.get("headers_env") or {}).items()}
         self.max_bytes = int(config.get("max_reply_bytes", MAX_REPLY_BYTES))
+        self.origin = origin(self.url)
+        """Where the headers may go: the configured URL's scheme and `host:port`."""
+        self.redirect_hosts = frozenset(str(h).lower() for h in config.get("redirect_hosts", ()))
+        """Other hosts (`host`, any port; or `host:port`) a redirect may lead to, asked
+        without the headers."""
         self.redactor = Redactor(self.headers.values())
         self.secrets = tuple(self.headers.values())
         """What the driver cuts out of the agent's messages (`evaldsl.target.secrets`)."""
@@ -62,17 +74,13 @@ class HttpTarget:
 
     def _session(self) -> aiohttp.ClientSession:
         timeout = aiohttp.ClientTimeout(total=self.config.timeout)
-        return aiohttp.ClientSession(timeout=timeout, headers=self.headers)
+        return aiohttp.ClientSession(timeout=timeout)
 
     async def respond(self, conversation: Conversation) -> Sequence[Message]:
         session = await self._sessions.get()
         body = fill(self.template, conversation)
         try:
-            async with session.request(self.method, self.url, json=body) as response:
-                status = response.status
-                raw = await (capped(response, self.max_bytes) if status < 400
-                             else response.content.read(DETAIL_BYTES))
-                text = decoded(raw, response.charset)
+            status, text = await self._exchange(session, body)
         except TimeoutError as exc:
             raise TransientError(_("the agent did not answer within {timeout:g} s").format(
                 timeout=self.config.timeout)) from exc
@@ -80,6 +88,48 @@ class HttpTarget:
             raise TransientError(_("the connection to the agent failed: {kind}").format(
                 kind=type(exc).__name__)) from exc
         return [self._reply(status, text)]
+
+    async def _exchange(self, session: aiohttp.ClientSession, body: Any) -> tuple[int, str]:
+        """The final answer's status and text. Redirects are followed by hand: the target's
+        headers go only to its own origin (scheme, host and port), and a redirect to any
+        other is refused unless `redirect_hosts` allows its host, which is then asked
+        without them."""
+        url, method, payload = self.url, self.method, body
+        for _hop in range(MAX_REDIRECTS + 1):
+            headers = self.headers if origin(url) == self.origin else {}
+            async with session.request(method, url, json=payload, headers=headers,
+                                       allow_redirects=False) as response:
+                status = response.status
+                location = response.headers.get("Location")
+                if status in REDIRECTS and location:
+                    url = self._redirect(url, location)
+                    if status == 303 or (status in (301, 302) and method == "POST"):
+                        method, payload = "GET", None
+                    continue
+                raw = await (capped(response, self.max_bytes) if status < 400
+                             else response.content.read(DETAIL_BYTES))
+                return status, decoded(raw, response.charset)
+        raise PermanentError(_("the agent redirected more than {count} times").format(
+            count=MAX_REDIRECTS))
+
+    def _redirect(self, url: str, location: str) -> str:
+        """Where a redirect leads, if it may be followed; else the `PermanentError` saying
+        why not."""
+        try:
+            target = urljoin(url, location)
+            scheme = urlsplit(target).scheme.lower()
+        except ValueError as exc:
+            raise PermanentError(_("the agent redirected to a malformed address")) from exc
+        if origin(target) == self.origin:
+            return target
+        host = host_of(target)
+        allowed = scheme in ("http", "https") and (
+            host in self.redirect_hosts or host.rpartition(":")[0] in self.redirect_hosts)
+        if not allowed:
+            raise PermanentError(_("the agent redirected to {host}, another host than {own}: "
+                                   "not followed (allow the host in `redirect_hosts`)").format(
+                host=host, own=self.origin[1]))
+        return target
 
     def _reply(self, status: int, text: str) -> Message:
         """The assistant message of an answer, or the model error it amounts to."""
@@ -130,6 +180,21 @@ async def capped(response: aiohttp.ClientResponse, limit: int) -> bytes:
         if len(body) > limit:
             raise _too_long(limit)
     return bytes(body)
+
+
+def origin(url: str) -> tuple[str, str]:
+    """A URL's scheme and `host:port`: two URLs share headers only when these are equal.
+
+    >>> origin("http://127.0.0.1:8000/a") == origin("HTTP://127.0.0.1:8001/b")
+    False
+    >>> origin("http://Agent.example/a") == origin("http://agent.example:80/b")
+    True
+    """
+    try:
+        scheme = urlsplit(url).scheme.lower()
+    except ValueError:
+        scheme = ""
+    return scheme, host_of(url)
 
 
 def _too_long(limit: int) -> PermanentError:

@@ -110,6 +110,55 @@ class TestCharsets:
         assert decoded("\ufeff{}".encode(), None) == "{}"
 
 
+class TestRedirects:
+    def test_a_redirect_to_another_host_is_refused_and_nothing_reaches_it(
+            self, agent: Any, other: Any, kit: Any, tmp_path: Path, spec: Path) -> None:
+        agent.control(faults={"s-000": {"kind": "redirect", "turn": 1,
+                                        "location": f"http://127.0.0.1:{other.port}/agent"}})
+        (tmp_path / "evaldsl.toml").write_text(config(agent.port), encoding="utf-8")
+        done = drive(kit, tmp_path, spec, 2)
+        assert done.returncode == 0, done.stderr
+        assert other.stats()["requests"] == 0
+        assert reasons(tmp_path) == {"s-000": (
+            f"the agent failed at turn 1 of 2: the agent redirected to 127.0.0.1:{other.port}, "
+            f"another host than 127.0.0.1:{agent.port}: not followed (allow the host in "
+            "`redirect_hosts`)"), "s-001": None}
+
+    def test_an_allowed_redirect_is_followed_without_the_targets_headers(
+            self, agent: Any, other: Any, kit: Any, tmp_path: Path, spec: Path) -> None:
+        agent.control(faults={"s-000": {"kind": "redirect", "turn": 1, "status": 308,
+                                        "location": f"http://127.0.0.1:{other.port}/agent"}})
+        (tmp_path / "evaldsl.toml").write_text(
+            config(agent.port, redirect_hosts=[f"127.0.0.1:{other.port}"]), encoding="utf-8")
+        done = drive(kit, tmp_path, spec, 2)
+        assert done.returncode == 0, done.stderr
+        seen = other.stats()
+        assert seen["requests"] == 1 and seen["paths"] == ["/agent"]
+        assert seen["authorization"] == [] and seen["api_keys"] == []
+        assert agent.stats()["api_keys"] == [API_KEY]
+        assert saved(tmp_path)["s-000"][1]["content"] == "<turn 1> 我家空调坏了 0.0"
+
+    def test_a_host_allowed_without_a_port_takes_any_port_of_it(
+            self, agent: Any, other: Any, kit: Any, tmp_path: Path, spec: Path) -> None:
+        agent.control(faults={"s-000": {"kind": "redirect", "turn": 1,
+                                        "location": f"http://127.0.0.1:{other.port}/agent"}})
+        (tmp_path / "evaldsl.toml").write_text(
+            config(agent.port, redirect_hosts=["127.0.0.1"]), encoding="utf-8")
+        assert drive(kit, tmp_path, spec, 1).returncode == 0
+        assert other.stats()["requests"] == 1 and other.stats()["api_keys"] == []
+
+    def test_a_redirect_on_the_same_host_keeps_the_headers(
+            self, agent: Any, kit: Any, tmp_path: Path, spec: Path) -> None:
+        agent.control(faults={"s-000": {"kind": "redirect", "turn": 1,
+                                        "location": "/agent?redirected=1"}})
+        (tmp_path / "evaldsl.toml").write_text(config(agent.port), encoding="utf-8")
+        done = drive(kit, tmp_path, spec, 1)
+        assert done.returncode == 0, done.stderr
+        assert reasons(tmp_path) == {"s-000": None}
+        assert agent.stats()["paths"][:2] == ["/agent", "/agent?redirected=1"]
+        assert agent.stats()["api_keys"] == [API_KEY]
+
+
 class TestReplySize:
     def test_a_reply_past_the_bound_is_that_scenarios_error(
             self, agent: Any, kit: Any, tmp_path: Path, spec: Path) -> None:
