@@ -52,6 +52,7 @@ alert poor_case when poor and not fast "slow and poor"
 alert tenant_poor when poor_rate > 30% over 1h min 30 "tenant poor rate over 30%"
 """
 TARGET_RATE = 500.0
+JSON = {"Content-Type": "application/json"}
 TARGET_P99_S = 1.0
 
 
@@ -102,7 +103,7 @@ def over_http(spec: Path, state: Path, rows: list[bytes],
 
         def post(raw: bytes) -> float:
             sent = time.perf_counter()
-            with urllib.request.urlopen(urllib.request.Request(url, raw, method="POST"),
+            with urllib.request.urlopen(urllib.request.Request(url, raw, JSON, method="POST"),
                                         timeout=30) as answer:
                 answer.read()
             return time.perf_counter() - sent

@@ -63,8 +63,10 @@ async def _listen(store: Any, host: str, port: int, language: str | None) -> Non
     from aiohttp import web
 
     from evaldsl.review.web import make_app
+    from evaldsl.webguard import Guard
 
-    runner = web.AppRunner(make_app(store, language), access_log=None)
+    guard = Guard([host], browser=True)  # its own name, when --host gives one
+    runner = web.AppRunner(make_app(store, language, guard), access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, host, port)
     await site.start()

@@ -14,6 +14,10 @@ JSON API beside it is what the script reads and writes:
 - `POST api/labels`: save a label `{case_id, reviewer, score, level, note,
   skipped}`; a wrong one is answered 400 with the reason
 
+Every request passes the shared guard (`evaldsl.webguard`): this server's own host
+name, and writes as JSON from the page itself, with the token of this start written
+into the page (mounted in another app, the app's own guard is given).
+
 The page's words are in Chinese or English (`?lang=zh|en`, else `language`,
 else the language of the moment), translated through the catalogue.
 """
@@ -30,9 +34,11 @@ from aiohttp import web
 from evaldsl.i18n import LANGUAGES, N_, _, current_language, normalize, set_language
 from evaldsl.review.agreement import Opinion, ReviewerAgreement, reviewer_agreement
 from evaldsl.review.store import Label, ReviewStore
+from evaldsl.webguard import TOKEN_HEADER, Guard
 
 STORE_KEY: web.AppKey[ReviewStore] = web.AppKey("review_store", ReviewStore)
 LANGUAGE_KEY: web.AppKey[str] = web.AppKey("review_language", str)
+GUARD_KEY: web.AppKey[Guard] = web.AppKey("review_guard", Guard)
 
 WORDS = {
     "title": N_("Review"),
@@ -71,9 +77,13 @@ WORDS = {
 """The page's words, by key; the script reads them translated into the page's language."""
 
 
-def make_app(store: ReviewStore, language: str | None = None) -> web.Application:
-    """The review app over `store`; mountable with `add_subapp(prefix, app)`."""
-    app = web.Application()
+def make_app(store: ReviewStore, language: str | None = None,
+             guard: Guard | None = None) -> web.Application:
+    """The review app over `store`; mountable with `add_subapp(prefix, app)`, then with
+    the parent's `guard`, so its pages carry the parent's token."""
+    guard = guard if guard is not None else Guard(browser=True)
+    app = web.Application(middlewares=[guard.middleware()])
+    app[GUARD_KEY] = guard
     app[STORE_KEY] = store
     app[LANGUAGE_KEY] = normalize(language or "") or current_language()
     app.router.add_get("/", _page, name="page")
@@ -101,6 +111,7 @@ async def _page(request: web.Request) -> web.Response:
     config = {"words": page_words, "language": language,
               "other": next(x for x in LANGUAGES if x != language),
               "levels": request.app[STORE_KEY].levels(),
+              "token": request.app[GUARD_KEY].token, "token_header": TOKEN_HEADER,
               "urls": {name: str(router[name].url_for())
                        for name in ("page", "queue", "case", "labels")}}
     text = _static("review.html").replace("{{lang}}", language).replace(

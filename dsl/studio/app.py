@@ -1,14 +1,14 @@
 """The studio's aiohttp application: its pages, its endpoints and what guards them.
 
-A local app is still reachable from any page the user's browser opens, so every request
-must name this server as its host (no DNS rebinding) and every write must come from the
-studio's own pages: a JSON body (which a cross-site form cannot send without a CORS
-preflight this server never grants) and, when the browser says, the studio's origin.
+A local app is still reachable from any page the user's browser opens, so the studio
+stands behind the shared guard (`evaldsl.webguard`): every request must name this server
+as its host (no DNS rebinding) and every write must come from the studio's own pages: a
+JSON body, the studio's origin when the browser says one, and the token of this start,
+which only the studio's pages hold.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from aiohttp import web
@@ -20,12 +20,10 @@ from evaldsl.studio import editor_api, pages
 from evaldsl.studio.editor_api import read_json
 from evaldsl.studio.review_mount import mount_review
 from evaldsl.studio.runs import Runs
-from evaldsl.studio.state import RUNS_KEY, SERVICE_KEY, SPEC_KEY, URI_KEY
+from evaldsl.studio.state import GUARD_KEY, RUNS_KEY, SERVICE_KEY, SPEC_KEY, URI_KEY
+from evaldsl.webguard import Guard
 
 STATIC = Path(__file__).parent / "static"
-LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]")
-
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 def make_app(spec: Path, folder: Path | None = None,
@@ -33,7 +31,9 @@ def make_app(spec: Path, folder: Path | None = None,
     """The studio over `spec`; child runs keep their files under `folder`
     (`.evaldsl-studio` beside the spec unless told); the review store `review`,
     when given, is labelled at `/review/`."""
-    app = web.Application(middlewares=[_local_only], client_max_size=8 * 1024 * 1024)
+    guard = Guard(browser=True)
+    app = web.Application(middlewares=[guard.middleware()], client_max_size=8 * 1024 * 1024)
+    app[GUARD_KEY] = guard
     app[SPEC_KEY] = spec
     app[SERVICE_KEY] = LanguageService()
     app[URI_KEY] = spec.resolve().as_uri()
@@ -52,30 +52,6 @@ def make_app(spec: Path, folder: Path | None = None,
 
 async def _stop_runs(app: web.Application) -> None:
     await app[RUNS_KEY].close()
-
-
-@web.middleware
-async def _local_only(request: web.Request, handler: Handler) -> web.StreamResponse:
-    if _host_name(request.host) not in LOCAL_HOSTS:
-        raise web.HTTPForbidden(text=_("the studio answers only to 127.0.0.1"))
-    if request.method == "POST":
-        origin = request.headers.get("Origin")
-        if origin is not None and origin != f"{request.scheme}://{request.host}":
-            raise web.HTTPForbidden(text=_("requests from other sites are refused"))
-        if request.content_type != "application/json":
-            raise web.HTTPUnsupportedMediaType(text=_("the studio takes JSON bodies only"))
-    return await handler(request)
-
-
-def _host_name(host: str) -> str:
-    """The Host header without its port: `127.0.0.1:8765` -> `127.0.0.1`, `[::1]:80` -> `[::1]`.
-
-    >>> _host_name("127.0.0.1:8765"), _host_name("[::1]:80"), _host_name("localhost")
-    ('127.0.0.1', '[::1]', 'localhost')
-    """
-    if host.startswith("["):
-        return host[: host.find("]") + 1]
-    return host.rsplit(":", 1)[0]
 
 
 async def spec_text(request: web.Request) -> web.Response:

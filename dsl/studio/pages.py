@@ -16,7 +16,7 @@ from aiohttp import web
 
 from evaldsl.i18n import _, current_language
 from evaldsl.report.explorer import page_json
-from evaldsl.studio.state import RUNS_KEY, SPEC_KEY
+from evaldsl.studio.state import GUARD_KEY, RUNS_KEY, SPEC_KEY
 
 STATIC = Path(__file__).parent / "static"
 
@@ -40,14 +40,18 @@ def words() -> dict[str, str]:
     }
 
 
-def render(name: str, title: str, markup: str = "", **fields: str) -> web.Response:
-    """The page `name` in the shell: navigation, language switch, the scripts' words;
-    `fields` are text (escaped here), `markup` is HTML built from escaped parts."""
+def render(request: web.Request, name: str, title: str, markup: str = "",
+           **fields: str) -> web.Response:
+    """The page `name` in the shell: navigation, language switch, the scripts' words and
+    the token of this start its writes carry; `fields` are text (escaped here), `markup`
+    is HTML built from escaped parts."""
     shell = Template((STATIC / "shell.html").read_text("utf-8"))
     body = Template((STATIC / f"{name}.html").read_text("utf-8")).substitute(
         {k: html.escape(v) for k, v in fields.items()} | _nav_words(), markup=markup)
     text = shell.substitute(lang=current_language(), title=html.escape(title), body=body,
-                            ui=page_json(words()), page=name, **_nav_words())
+                            ui=page_json(words()), page=name,
+                            token=html.escape(request.app[GUARD_KEY].token or ""),
+                            **_nav_words())
     return web.Response(text=text, content_type="text/html", charset="utf-8")
 
 
@@ -55,19 +59,19 @@ def _nav_words() -> dict[str, str]:
     return {k: html.escape(v) for k, v in words().items()}
 
 
-def note_page(title: str, note: str) -> web.Response:
-    return render("note", title, note=note)
+def note_page(request: web.Request, title: str, note: str) -> web.Response:
+    return render(request, "note", title, note=note)
 
 
 async def editor(request: web.Request) -> web.Response:
     spec = request.app[SPEC_KEY]
-    return render("editor", _("{spec} · evaldsl studio").format(spec=spec.name),
+    return render(request, "editor", _("{spec} · evaldsl studio").format(spec=spec.name),
                   spec=str(spec))
 
 
 async def run_page(request: web.Request) -> web.Response:
     spec = request.app[SPEC_KEY]
-    return render("run", _("Run {spec}").format(spec=spec.name), spec=str(spec))
+    return render(request, "run", _("Run {spec}").format(spec=spec.name), spec=str(spec))
 
 
 async def results_list(request: web.Request) -> web.Response:
@@ -76,7 +80,7 @@ async def results_list(request: web.Request) -> web.Response:
         f'<li><a href="/results/{r.id}">{html.escape(_run_title(r.kind, r.id))}</a> — '
         f"{html.escape(r.message)}</li>" for r in reversed(done))
     listing = f"<ul id='result-list'>{items}</ul>" if items else ""
-    return render("results", _("Results"), listing,
+    return render(request, "results", _("Results"), listing,
                   note="" if items else _("no run yet: start one on the run page"))
 
 

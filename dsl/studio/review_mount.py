@@ -12,6 +12,7 @@ from pathlib import Path
 from aiohttp import web
 
 from evaldsl.i18n import _
+from evaldsl.studio.state import GUARD_KEY
 
 
 def mount_review(app: web.Application, store: Path | None) -> None:
@@ -22,7 +23,7 @@ def mount_review(app: web.Application, store: Path | None) -> None:
     from evaldsl.review.store import open_store
     from evaldsl.review.web import make_app
 
-    app.add_subapp("/review/", make_app(open_store(store)))
+    app.add_subapp("/review/", make_app(open_store(store), guard=app[GUARD_KEY]))
 
 
 async def _to_folder(request: web.Request) -> web.Response:
@@ -33,6 +34,6 @@ async def _to_folder(request: web.Request) -> web.Response:
 async def _missing(request: web.Request) -> web.Response:
     from evaldsl.studio.pages import note_page
 
-    return note_page(_("review queue"), _(
+    return note_page(request, _("review queue"), _(
         "no review store is open: start the studio with `--review STORE`, a store "
         "`evaldsl review serve RESULTS --spec SPEC` made"))

@@ -75,6 +75,8 @@ def http_app(monitor: Monitor) -> Any:
     """The aiohttp application: `POST /sessions`, `GET /report`, `GET /report.html`."""
     from aiohttp import web
 
+    from evaldsl.webguard import Guard
+
     posted = 0
 
     async def sessions(request: web.Request) -> web.Response:
@@ -104,6 +106,7 @@ def http_app(monitor: Monitor) -> Any:
         return web.Response(text=page, content_type="text/html")
 
     app = web.Application(client_max_size=16 * 1024 * 1024)
+    app.middlewares.append(Guard().middleware())  # its own host, JSON, no other site
     app.add_routes([web.post("/sessions", sessions), web.get("/report", report),
                     web.get("/report.html", report_html)])
     return app

@@ -54,6 +54,9 @@ def test_a_label_is_saved_and_a_wrong_one_answered_400(tmp_path: Path) -> None:
     store = _store(tmp_path / "s.db")
 
     async def client(s: aiohttp.ClientSession, base: str) -> None:
+        async with s.get(base + "/") as page:
+            config = _config(await page.text())
+        s.headers[config["token_header"]] = config["token"]  # as the page's script sends it
         async with s.post(base + "/api/labels", json={"case_id": "c1", "reviewer": "li",
                                                        "score": 150}) as bad:
             assert bad.status == 400

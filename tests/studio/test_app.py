@@ -4,6 +4,7 @@ progress, results, the review note, the language switch, and what the guard refu
 from __future__ import annotations
 
 import json
+import re
 import socket
 import time
 import urllib.error
@@ -11,6 +12,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -45,11 +47,30 @@ def base(folder: Path) -> Iterator[str]:
         yield address
 
 
+TOKENS: dict[str, str] = {}
+"""Each studio's token, read from its page as the page's script reads it."""
+
+
+def token(url: str) -> str:
+    """The token of the studio serving `url`, from the `evaldsl-token` meta of its page."""
+    parts = urlsplit(url)
+    origin = f"{parts.scheme}://{parts.netloc}"
+    if origin not in TOKENS:
+        with urllib.request.urlopen(origin + "/", timeout=30) as answer:
+            page = answer.read().decode("utf-8")
+        found = re.search(r'<meta name="evaldsl-token" content="([^"]+)">', page)
+        assert found is not None, page
+        TOKENS[origin] = found.group(1)
+    return TOKENS[origin]
+
+
 def call(url: str, body: Any = None, headers: dict[str, str] | None = None,
          ) -> tuple[int, Any]:
-    """(status, JSON or text) of a GET, or of a POST of `body` as JSON."""
+    """(status, JSON or text) of a GET, or of a POST of `body` as JSON with the page's
+    token, as the studio's own pages send it."""
     data = None if body is None else json.dumps(body).encode()
-    sent = ({"Content-Type": "application/json"} if data else {}) | (headers or {})
+    sent = ({"Content-Type": "application/json", "X-Evaldsl-Token": token(url)} if data
+            else {}) | (headers or {})
     request = urllib.request.Request(url, data, sent)
     try:
         with urllib.request.urlopen(request, timeout=30) as answer:
@@ -211,12 +232,22 @@ class TestGuard:
     def test_a_form_post_is_refused(self, base: str) -> None:
         status, text = call(f"{base}/api/save", "text=x", {
             "Content-Type": "application/x-www-form-urlencoded"})
-        assert (status, text) == (415, "the studio takes JSON bodies only")
+        assert (status, text) == (
+            415, "this server takes JSON bodies only (Content-Type: application/json)")
 
     def test_another_host_name_is_refused(self, base: str) -> None:
         """A page of another site whose name was made to resolve to 127.0.0.1."""
         status, text = call(f"{base}/", headers={"Host": "attacker.example"})
-        assert (status, text) == (403, "the studio answers only to 127.0.0.1")
+        assert (status, text) == (
+            403, "this server answers only to its own address, not to `attacker.example`")
+
+    def test_a_write_without_this_start_token_is_refused(self, base: str,
+                                                         folder: Path) -> None:
+        """A page of another site, or of an earlier start, holds no valid token."""
+        for stale in ({"X-Evaldsl-Token": ""}, {"X-Evaldsl-Token": "an-old-token"}):
+            status, text = call(f"{base}/api/save", {"text": "spec \"stale\"\n"}, stale)
+            assert status == 403 and "reload it" in text
+        assert "stale" not in (folder / "报修.eval").read_text("utf-8")
 
     def test_save_writes_the_spec(self, base: str, folder: Path) -> None:
         assert call(f"{base}/api/save", {"text": SPEC + "\n"})[0] == 200

@@ -46,15 +46,22 @@ class Watch:
         assert status == 200, answer
         return answer
 
-    def post_body(self, body: bytes) -> tuple[int, Any]:
-        """Post any body; the status and the JSON answer, a refusal included."""
-        request = urllib.request.Request(self.base + "/sessions", body, method="POST")
+    def post_body(self, body: bytes, headers: dict[str, str] | None = None,
+                  ) -> tuple[int, Any]:
+        """Post any body (as JSON unless `headers` say otherwise); the status and the JSON
+        answer, a refusal included (its text when it is not JSON)."""
+        sent = headers if headers is not None else {"Content-Type": "application/json"}
+        request = urllib.request.Request(self.base + "/sessions", body, sent, method="POST")
         try:
             with urllib.request.urlopen(request, timeout=30) as answer:
                 return answer.status, json.loads(answer.read())
         except urllib.error.HTTPError as refused:
             with refused:
-                return refused.code, json.loads(refused.read())
+                text = refused.read()
+            try:
+                return refused.code, json.loads(text)
+            except ValueError:
+                return refused.code, text.decode("utf-8", "replace")
 
     def get(self, path: str) -> Any:
         with urllib.request.urlopen(self.base + path, timeout=30) as answer:

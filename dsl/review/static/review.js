@@ -153,7 +153,8 @@
                    score: skipped || raw === "" ? null : Number(raw),
                    level: skipped ? null : $("level").value || null, note: $("note").value };
     const answer = await fetch(config.urls.labels, { method: "POST", body: JSON.stringify(body),
-                                                     headers: { "Content-Type": "application/json" } });
+                                                     headers: { "Content-Type": "application/json",
+                                                                [config.token_header]: config.token } });
     const data = await answer.json();
     if (!answer.ok) { status.textContent = data.error; status.className = "error"; return; }
     await loadQueue();

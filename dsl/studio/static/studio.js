@@ -2,6 +2,8 @@
 "use strict";
 var studio = (function () {
   var ui = JSON.parse(document.getElementById("ui").textContent);
+  /* The token of this start of the studio: every write carries it. */
+  var token = document.querySelector("meta[name=evaldsl-token]").content;
 
   function say(key, fields) {
     return (ui[key] || key).replace(/\{(\w+)\}/g, function (all, name) {
@@ -12,7 +14,8 @@ var studio = (function () {
   /* POST (or GET without a body) and the JSON answer; a refusal is an Error with its text. */
   function request(path, body) {
     var options = body === undefined ? {} : {
-      method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)};
+      method: "POST", headers: {"Content-Type": "application/json", "X-Evaldsl-Token": token},
+      body: JSON.stringify(body)};
     return fetch(path, options).then(function (answer) {
       if (!answer.ok) {
         return answer.text().then(function (text) { throw new Error(text || answer.statusText); });
