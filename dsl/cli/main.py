@@ -22,6 +22,7 @@ from typing import Any
 
 from evaldsl.cli.exits import EXIT_USAGE, exit_for
 from evaldsl.i18n import LANGUAGES, _, set_language
+from evaldsl.run.lifeline import follow_parent
 
 VERBS = ("check", "fmt", "explain", "run", "collect", "merge", "compare", "test", "review",
          "calibrate", "primitives", "lsp", "studio", "watch")
@@ -71,6 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    follow_parent()  # a child of the studio ends with it
     words = sys.argv[1:] if argv is None else argv
     set_language(language_named(words))
     parser = build_parser(_verbs_named(words))

@@ -22,6 +22,7 @@ from evaldsl.errors import EvaldslError
 from evaldsl.i18n import _, current_language, ngettext
 from evaldsl.report.explorer import Explorer
 from evaldsl.report.writers import render_report
+from evaldsl.run.lifeline import child_env
 from evaldsl.run.spec_tests import ExampleInterpreter, examples_of, failure_report, run_example
 
 POLL_S = 0.2
@@ -92,7 +93,7 @@ class Runs:
             argv += ["--sample", str(sample), "--seed", str(seed if seed is not None else 0)]
         child = await asyncio.create_subprocess_exec(
             *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE)
+            stderr=asyncio.subprocess.PIPE, env=child_env())  # it ends with the studio
         self._children.add(child)
         try:
             errors = asyncio.create_task(_read_all(child))

@@ -51,13 +51,22 @@ def studio(spec: Path, folder: Path, env: dict[str, str] | None = None,
     """The base address (`http://127.0.0.1:PORT`) of a studio serving `spec`, its
     environment (which its runs inherit) updated with `env`, the review store
     `review` mounted at `/review/` when given."""
+    with studio_process(spec, folder, env, review) as (address, _process):
+        yield address
+
+
+@contextmanager
+def studio_process(spec: Path, folder: Path, env: dict[str, str] | None = None,
+                   review: Path | None = None,
+                   ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """`studio`'s address and its process, for tests that kill it."""
     store = ["--review", str(review)] if review is not None else []
     process = subprocess.Popen(
         [sys.executable, "-m", "evaldsl", "studio", str(spec), "--port", "0",
          "--folder", str(folder), *store], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         cwd=REPO, env={**os.environ, **(env or {})})
     try:
-        yield _address(process)
+        yield _address(process), process
     finally:
         process.terminate()
         try:
