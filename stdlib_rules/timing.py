@@ -26,7 +26,8 @@ class LatencyParams(Params):
     """The slowest acceptable reply, in milliseconds."""
 
 
-@primitive("latency", params=LatencyParams, scopes=REPLY_SCOPES | {"dialog"},
+@primitive("latency", reads_text=False,
+           params=LatencyParams, scopes=REPLY_SCOPES | {"dialog"},
            default_scope="each_reply", fields={"slowest_ms": ValueType.NUMBER},
            cost=Cost.FREE, dynamic={"max_ms"},
            pin=lambda p, f: measured(f, lambda v: v <= p.max_ms, "slowest_ms"))
@@ -81,7 +82,8 @@ class TurnsParams(Params):
         return self
 
 
-@primitive("turns", params=TurnsParams, scopes={"dialog"}, default_scope="dialog",
+@primitive("turns", reads_text=False,
+           params=TurnsParams, scopes={"dialog"}, default_scope="dialog",
            fields={"turns": ValueType.NUMBER}, cost=Cost.FREE, dynamic={"max", "min"},
            pin=lambda p, f: measured(f, lambda v: _within(v, p.min, p.max), "turns"))
 def turns(params: TurnsParams) -> Any:

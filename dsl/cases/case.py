@@ -45,6 +45,8 @@ class ToolCall:
         kind = str(data.get("type") or "function")
         kind = CALL_TYPES.get(kind, kind)
         server = str(data.get("server_label") or data.get("server") or "")
+        if raw is None:  # a trace that did not record them
+            return cls(name, ErrorValue(_("no arguments recorded")), "", call_id, kind, server)
         if isinstance(raw, dict):
             if value_depth(raw, MAX_ARGUMENT_DEPTH) > MAX_ARGUMENT_DEPTH:
                 return cls(name, _too_deep(), "{}", call_id, kind, server)
@@ -90,6 +92,9 @@ class Message:
     latency_ms: float | None = None
     name: str | None = None
     tool_call_id: str | None = None
+    recorded: bool = True
+    """False when the message's text was not recorded (a trace without content capture):
+    text checks on it say so instead of judging an empty text."""
 
     @property
     def speaker(self) -> str:
@@ -117,6 +122,7 @@ class Message:
             latency_ms=_number_or_none(data.get("latency_ms")),
             name=data.get("name"),
             tool_call_id=data.get("tool_call_id"),
+            recorded=data.get("recorded") is not False,
         )
 
 
@@ -147,13 +153,16 @@ class Case:
     fields: Mapping[str, Any] = field(default_factory=dict)
     origin: str = ""
     """`file:line` the case was read from, for messages about it."""
+    unrecorded: bool = False
+    """Some message's text was not recorded (`Message.recorded`)."""
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], origin: str = "") -> Case:
         """A case from a plain mapping with `id`, `messages` and any other fields."""
         messages = _name_results(tuple(Message.from_openai(m) for m in data.get("messages") or ()))
         extra = {k: v for k, v in data.items() if k not in ("id", "messages")}
-        return cls(str(data.get("id", "")), messages, extra, origin)
+        unrecorded = not all(m.recorded for m in messages)
+        return cls(str(data.get("id", "")), messages, extra, origin, unrecorded)
 
 
 def _name_results(messages: tuple[Message, ...]) -> tuple[Message, ...]:

@@ -104,10 +104,11 @@ def case_of(row: Any, schema: CaseSchema = EMPTY_SCHEMA, file: str = "<case>", l
 
 
 def read_cases(paths: str | Path | Iterable[str | Path], schema: CaseSchema = EMPTY_SCHEMA,
-               on_bad_row: Policy = "fail") -> Iterator[Item]:
-    """Cases from every file in order; bad rows raise or are yielded by the policy."""
+               on_bad_row: Policy = "fail", input_format: str | None = None) -> Iterator[Item]:
+    """Cases from every file in order; bad rows raise or are yielded by the policy.
+    `input_format` (`chat`, `otel`, `openinference`) overrides detection by content."""
     for path in [paths] if isinstance(paths, (str, Path)) else paths:
-        for item in read_file(Path(path), schema):
+        for item in read_file(Path(path), schema, input_format):
             if isinstance(item, BadRow) and on_bad_row == "fail":
                 raise item.error()
             yield item
@@ -121,20 +122,21 @@ def load_cases(paths: str | Path | Iterable[str | Path],
         yield item
 
 
-def read_file(path: Path, schema: CaseSchema = EMPTY_SCHEMA) -> Iterator[Item]:
+def read_file(path: Path, schema: CaseSchema = EMPTY_SCHEMA,
+              input_format: str | None = None) -> Iterator[Item]:
     """Every row of one file as a case or a bad row."""
-    for row in read_rows([path]):
+    for row in read_rows([path], input_format):
         item = row.item(schema)
         if item is not None:
             yield item
 
 
-def read_rows(paths: Iterable[str | Path]) -> Iterator[RawRow]:
+def read_rows(paths: Iterable[str | Path], input_format: str | None = None) -> Iterator[RawRow]:
     """The rows of every file in order, undecoded; a file that cannot be read is a bad row."""
     for path in paths:
         name = str(path)
         try:
-            yield from _rows(Path(path))
+            yield from _traced(Path(path), input_format) or _rows(Path(path))
         except OSError as exc:
             yield RawRow(
                 name,
@@ -143,6 +145,13 @@ def read_rows(paths: Iterable[str | Path]) -> Iterator[RawRow]:
                     name, 0, _("cannot read the file: {value}").format(value=exc.strerror or exc)
                 ),
             )
+
+
+def _traced(path: Path, input_format: str | None) -> Iterator[RawRow] | None:
+    """A trace file's conversations as rows (`evaldsl.cases.traces`), or None for a chat file."""
+    from evaldsl.cases.traces import trace_rows
+
+    return trace_rows(path, input_format)
 
 
 def _rows(path: Path) -> Iterator[RawRow]:

@@ -204,7 +204,7 @@ def _tool_calls_problem(calls: Any, where: str) -> RowProblem | None:
         if not isinstance(function.get("name"), str) or not function["name"]:
             return RowProblem(f"{at}.function.name", "missing")
         arguments = function.get("arguments", "{}")
-        if not isinstance(arguments, (str, Mapping)):
+        if arguments is not None and not isinstance(arguments, (str, Mapping)):
             return RowProblem(
                 f"{at}.function.arguments",
                 _("expected JSON text, got {describe}").format(describe=_describe(arguments)),

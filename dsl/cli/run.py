@@ -96,6 +96,10 @@ def add_parser(subparsers: Any) -> None:
     journal.add_argument("--overwrite", action="store_true",
                          help=_("start --results afresh even when it holds an earlier run's "
                               "results (without it such a journal is refused)"))
+    flow.add_argument("--input-format", choices=("chat", "otel", "openinference"), default=None,
+                      help=_("read the case files as chat transcripts, OpenTelemetry GenAI "
+                             "traces or OpenInference traces (default: detected by content; "
+                             "docs/cases.md)"))
     flow.add_argument("--on-bad-row", choices=("skip", "fail"), default="fail",
                       help=_("skip malformed rows (counted in the report) or stop (default)"))
     flow.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
@@ -301,7 +305,7 @@ def _judged(args: argparse.Namespace, spec: Any, layout: Any, selection: Any,
     return EXIT_DEADLINE if result.report["run"].get("deadline_passed") else verdict
 
 
-RAY_UNSUPPORTED = ("limit", "deadline", "where", "ids", "sample", "target")
+RAY_UNSUPPORTED = ("limit", "deadline", "where", "ids", "sample", "target", "input_format")
 """Flags the Ray engine does not take (docs/cluster.md says why)."""
 
 
@@ -365,7 +369,7 @@ def _selection(args: argparse.Namespace, spec: Any) -> Any:
 
         cases = read_scenarios(args.cases, CaseSchema.of(spec))
     else:
-        cases = read_cases(args.cases, CaseSchema.of(spec), "skip")
+        cases = read_cases(args.cases, CaseSchema.of(spec), "skip", args.input_format)
     return selection.with_sample(c for c in cases if isinstance(c, Case))
 
 
@@ -415,14 +419,14 @@ def _evaluate(args: argparse.Namespace, spec: Any, layout: Any, options: Any, ru
     if args.workers > 1:
         from evaldsl.run.workers import run_workers
 
-        return run_workers(spec, layout, read_rows(args.cases), options, args.workers, settings,
-                           sinks)
+        return run_workers(spec, layout, read_rows(args.cases, args.input_format), options,
+                           args.workers, settings, sinks)
     from evaldsl.run.runner import run as run_cases
 
     if driving is not None:
         return run_cases(spec, layout, driving.scenarios(args.cases, spec), options, runtime,
                          [*sinks, driving.tally], driving.driver)
-    cases = read_cases(args.cases, CaseSchema.of(spec), "skip")
+    cases = read_cases(args.cases, CaseSchema.of(spec), "skip", args.input_format)
     return run_cases(spec, layout, cases, options, runtime, sinks)
 
 
@@ -485,13 +489,24 @@ def _count_rows(args: argparse.Namespace) -> int | None:
     shows = args.progress if args.progress is not None else sys.stderr.isatty()
     jsonl = all(c.suffix.lower() in (".jsonl", ".ndjson") for c in args.cases)
     local = all(isinstance(c, Path) for c in args.cases)
-    if not (shows or args.resume) or not jsonl or not local:
+    if not (shows or args.resume) or not jsonl or not local or _traced(args):
         return None
     total = 0
     for path in args.cases:
         with path.open("rb") as f:
             total += sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b""))
     return total
+
+
+def _traced(args: argparse.Namespace) -> bool:
+    """Whether some input is a trace file, whose lines are spans, not cases."""
+    if args.input_format in ("otel", "openinference"):
+        return True
+    if args.input_format == "chat":
+        return False
+    from evaldsl.cases.traces import is_trace_file
+
+    return any(is_trace_file(c) for c in args.cases)
 
 
 def junit_sink(args: argparse.Namespace, layout: Any) -> Any:

@@ -81,6 +81,9 @@ class Primitive:
     """Parameters that may be per-case expressions (`expect: case.intent`)."""
     pin: Callable[[Any, dict[str, Any]], CheckResult] | None = None
     """Builds a full result from pinned fields (`given polite = 8`) in examples."""
+    reads_text: bool = True
+    """Whether the check reads the text of messages; one that reads only latencies or tool
+    calls still judges a trace whose text was not recorded."""
 
     def validate_per_case(self, values: Mapping[str, Any],
                           from_case: Iterable[str]) -> BaseModel:
@@ -198,6 +201,7 @@ def primitive(
     dynamic: frozenset[str] | set[str] = frozenset(),
     pin: Callable[[Any, dict[str, Any]], CheckResult] | None = None,
     registry: Registry | None = None,
+    reads_text: bool = True,
 ) -> Callable[[Factory], Factory]:
     """Register the decorated factory as primitive `name`; see the module docstring.
 
@@ -220,6 +224,7 @@ def primitive(
             value_range=value_range or (lambda p: None),
             dynamic=frozenset(dynamic),
             pin=pin,
+            reads_text=reads_text,
         )
         if registry is not None:
             registry.add(entry)

@@ -17,6 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from evaldsl.cases.scopes import Scope, select
+from evaldsl.i18n import _
 from evaldsl.model.requests import ModelRequest
 from evaldsl.primitives.registry import Cost
 from evaldsl.results import ReportPlan
@@ -110,7 +112,7 @@ def build_program(graph: Graph, runtime: RuntimeGetter) -> Program:
     review = compile_review(compiler, graph.review) if graph.review is not None else None
     if review is not None and review_slot is not None:
         forcers[review_slot] = review.decide
-    for alert, (_, i) in zip((a for a in graph.alerts if a.window is None), alert_slots,
+    for alert, (_name, i) in zip((a for a in graph.alerts if a.window is None), alert_slots,
                              strict=True):
         forcers[i] = compiler.condition(alert.when)
     targets = (*_result_slots(blocks, metric_slots, checks),
@@ -198,6 +200,31 @@ def _first_problem(exc: ValidationError) -> str:
 
 
 def _check_forcer(plan: CheckPlan, runtime: RuntimeGetter) -> Fn:
+    forcer = _plain_check_forcer(plan, runtime)
+    if not plan.node.primitive.reads_text:
+        return forcer
+    return _text_guard(forcer, plan.name, plan.node.scope)
+
+
+def _text_guard(forcer: Fn, name: str, scope: Any) -> Fn:
+    """A check that reads text, on a case whose text was not all recorded (a trace without
+    content capture): an error saying so when its scope selects such a message, never a
+    verdict on an empty text."""
+    def guarded(fr: Frame) -> Any:
+        case = fr.case
+        if case.unrecorded and _unrecorded_in(case, scope):
+            return CheckResult.error(_("no text recorded: the trace kept no message text "
+                                       "for this check to read"), name)
+        return forcer(fr)
+    return guarded
+
+
+def _unrecorded_in(case: Any, scope: Any) -> bool:
+    units = select(case, scope if scope is not None else Scope("dialog"))
+    return not units or any(not m.recorded for u in units for m in u.messages)
+
+
+def _plain_check_forcer(plan: CheckPlan, runtime: RuntimeGetter) -> Fn:
     if plan.dynamic:
         return _dynamic_forcer(plan, runtime)
     if plan.is_model:
