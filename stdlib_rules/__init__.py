@@ -16,6 +16,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
     "evaldsl.stdlib.dialog_state": ("slots", "steps"),
     "evaldsl.stdlib.judging": ("judge", "refusal"),
     "evaldsl.stdlib.moderation": ("moderation",),
+    "evaldsl.stdlib.numeric": ("numeric",),
     "evaldsl.stdlib.safety": ("safety",),
     "evaldsl.stdlib.signals": ("signals",),
     "evaldsl.stdlib.similarity": ("similarity",),

@@ -1,0 +1,200 @@
+"""Numbers as a reply writes them: `1,000`, `-3.5`, `1e3`, `2½`, `60%`, `１２３`, `三百`, `1.5万`.
+
+`numbers_in(text)` finds every number in a text, in order, each with the span
+it was read from, so a primitive can take the first, the last or any of them.
+Arabic numbers may carry a sign (`-`, `−`, `+`, `负`), thousands separators in
+groups of three (`12,345`), a decimal part, an exponent, a vulgar fraction
+(`2½`), a percent sign (`60%` is kept apart from `60`: a percentage answers a
+percentage), and a Chinese multiplier (`1.5万`, `3千`, `2亿`). Chinese
+numerals are read too (`三百`, `一千二百零五`, `两万`, `三点五`, `百分之三十`);
+a lone numeral character followed by another Chinese character (`一下`,
+`一样`) is part of a word, not a number, unless that character is a measure
+word (`三个`, `五元`). Digits glued to Latin letters
+(`42abc`, `H2O`) are not a number either.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+
+_WIDE = str.maketrans("０１２３４５６７８９．－＋％，−", "0123456789.-+%,-")
+"""Full-width digits and signs, and the minus sign U+2212, as ASCII."""
+
+_FRACTIONS = "½⅓⅔¼¾⅕⅖⅗⅘⅙⅚⅐⅛⅜⅝⅞⅑⅒"
+
+_ARABIC = re.compile(
+    r"(?P<sign>[-+]|负)?"
+    r"(?P<int>\d{1,3}(?:,\d{3})+(?!\d)|\d+)?"
+    r"(?:(?P<dot>\.)(?P<dec>\d+))?"
+    r"(?:[eE](?P<exp>[-+]?\d+))?"
+    rf"(?P<frac>[{_FRACTIONS}])?"
+    r"(?P<mult>[千万亿](?![零〇一二两三四五六七八九十百千]))?"
+    r"(?P<pct>%)?"
+)
+
+_CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5,
+              "六": 6, "七": 7, "八": 8, "九": 9}
+_CN_SMALL = {"十": 10, "百": 100, "千": 1000}
+_CN_BIG = {"万": 10_000, "亿": 100_000_000}
+_MULTIPLIERS = {"千": 1000, **_CN_BIG}
+_CN_CHARS = "".join([*_CN_DIGITS, *_CN_SMALL, *_CN_BIG])
+_CHINESE = re.compile(
+    rf"(?P<pct>百分之)?(?P<sign>负)?(?P<num>[{''.join(_CN_DIGITS)}十][{_CN_CHARS}]*"
+    rf"(?:点[{''.join(_CN_DIGITS)}]+)?)"
+)
+_START = re.compile(rf"[-+负\d{_FRACTIONS}百{''.join(_CN_DIGITS)}十]")
+
+MEASURE_WORDS = frozenset("个元块角次天人岁年月日号位件张本只条种分秒周倍米斤克吨升"
+                          "折层楼家名台辆间套份杯瓶双对页章级度")
+"""Words after which a lone Chinese numeral is a number (`三个`, `五元`); after other
+Chinese characters it is part of a word (`一下`, `统一`)."""
+
+
+@dataclass(frozen=True)
+class Number:
+    """A number read from a text, with where it stood."""
+
+    value: float
+    percent: bool
+    start: int
+    end: int
+    text: str
+
+    def same_kind(self, other: Number) -> bool:
+        """A percentage is compared with percentages only, a plain number with plain ones."""
+        return self.percent == other.percent
+
+
+def numbers_in(text: str) -> list[Number]:
+    """Every number in `text`, in order.
+
+    >>> [n.value for n in numbers_in("共 1,200 元，折合1.5万日元，三个人")]
+    [1200.0, 15000.0, 3.0]
+    """
+    text = text.translate(_WIDE)
+    found: list[Number] = []
+    pos = 0
+    while True:
+        start = _START.search(text, pos)
+        if start is None:
+            return found
+        number = _read_at(text, start.start())
+        if number is None:
+            pos = start.start() + 1
+            continue
+        found.append(number)
+        pos = number.end
+
+
+def whole_number(text: str) -> Number | None:
+    """`text` as one number, allowing white space, a currency sign and edge punctuation.
+
+    >>> whole_number(" (42). ").value
+    42.0
+    >>> whole_number("5 some text") is None
+    True
+    """
+    core = text.translate(_WIDE).strip().strip(_EDGE).strip()
+    for sign in _CURRENCIES:
+        core = core.removeprefix(sign)
+    numbers = numbers_in(core)
+    if len(numbers) != 1 or numbers[0].start != 0 or numbers[0].end != len(core):
+        return None
+    return numbers[0]
+
+
+_EDGE = "!?:;()[]{}'\"`,.。，！？：；（）【】「」《》*_~"
+_CURRENCIES = ("$", "£", "€", "¥", "￥")
+
+
+def _read_at(text: str, at: int) -> Number | None:
+    """The number starting at `at`, or None when what starts there is not one."""
+    if _glued_before(text, at):
+        return None
+    chinese = _CHINESE.match(text, at)
+    if chinese is not None and chinese.group("num"):
+        return _chinese(text, chinese)
+    arabic = _ARABIC.match(text, at)
+    if arabic is None or not (arabic.group("int") or arabic.group("dec") or arabic.group("frac")):
+        return None
+    end = arabic.end()
+    if _glued_after(text, end):
+        return None
+    value = _arabic_value(arabic)
+    if value is None:
+        return None
+    return Number(value, bool(arabic.group("pct")), at, end, text[at:end])
+
+
+def _arabic_value(m: re.Match[str]) -> float | None:
+    digits = (m.group("int") or "").replace(",", "")
+    literal = f"{digits or '0'}.{m.group('dec') or '0'}"
+    if m.group("exp"):
+        literal += f"e{m.group('exp')}"
+    value = float(literal)
+    if m.group("frac"):
+        value += unicodedata.numeric(m.group("frac"))
+    if m.group("mult"):
+        value *= _MULTIPLIERS[m.group("mult")]
+    if m.group("sign") in ("-", "负"):
+        value = -value
+    return value if math.isfinite(value) else None
+
+
+def _chinese(text: str, m: re.Match[str]) -> Number | None:
+    body = m.group("num")
+    lone = len(body) == 1 and m.group("pct") is None and m.group("sign") is None
+    after = text[m.end():m.end() + 1]
+    if lone and (_is_cjk(after) and after not in MEASURE_WORDS
+                 or body == "十" and after == "分" and not text.startswith("分钟", m.end())):
+        return None
+    whole, _, decimals = body.partition("点")
+    value = float(_cn_integer(whole))
+    if decimals:
+        value += float("0." + "".join(str(_CN_DIGITS[c]) for c in decimals))
+    if m.group("sign"):
+        value = -value
+    return Number(value, m.group("pct") is not None, m.start(), m.end(), m.group(0))
+
+
+def _cn_integer(text: str) -> int:
+    """A Chinese integer: `一千二百零五` 1205, `两万` 20000, `十五` 15, `二〇二四` 2024."""
+    if all(c in _CN_DIGITS for c in text):
+        return int("".join(str(_CN_DIGITS[c]) for c in text))
+    total = wan = section = digit = 0
+    for c in text:
+        if c in _CN_DIGITS:
+            digit = _CN_DIGITS[c]
+        elif c in _CN_SMALL:
+            section += (digit or 1) * _CN_SMALL[c]
+            digit = 0
+        elif c == "万":
+            wan = (wan + section + digit) * 10_000
+            section = digit = 0
+        else:
+            total = (total + wan + section + digit) * 100_000_000
+            wan = section = digit = 0
+    return total + wan + section + digit
+
+
+def _is_cjk(char: str) -> bool:
+    return bool(char) and "\u4e00" <= char <= "\u9fff"
+
+
+def _glued_before(text: str, at: int) -> bool:
+    """A Latin letter, a digit or a decimal point right before: `H2O`, `x2`, `3.14.15`."""
+    if at == 0:
+        return False
+    prev = text[at - 1]
+    return prev.isdigit() or prev == "." or (prev.isalpha() and not _is_cjk(prev))
+
+
+def _glued_after(text: str, end: int) -> bool:
+    """A Latin letter or a digit right after: `42abc`, `5x`."""
+    if end >= len(text):
+        return False
+    nxt = text[end]
+    return nxt.isdigit() or (nxt.isalpha() and not _is_cjk(nxt) and nxt not in _CN_CHARS)

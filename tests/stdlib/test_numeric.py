@@ -1,0 +1,176 @@
+"""numeric: Inspect's `match(numeric=True)` tests with Inspect's verdicts, then our own."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from evaldsl.primitives.tables import NormalizationTable, Tolerance
+from evaldsl.stdlib.numerals import numbers_in, whole_number
+from tests.stdlib.conftest import Run, dialog
+
+LOCATIONS = {"end": "last", "begin": "first", "any": "any", "exact": "exact"}
+
+# (reply, targets, Inspect's location, Inspect's verdict), from Inspect's
+# tests/scorer/test_match.py, one row per assertion.
+INSPECT_MATCH: list[tuple[str, list[str], str, bool]] = [
+    ("28 + 32 = 60\nThis solves the problem.", ["60"], "end", True),
+    ("**ANSWER: 28 + 32 = 60**\nThis solves the problem.", ["60"], "end", True),
+    ("28 + 32 = 60%\nThis solves the problem.", ["60", "60%"], "any", True),
+    ("28 + 32 = 60%", ["60%"], "end", True),
+    ("28 + 32 = 60%", ["32"], "end", True),
+    ("The answer is 25", ["5"], "end", False),
+    ("the value is 110", ["10"], "end", False),
+    ("50 is the answer", ["5"], "begin", False),
+    ("got 25 here", ["5"], "any", False),
+    ("first 7 then 25 then done", ["25"], "any", True),
+    ("5", ["-5"], "end", False),
+    ("the result is -5", ["-5"], "end", True),
+    ("the result is -5 exactly", ["-5"], "end", True),
+    ("pi is approximately 3.14", ["3.14"], "end", True),
+    ("pi is approximately 33.14", ["3.14"], "end", False),
+    ("the value is 1000", ["1e3"], "end", True),
+    ("2.0", ["2"], "end", True),
+    ("result: -5.0", ["-5"], "end", True),
+    ("5 some text", ["5"], "exact", False),
+    ("5abc", ["5"], "exact", False),
+    ("5", ["5"], "exact", True),
+    ("answer: −5", ["-5"], "end", True),
+    ("the result is ½", ["0.5"], "end", True),
+    ("got -½ as the result", ["-0.5"], "any", True),
+    ("answer 2½", ["2.5"], "end", True),
+    ("result: 三", ["3"], "end", True),
+    ("the answer is １２３", ["123"], "end", True),
+    ("the answer is -½ extra", ["-0.5"], "end", True),
+    ("leading text then -½", ["-0.5"], "begin", True),
+    ("The answer is 42!", ["42"], "end", True),
+    ("The answer is 42?", ["42"], "end", True),
+    ("The answer is 42:", ["42"], "end", True),
+    ("The answer is (42).", ["42"], "end", True),
+    ("The answer is (42)", ["42"], "end", True),
+    ("The answer is [42]", ["42"], "end", True),
+    ("first (7) then 25! then done", ["25"], "any", True),
+    ("The answer is 42abc", ["42"], "end", False),
+    ("got 7 and 11", ["25"], "any", False),
+]
+
+
+def answer(text: str) -> Any:
+    return dialog(("user", "?"), ("assistant", text))
+
+
+class TestInspectMatch:
+    """Inspect's own inputs and verdicts; `.number` is the number Inspect reports as the answer."""
+
+    @pytest.mark.parametrize(("reply", "targets", "location", "verdict"), INSPECT_MATCH)
+    def test_verdict(self, run: Run, reply: str, targets: list[str], location: str,
+                     verdict: bool) -> None:
+        r = run("numeric", answer(reply), expect=targets, location=LOCATIONS[location])
+        assert r.passed is verdict
+        assert not r.is_error
+
+    def test_any_reports_the_number_that_matched(self, run: Run) -> None:
+        r = run("numeric", answer("first 7 then 25 then done"), expect="25", location="any")
+        assert (r.value, r.fields["number"], r.fields["numbers"]) == (25.0, 25.0, [7.0, 25.0])
+
+
+class TestChinese:
+    @pytest.mark.parametrize(("reply", "expect"), [
+        ("一共三百元", 300), ("预算是1.5万", 15000), ("共计一千二百零五人", 1205),
+        ("两万", 20000), ("十五个", 15), ("温度三点五度", 3.5), ("增长了百分之三十", "30%"),
+        ("价格：１，２００元", 1200), ("大约负五", -5), ("二〇二四年", 2024),
+        ("十亿", 1_000_000_000), ("一亿二千万", 120_000_000), ("10万元", 100_000),
+    ])
+    def test_read(self, run: Run, reply: str, expect: Any) -> None:
+        assert run("numeric", answer(reply), expect=expect).passed is True
+
+    @pytest.mark.parametrize("text", ["我查一下", "统一处理", "十分抱歉", "万一不行", "一样"])
+    def test_words_with_numerals_are_not_numbers(self, text: str) -> None:
+        assert numbers_in(text) == []
+
+    def test_chinese_target(self, run: Run) -> None:
+        assert run("numeric", answer("共 300 元"), expect="三百").passed is True
+
+
+class TestOptions:
+    def test_last_by_default_and_first(self, run: Run) -> None:
+        case = answer("先付 20 元，再付 30 元")
+        assert run("numeric", case, expect=30).passed is True
+        assert run("numeric", case, expect=20).passed is False
+        assert run("numeric", case, expect=20, location="first").passed is True
+
+    def test_thousands_separators(self, run: Run) -> None:
+        assert run("numeric", answer("That is $1,234,567.50 in total."),
+                   expect=1234567.5).passed is True
+
+    def test_tolerance(self, run: Run) -> None:
+        case = answer("about 3.1416")
+        assert run("numeric", case, expect=3.14).passed is False
+        assert run("numeric", case, expect=3.14, tolerance=0.01).passed is True
+
+    def test_table_tolerance_and_units(self, run: Run) -> None:
+        table = NormalizationTable("t", units=("km",), tolerance=Tolerance(absolute=0.01))
+        assert run("numeric", answer("全程约 5000 m。"), expect=5, table=table).passed is True
+        assert run("numeric", answer("全程 4.995 公里"), expect="5 km",
+                   table=table).passed is True
+        assert run("numeric", answer("全程 5000 kg"), expect=5, table=table).passed is False
+
+    def test_no_number_is_a_fail_with_a_reason(self, run: Run) -> None:
+        r = run("numeric", answer("I do not know"), expect=4)
+        assert (r.passed, r.value, r.reason) == (False, None, "no number in the reply")
+
+    def test_a_target_that_is_no_number_is_refused(self, run: Run) -> None:
+        with pytest.raises(ValidationError, match="is not a number"):
+            run("numeric", answer("4"), expect="four")
+
+
+INTEGERS = st.integers(min_value=-10**12, max_value=10**12)
+
+
+def chinese(n: int) -> str:
+    """`n` (0 <= n < 10**8) in Chinese numerals, written the usual way."""
+    digits = "零一二三四五六七八九"
+    if n == 0:
+        return "零"
+
+    def under_10000(k: int, pad: bool) -> str:
+        out, zero = "", False
+        for value, unit in ((1000, "千"), (100, "百"), (10, "十"), (1, "")):
+            d = k // value % 10
+            if d:
+                if zero or (pad and not out and value < 1000 and k < 1000):
+                    out += "零"
+                out += digits[d] + unit
+                zero = False
+            elif out:
+                zero = True
+        return out
+
+    high, low = divmod(n, 10_000)
+    text = (under_10000(high, False) + "万") if high else ""
+    if low:
+        text += under_10000(low, bool(high))
+    return text
+
+
+class TestReadsBackWhatWasWritten:
+    @settings(max_examples=200, deadline=None)
+    @given(INTEGERS)
+    def test_integers_with_separators(self, n: int) -> None:
+        assert whole_number(f"{n:,}") is not None
+        assert whole_number(f"{n:,}").value == n  # type: ignore[union-attr]
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.floats(min_value=-1e9, max_value=1e9, allow_nan=False))
+    def test_floats_as_python_writes_them(self, x: float) -> None:
+        found = numbers_in(f"the answer is {x!r}.")
+        assert [n.value for n in found] == [x]
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.integers(min_value=0, max_value=10**8 - 1))
+    def test_chinese_numerals(self, n: int) -> None:
+        assert [m.value for m in numbers_in(f"共{chinese(n)}个")] == [n]
