@@ -11,6 +11,7 @@ holds `FAMILIES` to what the modules register.
 from __future__ import annotations
 
 FAMILIES: dict[str, tuple[str, ...]] = {
+    "evaldsl.stdlib.answered": ("answered",),
     "evaldsl.stdlib.classifying": ("classify",),
     "evaldsl.stdlib.contains_json": ("contains_json",),
     "evaldsl.stdlib.dialog_state": ("slots", "steps"),

@@ -7,9 +7,12 @@ taxonomy can be judged at two grains without two checks.
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from evaldsl.cases.scopes import ALL_SCOPES, Unit
 from evaldsl.diagnostics import did_you_mean
@@ -19,6 +22,8 @@ from evaldsl.model.checks import (
     AnswerError,
     ChatCheck,
     ChatTask,
+    EmbedCheck,
+    FewShot,
     Plan,
     VotedParams,
     overlay,
@@ -29,6 +34,12 @@ from evaldsl.stdlib.judging import REASON
 from evaldsl.values import CheckResult
 
 
+MAX_SHOTS = 20
+"""Few-shot examples a judge is shown at most (the model checks' common limit)."""
+MAX_EXAMPLES = 2000
+"""Labelled examples written in a spec at most; a longer list belongs in `examples_file`."""
+
+
 class ClassifyParams(VotedParams):
     labels: dict[str, str] | list[str] = Field(min_length=1)
     """The taxonomy: label names, or a map from label to its description."""
@@ -36,6 +47,18 @@ class ClassifyParams(VotedParams):
     """The right label (or any of several), one of `labels`; without it any label passes."""
     accept_partial: bool = False
     """Pass at half score when the label shares the expected one's top-level family."""
+    by: Literal["judge", "embeddings"] = "judge"
+    """Who picks the label: the chat judge, or the in-process embedder, which picks the
+    label of the labelled examples (and label descriptions) nearest to the text."""
+    examples: list[FewShot] = Field(default_factory=list, max_length=MAX_EXAMPLES)
+    """Labelled examples (`{text, answer}`, the answer a label): few-shot examples shown
+    to the judge (at most 20), or the neighbours the embedder compares with."""
+    examples_file: str | None = Field(default=None, json_schema_extra={"spec_path": True})
+    """A JSONL file of further labelled examples for `by: embeddings`, one
+    `{"text": ..., "label": ...}` per line (a path from the spec's folder)."""
+    neighbours: int = Field(default=1, ge=1, le=50)
+    """With `by: embeddings`: a label's closeness is the mean cosine of its this many
+    nearest examples."""
 
     @field_validator("labels")
     @classmethod
@@ -60,6 +83,34 @@ class ClassifyParams(VotedParams):
                     problem=unknown_label(label, names)))
         return expect
 
+    @model_validator(mode="after")
+    def _examples_fit_the_decider(self) -> ClassifyParams:
+        if self.by == "judge":
+            if len(self.examples) > MAX_SHOTS:
+                raise ValueError(_("a judge is shown at most {limit} examples; "
+                                   "`by: embeddings` takes more").format(limit=MAX_SHOTS))
+            if self.examples_file is not None:
+                raise ValueError(_("`examples_file` is read with `by: embeddings`"))
+            return self
+        known = set(self.names)
+        for text, label in self.neighbour_examples:
+            if label not in known:
+                raise ValueError(_("an example of `{text}` {problem}").format(
+                    text=text[:40], problem=unknown_label(label, self.names)))
+        described = set(self.labels) if isinstance(self.labels, dict) else set()
+        have = described | {label for _text, label in self.neighbour_examples}
+        bare = [name for name in self.names if name not in have]
+        if bare:
+            raise ValueError(_("label `{label}` has no example and no description: the "
+                               "embedder could never pick it").format(label=bare[0]))
+        return self
+
+    @property
+    def neighbour_examples(self) -> list[tuple[str, str]]:
+        """(text, label) of every labelled example, inline and from `examples_file`."""
+        inline = [(shot.text, str(shot.answer)) for shot in self.examples]
+        return inline + list(examples_in(self.examples_file) if self.examples_file else [])
+
     @property
     def names(self) -> list[str]:
         return list(self.labels)
@@ -69,6 +120,30 @@ class ClassifyParams(VotedParams):
         if self.expect is None:
             return []
         return [self.expect] if isinstance(self.expect, str) else list(self.expect)
+
+
+@lru_cache(maxsize=32)
+def examples_in(path: str) -> tuple[tuple[str, str], ...]:
+    """The (text, label) lines of an examples file; a bad line is an error naming it."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(_("cannot read the examples file {path}: {reason}").format(
+            path=path, reason=getattr(exc, "strerror", None) or exc)) from None
+    out = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            text, label = row["text"], row.get("label", row.get("answer"))
+        except (ValueError, TypeError, KeyError):
+            row, text, label = None, None, None
+        if not isinstance(text, str) or not text.strip() or not isinstance(label, str):
+            raise ValueError(_("{path}:{line}: an example is an object with a text "
+                               "`text` and a text `label`").format(path=path, line=number))
+        out.append((text, label))
+    return tuple(out)
 
 
 def unknown_label(label: str, names: list[str]) -> str:
@@ -115,6 +190,45 @@ class ClassifyCheck(ChatCheck):
         return classify_result(params, str(label), reason if isinstance(reason, str) else "")
 
 
+class NearestLabel(EmbedCheck):
+    """`by: embeddings`: the label whose examples lie nearest the text.
+
+    Each label's closeness is the mean cosine of its `neighbours` nearest examples
+    (a label's description counts as one of its examples); the nearest label wins,
+    ties going to the label listed first. `.margin` is how far it leads the runner-up:
+    the embedder's confidence, which `.score` carries when no label is expected.
+    """
+
+    def texts(self, params: ClassifyParams, unit: Unit) -> tuple[str, ...]:
+        return (unit.text, *[text for text, _label in _references(params)])
+
+    def read(self, params: ClassifyParams, cosines: list[float]) -> CheckResult:
+        by_label: dict[str, list[float]] = {name: [] for name in params.names}
+        for (_text, label), value in zip(_references(params), cosines, strict=True):
+            by_label[label].append(value)
+        closeness = {label: _closeness(values, params.neighbours)
+                     for label, values in by_label.items() if values}
+        ranked = sorted(closeness, key=lambda label: -closeness[label])
+        best = ranked[0]
+        margin = closeness[best] - closeness[ranked[1]] if len(ranked) > 1 else 1.0
+        result = classify_result(params, best, f"nearest examples: {best} "
+                                               f"({closeness[best]:.3f}, margin {margin:.3f})")
+        result.fields["margin"] = margin
+        if not params.expected:
+            result.score = margin
+        return result
+
+
+def _references(params: ClassifyParams) -> list[tuple[str, str]]:
+    described = list(params.labels.items()) if isinstance(params.labels, dict) else []
+    return [(text, label) for label, text in described] + params.neighbour_examples
+
+
+def _closeness(values: list[float], neighbours: int) -> float:
+    nearest = sorted(values, reverse=True)[:neighbours]
+    return sum(nearest) / len(nearest)
+
+
 def _pin_classify(params: ClassifyParams, fields: dict[str, Any]) -> CheckResult:
     """The result for a pinned label; a label the judge could never choose is refused."""
     label = fields.get("label", fields.get("value", fields.get("passed")))
@@ -127,7 +241,8 @@ def _pin_classify(params: ClassifyParams, fields: dict[str, Any]) -> CheckResult
 
 
 @primitive("classify", params=ClassifyParams, scopes=ALL_SCOPES, default_scope="dialog",
-           fields={"label": ValueType.TEXT, **VOTE_FIELDS}, cost=Cost.MODEL,
+           fields={"label": ValueType.TEXT, "margin": ValueType.NUMBER, **VOTE_FIELDS},
+           cost=Cost.MODEL,
            value_type=ValueType.TEXT,
            dynamic={"expect"}, pin=_pin_classify)
 def classify(params: ClassifyParams) -> ClassifyCheck:
@@ -138,5 +253,9 @@ def classify(params: ClassifyParams) -> ClassifyCheck:
     constant, an error value for a case whose gold label it is), never a miss.
 
         check intent = classify(scope: first_user, labels: intents, expect: case.intent)
+
+    With `by: embeddings` no chat model is asked: the in-process embedder compares the
+    text with labelled examples (`examples:`, `examples_file:`, the labels' descriptions)
+    and picks the nearest label, the same on every run; `.margin` is its lead.
     """
-    return ClassifyCheck()
+    return NearestLabel() if params.by == "embeddings" else ClassifyCheck()

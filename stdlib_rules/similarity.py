@@ -40,8 +40,8 @@ class SimilarityCheck(EmbedCheck):
     def texts(self, params: SimilarityParams, unit: Unit) -> tuple[str, str]:
         return unit.text, params.reference
 
-    def read(self, params: SimilarityParams, cosine: float) -> CheckResult:
-        return similarity_result(params, cosine)
+    def read(self, params: SimilarityParams, cosines: list[float]) -> CheckResult:
+        return similarity_result(params, cosines[0])
 
 
 def _pin_similarity(params: SimilarityParams, fields: dict[str, Any]) -> CheckResult:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from evaldsl.cases.case import Case
+from evaldsl.cases.fieldmap import FieldMap, Unmapped
 from evaldsl.cases.values import unwritable
 from evaldsl.i18n import N_, _
 from evaldsl.syntax import nodes as n
@@ -40,19 +41,22 @@ class RowProblem(NamedTuple):
 
 @dataclass(frozen=True)
 class CaseSchema:
-    """The fields a spec's `case {}` block declares: name -> (type, optional)."""
+    """How a row becomes a case: the fields a spec's `case {}` block declares (name ->
+    (type, optional)) and, for a team's own log format, the field map that reads the row
+    first. It travels with every reader, worker and Ray actor, so one map serves them all."""
 
     fields: Mapping[str, tuple[str, bool]]
+    mapping: FieldMap | None = None
 
     @classmethod
-    def of(cls, source: Any) -> CaseSchema:
+    def of(cls, source: Any, mapping: FieldMap | None = None) -> CaseSchema:
         """From a `Spec`, a symbol table, case fields by name, or an iterable of them."""
         graph = getattr(source, "graph", None)
         symbols = getattr(graph, "symbols", None) or source
         fields = getattr(symbols, "case_fields", symbols)
         if isinstance(fields, Mapping):
             fields = fields.values()
-        return cls({f.name: (f.type, f.optional) for f in _case_fields(fields)})
+        return cls({f.name: (f.type, f.optional) for f in _case_fields(fields)}, mapping)
 
     def problems(self, row: Mapping[str, Any]) -> list[RowProblem]:
         out = []
@@ -93,6 +97,10 @@ def to_case(row: Any, schema: CaseSchema = EMPTY_SCHEMA, origin: str = "",
             screened: bool = False) -> Case | RowProblem:
     """The case a row describes, or the first problem with it. `screened`: the row was
     decoded from JSON text that `text_may_be_unwritable` cleared, so it is not walked."""
+    if schema.mapping is not None:
+        row = schema.mapping.apply(row)
+        if isinstance(row, Unmapped):
+            return RowProblem(row.field, row.reason)
     if not isinstance(row, Mapping):
         return RowProblem(
             None, _("a case must be an object, got {describe}").format(describe=_describe(row))

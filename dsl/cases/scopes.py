@@ -35,7 +35,8 @@ class Scope:
 
 
 SCOPE_KINDS = ("last_reply", "replies", "each_reply", "any_reply", "dialog", "first_user",
-               "user_turns", "last_user", "tool_results", "turn")
+               "user_turns", "last_user", "tool_results", "turn", "each_exchange",
+               "any_exchange")
 """Every scope the language knows; `turn` takes an argument: `turn(3)`."""
 
 SCOPE_WORDS = {
@@ -49,6 +50,10 @@ SCOPE_WORDS = {
     "last_user": N_("the last user message"),
     "tool_results": N_("every tool result (`role: tool`), joined into one text"),
     "turn": N_("the message at position N"),
+    "each_exchange": N_("each user message with the agent's turns that answer it, on its own "
+                        "(all must pass)"),
+    "any_exchange": N_("each user message with the agent's turns that answer it, on its own "
+                       "(one passing is enough)"),
 }
 """What each scope shows a check, in words, for `explain` and the primitive reference;
 marked with `N_` and translated where shown."""
@@ -65,7 +70,8 @@ REPLY_SCOPES = frozenset({"last_reply", "replies", "each_reply", "any_reply", "t
 ALL_SCOPES = frozenset(SCOPE_KINDS)
 TEXT_SCOPES = ALL_SCOPES
 
-_COMBINE: dict[str, Combine] = {"each_reply": "each", "any_reply": "any"}
+_COMBINE: dict[str, Combine] = {"each_reply": "each", "any_reply": "any",
+                                 "each_exchange": "each", "any_exchange": "any"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +95,8 @@ def select(case: Case, scope: Scope) -> list[Unit]:
         return [Unit(messages, transcript(messages))]
     if kind in ("each_reply", "any_reply"):
         return [_unit((m,)) for m in messages if m.role == "assistant"]
+    if kind in ("each_exchange", "any_exchange"):
+        return [Unit(run, transcript(run)) for run in exchanges(messages)]
     if kind == "replies":
         return _joined([m for m in messages if m.role == "assistant"])
     if kind == "user_turns":
@@ -105,6 +113,22 @@ def select(case: Case, scope: Scope) -> list[Unit]:
     if kind == "turn" and scope.index is not None and 1 <= scope.index <= len(messages):
         return [_unit((messages[scope.index - 1],))]
     return []
+
+
+def exchanges(messages: Sequence[Message]) -> list[tuple[Message, ...]]:
+    """Each user message with the turns after it up to the next user message: the
+    agent's replies, tool calls and results that answer it. Messages before the first
+    user message (a system prompt, an agent's greeting) belong to no exchange."""
+    runs: list[tuple[Message, ...]] = []
+    start: int | None = None
+    for i, message in enumerate(messages):
+        if message.role == "user":
+            if start is not None:
+                runs.append(tuple(messages[start:i]))
+            start = i
+    if start is not None:
+        runs.append(tuple(messages[start:]))
+    return runs
 
 
 def transcript(messages: Sequence[Message]) -> str:

@@ -100,6 +100,9 @@ def add_parser(subparsers: Any) -> None:
                       help=_("read the case files as chat transcripts, OpenTelemetry GenAI "
                              "traces or OpenInference traces (default: detected by content; "
                              "docs/cases.md)"))
+    flow.add_argument("--map", type=Path, default=None, metavar="FILE",
+                      help=_("read each row through a field map (docs/cases.md): a team's own "
+                             "JSON log format as cases"))
     flow.add_argument("--on-bad-row", choices=("skip", "fail"), default="fail",
                       help=_("skip malformed rows (counted in the report) or stop (default)"))
     flow.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
@@ -369,7 +372,7 @@ def _selection(args: argparse.Namespace, spec: Any) -> Any:
 
         cases = read_scenarios(args.cases, CaseSchema.of(spec))
     else:
-        cases = read_cases(args.cases, CaseSchema.of(spec), "skip", args.input_format)
+        cases = read_cases(args.cases, _schema(args, spec), "skip", args.input_format)
     return selection.with_sample(c for c in cases if isinstance(c, Case))
 
 
@@ -408,9 +411,11 @@ def _evaluate(args: argparse.Namespace, spec: Any, layout: Any, options: Any, ru
     """The run: in this process, or in `--workers` processes that read rows the parent hands
     them (each builds its own model runtime from `settings`)."""
     from evaldsl.cases.loading import read_cases, read_rows
-    from evaldsl.cases.rows import CaseSchema
 
     sinks = [sink for sink in (junit, explorer) if sink is not None]
+    if args.map is not None and (args.engine == "ray" or args.workers > 1):
+        raise UsageError(_("--map reads rows in this process only: leave out --workers "
+                           "and --engine ray"))
     if args.engine == "ray":
         from evaldsl.run.ray_engine import run_ray
 
@@ -426,8 +431,16 @@ def _evaluate(args: argparse.Namespace, spec: Any, layout: Any, options: Any, ru
     if driving is not None:
         return run_cases(spec, layout, driving.scenarios(args.cases, spec), options, runtime,
                          [*sinks, driving.tally], driving.driver)
-    cases = read_cases(args.cases, CaseSchema.of(spec), "skip", args.input_format)
+    cases = read_cases(args.cases, _schema(args, spec), "skip", args.input_format)
     return run_cases(spec, layout, cases, options, runtime, sinks)
+
+
+def _schema(args: argparse.Namespace, spec: Any) -> Any:
+    """How a row becomes a case: the spec's `case` block, read through `--map` if given."""
+    from evaldsl.cases.fieldmap import FieldMap
+    from evaldsl.cases.rows import CaseSchema
+
+    return CaseSchema.of(spec, FieldMap.load(args.map) if args.map is not None else None)
 
 
 def _cases_in_flight(args: argparse.Namespace, settings: Any, driving: Any = None) -> int:

@@ -157,17 +157,18 @@ class ChatCheck(ABC):
 
 
 class EmbedCheck(ABC):
-    """A check computed from embeddings (cosine similarity)."""
+    """A check computed from embeddings: the cosines of one text with others."""
 
     kind: ClassVar[str] = "embed"
 
     @abstractmethod
-    def texts(self, params: Any, unit: Unit) -> tuple[str, str]:
-        """The two texts to embed and compare."""
+    def texts(self, params: Any, unit: Unit) -> tuple[str, ...]:
+        """The texts to embed: the one judged first, then those it is compared with (a
+        reference; a classifier's labelled examples)."""
 
     @abstractmethod
-    def read(self, params: Any, cosine: float) -> CheckResult:
-        """A result from the cosine of the two embeddings."""
+    def read(self, params: Any, cosines: list[float]) -> CheckResult:
+        """A result from the cosines of the first text with each of the others, in order."""
 
 
 REASON_CHARS = 120

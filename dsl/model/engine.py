@@ -262,9 +262,8 @@ class DefaultRuntime:
                      out: list[list[CheckResult | None]]) -> None:
         check: EmbedCheck = request.model_check
         try:
-            a, b = check.texts(request.params, unit)
-            va, vb = await self.batcher.vectors([a, b])
-            out[i][j] = check.read(request.params, cosine(va, vb))
+            first, *others = await self.batcher.vectors(check.texts(request.params, unit))
+            out[i][j] = check.read(request.params, [cosine(first, v) for v in others])
         except ConfigError:
             raise
         except Exception as exc:  # an embedder may raise anything; it is this check's error

@@ -9,6 +9,7 @@ computes them once per check.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -68,9 +69,22 @@ def _analyse(ctx: Context, check: n.Check) -> Arguments | None:
         if value is NOT_CONSTANT:
             out.dynamic.add(arg.name)
         else:
-            out.constants[arg.name] = value
+            out.constants[arg.name] = _beside_spec(ctx, fields[arg.name], value)
     _validate(out)
     return out
+
+
+def _beside_spec(ctx: Context, field: Any, value: Any) -> Any:
+    """A file a spec names (`examples_file: "intents.jsonl"`) is read from the spec's own
+    folder, wherever evaldsl runs; the parameter says so with `json_schema_extra`."""
+    extra = getattr(field, "json_schema_extra", None)
+    if not (isinstance(extra, dict) and extra.get("spec_path")) or not isinstance(value, str):
+        return value
+    path = Path(value)
+    spec = Path(ctx.source.name)
+    if path.is_absolute() or not spec.parent.is_dir() or not spec.is_file():
+        return value
+    return str(spec.parent / path)
 
 
 def _validate(out: Arguments) -> None:

@@ -1,0 +1,61 @@
+"""Sentences, and the closing and courtesy formulas a check can leave out.
+
+A check over a whole reply sees "The phone number is 01223 351880. Is there
+anything else I can help with?" as one text, so a pattern for "asks the user a
+question" fires on the courtesy formula, and "answers without a digit" misses
+nothing. Sentence units let a check read what was said, sentence by sentence,
+and the shipped lexicon (`lexicons/formulas.json`, Chinese and English) names the
+formulas that say nothing of the task: "Is there anything else?", "No, that's
+it", "不用了谢谢", "还有什么可以帮您". A sentence is a formula only when the whole of it
+is one; a sentence with anything more in it is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from functools import lru_cache
+from importlib import resources
+
+import regex
+
+_END = regex.compile(r"(?<=[。！？!?；;…\n])|(?<=\.)(?=\s)")
+"""Where a sentence ends: after 。！？!?；; or a line break; after a full stop followed by a
+space (not the point of `3.5`; the spaced ` . ` of tokenized corpora too)."""
+_NOISE = regex.compile(r"[\s\p{P}\p{S}]+")
+"""Spaces, punctuation and symbols: left out before a sentence is compared with a formula."""
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of `text`, in order, stripped; empty pieces dropped."""
+    return [piece.strip() for piece in _END.split(text) if piece.strip()]
+
+
+def is_formula(sentence: str) -> bool:
+    """Whether the whole sentence is a closing or courtesy formula of the lexicon."""
+    key = normalized(sentence)
+    return bool(key) and _formulas().fullmatch(key) is not None
+
+
+def content(text: str) -> list[str]:
+    """The sentences of `text` that are not formulas: what it says of the task."""
+    return [s for s in sentences(text) if not is_formula(s)]
+
+
+def without_formulas(text: str) -> str:
+    """`text` with its formula sentences left out, the others joined by a space."""
+    return " ".join(content(text))
+
+
+def normalized(sentence: str) -> str:
+    """Lower case, NFKC, with every space, apostrophe and punctuation mark removed: the
+    form the lexicon's patterns are written against."""
+    return _NOISE.sub("", unicodedata.normalize("NFKC", sentence).casefold())
+
+
+@lru_cache(maxsize=1)
+def _formulas() -> regex.Pattern[str]:
+    data = json.loads(resources.files("evaldsl.stdlib").joinpath(
+        "lexicons", "formulas.json").read_text(encoding="utf-8"))
+    patterns = [p for language in ("zh", "en") for p in data[language]]
+    return regex.compile("|".join(f"(?:{p})" for p in patterns))
