@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import tempfile
 import time
@@ -44,7 +45,8 @@ from evaldsl.cases.rows import CaseSchema  # noqa: E402
 SPECS = {"crosswoz": "crosswoz.eval", "multiwoz21": "multiwoz.eval", "sgd": "sgd.eval"}
 """A record's `source` -> its layered spec in specs/layered/."""
 MAP = REPO / "specs" / "layered" / "dialog_v1.map.toml"
-SHARED = REPO.parent / "shared" / "data"
+SHARED = Path(os.environ.get("EVALDSL_SHARED_DATA") or REPO.parent / "shared" / "data")
+"""The third-party data beside the checkout; `EVALDSL_SHARED_DATA` names another place."""
 DEFAULT_FILES = ("crosswoz/dialogs.jsonl", "multiwoz21/dialogs_test.jsonl",
                  "multiwoz21/dialogs_val_uss.jsonl", "sgd/dialogs_test.jsonl",
                  "sgd/dialogs_train_uss.jsonl")
@@ -196,7 +198,8 @@ def _row(source: str, pairs: list[tuple[dict[str, Any], dict[str, Any]]],
          schemas: dict[str, Any]) -> str:
     l1 = [(gold.intents(g), p["intent"]) for g, p in pairs]
     l1 = [(labels, label) for labels, label in l1 if labels]
-    acc1 = _mean([label is not None and label.lower() in labels for labels, label in l1])
+    acc1 = _mean([label is not None and label.lower() in {x.lower() for x in labels}
+                  for labels, label in l1])
     l2 = [(gold.completion(g), p["completion"]) for g, p in pairs]
     l2 = [(want, got) for want, got in l2 if want is not None]
     mae = _mean([abs(want - got) if got is not None else 1.0 for want, got in l2])

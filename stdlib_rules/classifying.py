@@ -33,7 +33,6 @@ from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.stdlib.judging import REASON
 from evaldsl.values import CheckResult
 
-
 MAX_SHOTS = 20
 """Few-shot examples a judge is shown at most (the model checks' common limit)."""
 MAX_EXAMPLES = 2000
@@ -245,7 +244,7 @@ def _pin_classify(params: ClassifyParams, fields: dict[str, Any]) -> CheckResult
            cost=Cost.MODEL,
            value_type=ValueType.TEXT,
            dynamic={"expect"}, pin=_pin_classify)
-def classify(params: ClassifyParams) -> ClassifyCheck:
+def classify(params: ClassifyParams) -> ClassifyCheck | NearestLabel:
     """A chat model picks one label; `.label` (and `.value`) is the label it chose.
 
     With `expect` the check passes when the label is the expected one. An

@@ -50,7 +50,7 @@ def without_formulas(text: str) -> str:
 def normalized(sentence: str) -> str:
     """Lower case, NFKC, with every space, apostrophe and punctuation mark removed: the
     form the lexicon's patterns are written against."""
-    return _NOISE.sub("", unicodedata.normalize("NFKC", sentence).casefold())
+    return str(_NOISE.sub("", unicodedata.normalize("NFKC", sentence).casefold()))
 
 
 @lru_cache(maxsize=1)

@@ -1,0 +1,60 @@
+"""`answered`: the requests the user made and whether the agent answered each."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evaldsl.cases.scopes import Scope
+from evaldsl.primitives.registry import default_registry
+from tests.stdlib.conftest import dialog
+
+ASKS = {"phone": ["phone"], "address": ["address", "where is it"], "price": ["price"]}
+
+
+def run(case: Any, scope: str = "dialog", **params: Any) -> Any:
+    primitive = default_registry().get("answered")
+    model = primitive.params.model_validate({"asks": ASKS, **params})
+    return primitive.factory(model)(case, Scope(scope))
+
+
+def test_each_request_is_answered_by_a_later_sentence_not_by_a_formula() -> None:
+    case = dialog(("user", "What is the phone number? And where is it?"),
+                  ("assistant", "The phone is 01223 351880. Is there anything else?"),
+                  ("user", "No, that's it."))
+    result = run(case)
+    assert result.fields["asked"] == ["phone", "address"]
+    assert result.fields["unanswered"] == ["address"]
+    assert result.value == 0.5 and result.passed is False and result.fields["count"] == 2
+
+
+def test_gives_overrides_the_asks_patterns_and_cues_filter_informs() -> None:
+    case = dialog(("user", "I want a hotel in this price range. What is the phone?"),
+                  ("assistant", "Call 01223 351880."))
+    result = run(case, gives={"phone": [r"\d{5} \d{6}"]}, cues=[r"\?", "what"])
+    assert result.fields["asked"] == ["phone"] and result.passed is True
+
+
+def test_within_exchange_stops_at_the_next_user_message() -> None:
+    case = dialog(("user", "What is the address?"), ("assistant", "Let me check."),
+                  ("user", "Thanks."), ("assistant", "The address is 1 Mill Road."))
+    assert run(case).passed is True
+    assert run(case, within="exchange").passed is False
+
+
+def test_nothing_asked_passes_with_a_count_of_zero() -> None:
+    result = run(dialog(("user", "Hello"), ("assistant", "Hi")))
+    assert result.passed is True and result.fields["count"] == 0 and result.value == 1.0
+
+
+def test_a_dialog_cut_after_a_request_is_unanswered() -> None:
+    result = run(dialog(("user", "Hi"), ("assistant", "Hello"), ("user", "The price?")))
+    assert result.fields["unanswered"] == ["price"]
+
+
+def test_exchange_scopes_judge_each_exchange() -> None:
+    case = dialog(("assistant", "Welcome"), ("user", "Phone?"), ("assistant", "It is 123."),
+                  ("user", "Address?"), ("assistant", "Bye."))
+    each = run(case, scope="each_exchange", gives={"phone": ["\\d"], "address": ["road"]})
+    anyone = run(case, scope="any_exchange", gives={"phone": ["\\d"], "address": ["road"]})
+    assert (each.passed, each.score) == (False, 0.5)
+    assert anyone.passed is True

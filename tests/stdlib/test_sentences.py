@@ -1,0 +1,49 @@
+"""Sentence units and the closing and courtesy formulas a check can leave out."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evaldsl.stdlib.sentences import content, is_formula, sentences
+
+FORMULAS = ["Is there anything else I can help you with?", "No, that's it.", "不用了谢谢",
+            "还有什么可以帮您的吗？", "Thank you very much!", "You're welcome.", "祝您生活愉快！",
+            "no thanks", "Have a great day!", "Is there anything else i can do for you today?"]
+CONTENT = ["The phone number is 01223 351880.", "No, that is not what I asked for.",
+           "Unfortunately there are no trains on Sunday.", "电话是010-65137766。",
+           "还有什么别的酒店吗？", "Yes, anything else cheaper?",
+           "Thanks, and what is the postcode?",
+           "不用了，我要去别的餐馆。"]
+
+
+def test_each_formula_is_one() -> None:
+    assert [f for f in FORMULAS if not is_formula(f)] == []
+
+
+def test_a_sentence_with_task_content_is_never_a_formula() -> None:
+    assert [c for c in CONTENT if is_formula(c)] == []
+
+
+def test_a_reply_is_cut_into_sentences_and_the_formula_left_out() -> None:
+    reply = "The phone number is 01223 351880. Is there anything else I can help with?"
+    assert sentences(reply) == ["The phone number is 01223 351880.",
+                                "Is there anything else I can help with?"]
+    assert content(reply) == ["The phone number is 01223 351880."]
+    assert content("好的，电话是010-6758。还有什么可以帮您的吗？") == ["好的，电话是010-6758。"]
+    assert sentences("It costs 3.5 pounds.") == ["It costs 3.5 pounds."]
+
+
+WORDS = st.sampled_from(["hotel", "phone", "address", "酒店", "电话", "地址", "price", "12",
+                         "cheap", "北京", "train", "table"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(FORMULAS), max_size=3), st.lists(WORDS, min_size=1, max_size=4),
+       st.sampled_from([" ", "，", ", "]))
+def test_a_formula_with_a_content_word_added_is_kept(formulas: list[str], words: list[str],
+                                                     joint: str) -> None:
+    """Whatever formulas surround it, a sentence that names something of the task stays."""
+    sentence = joint.join([*words, "?"])
+    kept = content(" ".join([*formulas, sentence]))
+    assert any(all(w in s for w in words) for s in kept)
