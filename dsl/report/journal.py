@@ -206,16 +206,25 @@ class ResultsWriter:
             raise named(exc, self.path) from exc
 
     def close(self) -> None:
-        if not self._file.closed:
-            self._stop.set()
-            self._syncer.join()
-            try:
-                self._file.flush()
-                os.fsync(self._file.fileno())
-            except OSError as exc:
-                raise named(exc, self.path) from exc
-            finally:
-                self._file.close()
+        """Sync and close the file; a failure (a full disk) is raised naming it. Closing
+        flushes what a failed write left buffered and fails the same way: that second error
+        must not replace the first with one that names no file."""
+        if self._file.closed:
+            return
+        self._stop.set()
+        self._syncer.join()
+        problem: OSError | None = None
+        try:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+        except OSError as exc:
+            problem = exc
+        try:
+            self._file.close()
+        except OSError as exc:
+            problem = problem or exc
+        if problem is not None:
+            raise named(problem, self.path) from problem
 
     def __enter__(self) -> ResultsWriter:
         return self
