@@ -19,7 +19,8 @@ own part and counts once. `--resume` folds the parts already on disk and hands
 the actors the rows they hold, which are not judged again.
 
 Model checks: one `RateGate` actor (`evaldsl.run.rate_actor`) holds the judge's
-`concurrency` and `requests_per_minute` across every actor. What this engine
+`concurrency` and `requests_per_minute` across every actor; the permits of an actor
+that died, held or waited for, come back once it has been silent for `SILENCE`. What this engine
 does not do (`--limit`, `--deadline`, `--where`, ...) the command refuses
 (docs/cluster.md).
 """

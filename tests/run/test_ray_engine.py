@@ -37,6 +37,7 @@ def cluster() -> Iterator[str]:
     """A local Ray for the module's runs, set up as a run sets up the Ray it starts: its
     address."""
     ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING,
+             _node_ip_address="127.0.0.1",
              log_to_driver=False, _system_config=ray_engine.LOCAL_SYSTEM_CONFIG)
     try:
         yield str(ray.get_runtime_context().gcs_address)
@@ -202,6 +203,51 @@ class TestJudged:
         assert hit.returncode == 0, hit.stderr
         assert killed, "no actor was running to be killed"
         assert outputs(tmp_path / "hit") == outputs(tmp_path / "calm")
+
+    def test_an_actor_killed_while_its_cases_wait_for_permits_holds_up_nothing(
+            self, kit: Any, tmp_path: Path, judge_server: Any, cluster: str) -> None:
+        """SIGKILL to an actor mid-batch, its cases waiting on the gate for the run's 2
+        permits: the permits it held and the ones it was waiting for come back within
+        seconds, not a lease each (the judge timeout of 120 s and 10 s), so the run ends
+        well inside one lease; its outputs are a local run's, every case once."""
+        judge_server.control(latency_ms=40)
+        spec = tmp_path / "judged.eval"
+        spec.write_text(kit.MODEL_SPEC, encoding="utf-8")
+        cases = tmp_path / "cases.jsonl"
+        kit.write_cases(cases, 400)
+        env = {**JUDGE_ENV, "EVALDSL_JUDGE_TIMEOUT": "120"}
+        flags = ("--judge", judge_server.base_url, "--no-cache", "--concurrency", "8")
+        killed: list[float] = []
+        watcher = threading.Thread(target=kill_an_actor_mid_batch, args=(judge_server, killed))
+        watcher.start()
+        hit = run_cli(kit, tmp_path / "hit", spec, cases, *flags, *on_ray(cluster), env=env)
+        ended = time.monotonic()
+        watcher.join()
+        assert hit.returncode == 0, hit.stderr
+        assert killed, "no actor was judging to be killed"
+        assert ended - killed[0] < 60, f"the run went on {ended - killed[0]:.0f} s after the kill"
+        local = run_cli(kit, tmp_path / "local", spec, cases, *flags, env=env)
+        assert local.returncode == 0, local.stderr
+        hit_out, local_out = outputs(tmp_path / "hit"), outputs(tmp_path / "local")
+        for name in ("report.json", "report.html", "summary.md"):
+            assert hit_out[name] == local_out[name]
+        assert sorted(hit_out["results.jsonl"].splitlines()) == \
+            sorted(local_out["results.jsonl"].splitlines())
+
+
+def kill_an_actor_mid_batch(server: Any, killed: list[float], bound: float = 120.0) -> None:
+    """SIGKILL one judging actor once the judge has answered 40 requests (the first batches
+    half judged, each actor with cases in flight and more waiting for a permit); the
+    moment of the kill in `killed` (bounded)."""
+    stop = time.monotonic() + bound
+    while time.monotonic() < stop:
+        if server.stats()["chat"] >= 40:
+            actors = judging_actors()
+            if actors:
+                os.kill(actors[0], 9)
+                killed.append(time.monotonic())
+                return
+        time.sleep(0.05)
 
 
 def kill_an_actor_after_a_part(parts: Path, killed: list[int], bound: float = 120.0) -> None:
