@@ -10,6 +10,7 @@ case), which is the aggregate's cost, not the stream's.
 
     python benchmarks/memory_flat.py                 # 10,000 and 100,000 cases
     python benchmarks/memory_flat.py --sizes 1000 20000
+    python benchmarks/memory_flat.py --smoke         # 200 and 2,000 cases: it runs
 """
 
 from __future__ import annotations
@@ -128,8 +129,11 @@ def measure(n: int, folder: Path) -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--smoke", action="store_true", help="a tiny size: 200 and 2,000 cases")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.smoke:
+        args.sizes = [200, 2000]
     if args.child:
         child(args.child)
         return 0
@@ -144,7 +148,8 @@ def main() -> int:
     small, large = rows[0], rows[-1]
     flat = large["peak_mb"] <= small["peak_mb"] * 1.10 + 5
     print(f"memory {'flat' if flat else 'NOT flat'}: {large['cases']:,} cases peak "
-          f"{large['peak_mb']:.1f} MB vs {small['cases']:,} cases {small['peak_mb']:.1f} MB")
+          f"{large['peak_mb']:.1f} MB vs {small['cases']:,} cases {small['peak_mb']:.1f} MB "
+          f"({large['peak_mb'] / small['peak_mb']:.2f}x)")
     return 0 if flat else 1
 
 

@@ -116,19 +116,23 @@ class Spec:
         """Evaluate one case without blocking the event loop."""
         return await self._interpreter.evaluate_async(as_case(case, self._schema), pins)
 
-    def new_report(self, *, details: bool = True) -> Report:
+    def new_report(self, *, details: bool = True, keep_cases: bool = False) -> Report:
         """An empty report for this spec; `add` results to it, `merge` shards, `write` it.
 
         `details=False` leaves out what only report.json shows (per-check score
         distributions, slots, the worst cases), for a caller that folds those itself
-        (a run's `ShardState`): such a report cannot be written.
+        (a run's `ShardState`): such a report cannot be written. `keep_cases=True` keeps
+        each case's record (without its trace), which JUnit (one test per case) and the
+        HTML report's case explorer need; without it the report's memory does not grow
+        with the cases.
         """
         builder = None
         if details:
             from evaldsl.report.json_report import ReportBuilder
 
             builder = ReportBuilder(self.layout)
-        return Report(self.graph.title, self.hash, self._interpreter.report_plan, builder)
+        return Report(self.graph.title, self.hash, self._interpreter.report_plan, builder,
+                      keep_cases=keep_cases and details)
 
     @property
     def layout(self) -> Any:
@@ -139,10 +143,14 @@ class Spec:
             self._layout = layout_of(self.source, self.source.name)
         return self._layout
 
-    def run(self, cases: Iterable[CaseLike], *, concurrency: int = 8) -> Report:
-        """Evaluate every case and aggregate the results (in memory only for the report)."""
+    def run(self, cases: Iterable[CaseLike], *, concurrency: int = 8,
+            keep_cases: bool = False) -> Report:
+        """Evaluate every case and aggregate the results, the cases streamed: the report
+        holds counters, not the cases, so memory stays flat however many there are.
+        `keep_cases=True` keeps each case's record for `write_junit` and the HTML case
+        explorer (memory then grows with the cases)."""
         if not self.has_model_checks:
-            report = self.new_report()
+            report = self.new_report(keep_cases=keep_cases)
             for given in cases:
                 case = as_case(given, self._schema)
                 report.add(self.evaluate(case), case)
@@ -150,12 +158,14 @@ class Spec:
         refuse_running_loop("await spec.run_async(cases)")
         import asyncio  # 0.04 s to import: only specs with model checks need a loop
 
-        return asyncio.run(self.run_async(cases, concurrency=concurrency))
+        return asyncio.run(self.run_async(cases, concurrency=concurrency,
+                                          keep_cases=keep_cases))
 
     async def run_async(self, cases: Iterable[CaseLike] | AsyncIterable[CaseLike], *,
-                        concurrency: int = 8) -> Report:
-        """Evaluate cases with up to `concurrency` in flight and aggregate the results."""
-        report = self.new_report()
+                        concurrency: int = 8, keep_cases: bool = False) -> Report:
+        """Evaluate cases with up to `concurrency` in flight and aggregate the results
+        (`keep_cases` as for `run`)."""
+        report = self.new_report(keep_cases=keep_cases)
         results = self.evaluate_many(cases, concurrency=concurrency)
         async with aclosing(results):
             async for result in results:

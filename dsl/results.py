@@ -327,7 +327,7 @@ class Report:
     """
 
     def __init__(self, title: str, spec_hash: str, plan: ReportPlan, details: Any = None,
-                 ) -> None:
+                 keep_cases: bool = False) -> None:
         self.title = title
         self.spec_hash = spec_hash
         self.plan = plan
@@ -346,9 +346,11 @@ class Report:
         score distributions, slots, the worst cases; None when the caller folds it itself."""
         self._published: dict[str, Any] | None = None
         """The report.json this report was read from (`from_json`): its figures, fixed."""
-        self.case_records: list[dict[str, Any]] | None = [] if details is not None else None
-        """Each case's result without its trace, for `write_junit` (one test per case); None
-        in a run's shards, which stream JUnit as they go and must not hold every case."""
+        self.case_records: list[dict[str, Any]] | None = (
+            [] if keep_cases and details is not None else None)
+        """Each case's result without its trace, for `write_junit` (one test per case) and
+        the HTML case explorer, when the report was made with `keep_cases=True`; None
+        otherwise, so that a report's memory does not grow with its cases."""
 
     def add(self, result: CaseResult, case: Any = None) -> None:
         """Fold one case's result into the report; with its `case`, the report can show the
@@ -392,7 +394,8 @@ class Report:
                                .format(one=self.spec_hash[:12], other=other.spec_hash[:12]))
         both = self.details is not None and other.details is not None
         out = Report(self.title, self.spec_hash, self.plan,
-                     self.details.merge(other.details) if both else None)
+                     self.details.merge(other.details) if both else None,
+                     keep_cases=self.case_records is not None and other.case_records is not None)
         out.cases = self.cases + other.cases
         out.counts = {k: _add_counts(v, other.counts[k]) for k, v in self.counts.items()}
         out.states = {k: v.merge(other.states[k]) for k, v in self.states.items()}
@@ -478,7 +481,9 @@ class Report:
         verdict is one of `passing` (by default the first branch's label, as `--junit-pass`)."""
         if self.case_records is None:
             raise EvaldslError(_("this report does not hold its cases, so it cannot write "
-                                 "JUnit (one test per case): use `evaldsl run --junit`"))
+                                 "JUnit (one test per case): make it with `keep_cases=True` "
+                                 "(`spec.run(cases, keep_cases=True)`) or use "
+                                 "`evaldsl run --junit`"))
         from evaldsl.report.junit import verdict_passing, write_junit
 
         labels = frozenset(passing) if passing is not None else verdict_passing(

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
@@ -154,6 +156,43 @@ class TestReport:
             one.merge(other)
 
 
+class TestMemory:
+    """`Spec.run` is flat in the cases, as `evaldsl run` is: its report holds counters, not
+    a record per case, unless the caller asks it to keep them."""
+
+    @staticmethod
+    def held(n: int, **options: bool) -> int:
+        """Bytes a report of `n` cases from `spec.run` still holds."""
+        spec = evaldsl.loads(TEXT, registry=kit.make_kit().registry)
+        gc.collect()
+        tracemalloc.start()
+        try:
+            report = spec.run((kit.case(f"c{i}", a=float(i % 2)) for i in range(n)),
+                              **options)
+            gc.collect()
+            size = tracemalloc.get_traced_memory()[0]
+        finally:
+            tracemalloc.stop()
+        assert report.cases == n
+        return size
+
+    def test_a_run_report_holds_nothing_per_case(self) -> None:
+        small, large = self.held(200), self.held(2200)
+        assert large - small < 100_000, f"{(large - small) / 2000:.0f} bytes held per case"
+
+    def test_keep_cases_keeps_each_case_record(self) -> None:
+        spec = evaldsl.loads(TEXT, registry=kit.make_kit().registry)
+        kept = spec.run([kit.case("x", a=1.0), kit.case("y")], keep_cases=True)
+        assert [r["id"] for r in kept.case_records or ()] == ["x", "y"]
+        assert spec.run([kit.case("x", a=1.0)]).case_records is None
+        assert self.held(2200, keep_cases=True) - self.held(200, keep_cases=True) > 100_000
+
+    def test_a_report_that_kept_no_cases_says_how_to_keep_them(self, tmp_path: Path) -> None:
+        spec = evaldsl.loads(TEXT, registry=kit.make_kit().registry)
+        with pytest.raises(evaldsl.EvaldslError, match="keep_cases=True"):
+            spec.run([kit.case("x", a=1.0)]).write_junit(tmp_path / "junit.xml")
+
+
 class TestReportFiles:
     """A report from Python writes what `evaldsl run` writes, and reads report.json back."""
 
@@ -161,7 +200,7 @@ class TestReportFiles:
     def report(self) -> evaldsl.Report:
         spec = evaldsl.loads(TEXT, registry=kit.make_kit().registry)
         return spec.run([kit.case("x", a=1.0), kit.case("y", a=0.0), kit.case("z"),
-                         kit.case("w", a=1.0)])
+                         kit.case("w", a=1.0)], keep_cases=True)
 
     def test_write_json_follows_the_published_schema(self, report: evaldsl.Report,
                                                      tmp_path: Path) -> None:

@@ -189,7 +189,7 @@ async def _examples(run: Run, text: str, name: str) -> None:
         return
     examples = examples_of(spec)
     run.total = len(examples)
-    report, interpreter = spec.new_report(), ExampleInterpreter(spec)
+    report, interpreter = spec.new_report(keep_cases=True), ExampleInterpreter(spec)
     for example in examples:
         outcome = run_example(spec, example, interpreter)
         run.examples.append({"name": outcome.name, "line": outcome.span.line,
