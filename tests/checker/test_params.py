@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from evaldsl.checker import check_source
 from tests.checker.helpers import codes, messages, of, rendered
 
 
@@ -57,6 +58,17 @@ class TestUnknownParameters:
             "hint: did you mean `criteria`? its parameters are `criteria`, `scale`, `min` and "
             "`scope`"
         )
+
+    def test_a_misspelt_parameter_is_the_only_error_of_its_call(self) -> None:
+        """`anyy` leaves `keyword` with none of `all`, `any`, `none`: that follows from the
+        misspelling, so the unknown parameter is reported, and it alone."""
+        found = check_source(_used('check k = keyword(anyy: ["退款"])'), "t.eval")[1]
+        assert [d.code for d in found] == ["E201"]
+        assert found[0].hint.startswith("did you mean `any`?")
+
+    def test_a_model_error_of_a_call_without_misspelling_stays(self) -> None:
+        found = check_source(_used("check k = keyword(min_ratio: 0.5)"), "t.eval")[1]
+        assert [d.code for d in found] == ["E204"]
 
 
 class TestParameterValues:

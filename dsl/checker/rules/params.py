@@ -189,7 +189,7 @@ def _from_pydantic(args: Arguments, check: n.Check, err: dict[str, Any],
     if name is not None and name in (args.dynamic | args.unresolved | skip):
         return None
     if name is None:
-        if args.dynamic or args.unresolved:
+        if args.dynamic or args.unresolved or _misspelt(args):
             return None
         return error(
             "E204",
@@ -249,6 +249,14 @@ def _from_pydantic(args: Arguments, check: n.Check, err: dict[str, Any],
         span,
         _field_hint(args.primitive, name),
     )
+
+
+def _misspelt(args: Arguments) -> bool:
+    """Whether the call gives a parameter the primitive lacks (E201): the params model was
+    then judged without it, so a complaint about the call as a whole follows from the
+    misspelling (`keyword(anyy: ...)` gives none of `all`, `any`, `none`)."""
+    fields = param_fields(args.primitive)
+    return any(given not in fields and given != SCOPE_ARG for given in args.given)
 
 
 def _choice(primitive: Primitive, name: str, loc: tuple[Any, ...], err: dict[str, Any],
