@@ -171,7 +171,28 @@ class _Walker:
         return out
 
     def block_always(self, block: BlockNode) -> set[str]:
-        return self.always(block.branches[0].condition) if block.branches else set()
+        return self._branches(block.branches)
+
+    def _branches(self, branches: tuple[n.Branch, ...]) -> set[str]:
+        """Checks read on every path through the branches: the first condition's, and
+        those read both when it holds and when it fails and the next branches are read
+        (`ok if gate and polite` then `partial if polite` reads `polite` either way)."""
+        if not branches or branches[0].condition is None:
+            return set()
+        first = branches[0].condition
+        return self.always(first) | (
+            self.when(first, True) & (self.when(first, False) | self._branches(branches[1:])))
+
+    def when(self, e: n.Expr, outcome: bool) -> set[str]:
+        """Checks read whenever `e` comes out `outcome`: every operand of an `and` that
+        holds, of an `or` that fails; otherwise what is read whatever the outcome."""
+        while isinstance(e, n.Group):
+            e = e.expr
+        if isinstance(e, n.Unary) and e.op == "not":
+            return self.when(e.operand, not outcome)
+        if isinstance(e, n.Binary) and e.op in n.LOGIC_OPS and (e.op == "and") == outcome:
+            return set().union(*(self.when(x, outcome) for x in flatten(e, e.op)))
+        return self.always(e)
 
     def block_reached(self, block: BlockNode) -> set[str]:
         return set().union(*(self.reached(b.condition) for b in block.branches))

@@ -70,6 +70,25 @@ class TestGraph:
         result = spec.evaluate(kit.case("x", g=0.9, m=0.9, n=0.9))
         assert every <= set(result.checks)
 
+    @pytest.mark.parametrize(("branches", "every", "some"), [
+        ("ok if g and m\n partial if m\n", {"g", "m"}, set()),
+        ("ok if g and m\n partial if n\n", {"g"}, {"m", "n"}),
+        ("ok if g or n\n partial if m\n", {"g"}, {"m", "n"}),
+        ("ok if not g and m\n partial if m or n\n", {"g", "m"}, {"n"}),
+    ])
+    def test_a_check_every_branch_path_reads_is_needed_by_every_case(
+            self, branches: str, every: set[str], some: set[str]) -> None:
+        """Behind a cheap gate in the first branch, and read by the next branch when the
+        gate fails: every case needs it, whichever way the gate goes."""
+        text = (f'check m = ask(key: "m")\ncheck n = ask(key: "n")\ncheck g = probe(key: "g")\n'
+                f"outcome {{\n {branches} no otherwise\n}}")
+        spec = evaldsl.loads(text, registry=kit.make_kit().registry,
+                             runtime=kit.CountingRuntime())
+        found = needs(spec.graph)
+        assert (found.every, found.some) == (every, some)
+        for g in (0.1, 0.9):
+            assert every <= set(spec.evaluate(kit.case("x", g=g, m=0.9, n=0.9)).checks)
+
     def test_labels_of_another_block_are_edges(self) -> None:
         spec = evaldsl.loads('check a = probe(key: "a")\noutcome v {\n x if a\n y otherwise\n}\n'
                             "outcome {\n p if x\n q otherwise\n}", registry=kit.make_kit().registry)
