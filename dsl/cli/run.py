@@ -529,11 +529,26 @@ def junit_sink(args: argparse.Namespace, layout: Any) -> Any:
     from evaldsl.report.junit import JUnitWriter, verdict_passing
 
     if args.junit_pass:
-        passing = frozenset(s.strip() for s in args.junit_pass.split(",") if s.strip())
+        passing = junit_labels(args.junit_pass, layout)
     else:
         passing = verdict_passing(layout)
     _parent(args.junit)
     return JUnitWriter(args.junit, layout.name, passing)
+
+
+def junit_labels(given: str, layout: Any) -> frozenset[str]:
+    """The labels of `--junit-pass`; a usage error naming the spec's labels when one of
+    them is no block's (a typo would fail every case in silence)."""
+    from evaldsl.diagnostics import listing
+
+    passing = frozenset(s.strip() for s in given.split(",") if s.strip())
+    labels = [label for block in layout.blocks for label in block.labels]
+    unknown = sorted(passing - set(labels))
+    if unknown:
+        raise UsageError(_("--junit-pass names {unknown}, which no outcome block has; "
+                           "the labels are {labels}").format(
+            unknown=listing(unknown), labels=listing(labels, limit=20)))
+    return passing
 
 
 def explorer_sink(args: argparse.Namespace, layout: Any, inputs: tuple[str, ...]) -> Any:

@@ -238,3 +238,17 @@ class TestYamlSyntaxError:
         done = kit.evaldsl("run", spec_file, cases)
         assert done.returncode == 3
         assert f"{cases}:10:" in done.stderr
+
+
+class TestJUnitPass:
+    def test_a_label_no_block_has_is_an_error_naming_the_labels(
+            self, tmp_path: Path, kit: Any, spec_file: Path) -> None:
+        cases = tmp_path / "cases.jsonl"
+        kit.write_cases(cases, 3)
+        done = kit.evaldsl("run", spec_file, cases, "--junit", tmp_path / "j.xml",
+                           "--junit-pass", "success,sucess")
+        assert done.returncode == 2
+        assert "`sucess`" in done.stderr
+        assert "`success`, `partial` and `failure`" in done.stderr
+        assert not (tmp_path / "j.xml").exists()
+
