@@ -72,7 +72,10 @@ def resolve_key(prefix: str, layers: Sequence[Layer], env: Mapping[str, str]) ->
     host, home = _host(prefix, layers, env, home=False), _host(prefix, layers, env, home=True)
     named = _last(layers, prefix + "api_key_env")
     if named is None:
-        return _default_key(prefix, env) if host == home else PLACEHOLDER_KEY
+        if host != home:
+            return PLACEHOLDER_KEY
+        return _default_key(prefix, env) or (PLACEHOLDER_KEY if _pointed(prefix, layers, env)
+                                             else None)
     name, layer = named
     if name in default_variables(prefix) and host != home and layer.kind != COMMAND_LINE:
         raise ConfigError(_redirected(prefix, name, layer, home, host))
@@ -117,6 +120,13 @@ def _host(prefix: str, layers: Sequence[Layer], env: Mapping[str, str], home: bo
     found = _last(trusted if home else layers, prefix + "base_url")
     url = found[0] if found else env.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
     return host_of(url)
+
+
+def _pointed(prefix: str, layers: Sequence[Layer], env: Mapping[str, str]) -> bool:
+    """Whether a server was named for the endpoint (`base_url` in any layer, or
+    `OPENAI_BASE_URL`): one without a key is a keyless local server, asked as `--judge URL`
+    asks it, not a judge nobody configured."""
+    return _last(layers, prefix + "base_url") is not None or bool(env.get("OPENAI_BASE_URL"))
 
 
 def host_of(url: str) -> str:

@@ -79,3 +79,19 @@ class TestProjectFile:
         done = run_in(project, "--judge", judge_server.base_url)
         assert done.returncode == 0, done.stderr
         assert judge_server.stats()["keys"] == ["not-needed"]
+
+
+class TestEnvironment:
+    def test_a_keyless_judge_named_by_the_environment_is_used_as_with_judge_url(
+            self, project: Path, judge_server: Any) -> None:
+        """`EVALDSL_JUDGE_BASE_URL` with no key anywhere: the judge is asked, keyless, as
+        `--judge URL` asks it."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "EVALDSL_"))}
+        env.update(EVALDSL_JUDGE_BASE_URL=judge_server.base_url, EVALDSL_NO_CACHE="1",
+                   EVALDSL_LANG="en", XDG_CONFIG_HOME=str(project / "no-config"))
+        done = subprocess.run([sys.executable, "-m", "evaldsl", "run", "judged.eval",
+                               "cases.jsonl", "-o", "report.json"],
+                              capture_output=True, text=True, timeout=120, env=env, cwd=project)
+        assert done.returncode == 0, done.stderr
+        assert judge_server.stats()["keys"] == ["not-needed"]
+        assert judge_server.stats()["chat"] == 3
