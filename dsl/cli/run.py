@@ -219,6 +219,23 @@ def check_thresholds(thresholds: list[Threshold], layout: Any, spec: Any) -> Non
             )
 
 
+CASE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".yaml", ".yml", ".csv", ".parquet")
+"""Case files by extension: a spec given as one is a case file in the spec's place."""
+
+
+def spec_first(spec: Any, cases: list[Any]) -> None:
+    """A usage error when the first argument is a case file (`run hotel.jsonl hotel.eval`),
+    rather than the syntax error its first `{` would be."""
+    if Path(str(spec)).suffix.lower() not in CASE_SUFFIXES:
+        return
+    specs = [c for c in cases if str(c).endswith(".eval")]
+    order = [*specs, spec, *(c for c in cases if c not in specs)] if specs else [spec]
+    raise UsageError(
+        _("`{spec}` is a case file: the spec comes first").format(spec=spec),
+        _("write `evaldsl run {arguments}`").format(arguments=" ".join(map(str, order)))
+        if specs else _("write `evaldsl run SPEC.eval {cases}`").format(cases=spec))
+
+
 def run(args: argparse.Namespace) -> int:
     if args.resume and args.results is None:
         raise UsageError(_("--resume needs --results: the journal to resume from"))
@@ -231,6 +248,7 @@ def run(args: argparse.Namespace) -> int:
     from evaldsl.api import Spec, load
     from evaldsl.report.layout import layout_of
 
+    spec_first(args.spec, args.cases)
     spec = load(args.spec)
     settings = _settings(args, deadline) if spec.has_model_checks else None
     runtime = None

@@ -167,8 +167,20 @@ def _decode(text: str | bytes, name: str) -> str | Diagnostic:
                 text=text[exc.start], start=exc.start
             ),
             Span.point(name, line, col),
-            _("save the spec as UTF-8; `.eval` files are text"),
+            _utf8_hint(text, name),
         )
+
+
+def _utf8_hint(data: bytes, name: str) -> str:
+    """How to save the spec as UTF-8; for bytes that read as GB18030 (GBK's superset, what
+    Chinese Windows editors save by default), the command that converts them."""
+    try:
+        data.decode("gb18030")
+    except UnicodeDecodeError:
+        return _("save the spec as UTF-8; `.eval` files are text")
+    return _("it reads as GB18030 (GBK): save it as UTF-8 (in the editor, save with the "
+             "encoding UTF-8), or convert it with `iconv -f GB18030 -t UTF-8 {name} > "
+             "utf8.eval`").format(name=name)
 
 
 def _input_problem(source: Source) -> Diagnostic | None:

@@ -252,3 +252,25 @@ class TestJUnitPass:
         assert "`success`, `partial` and `failure`" in done.stderr
         assert not (tmp_path / "j.xml").exists()
 
+
+
+class TestSpecFirst:
+    def test_case_file_and_spec_swapped_says_the_spec_comes_first(
+            self, tmp_path: Path, kit: Any, spec_file: Path) -> None:
+        cases = tmp_path / "hotel.jsonl"
+        kit.write_cases(cases, 2)
+        done = kit.evaldsl("run", cases, spec_file)
+        assert done.returncode == 2
+        assert "the spec comes first" in done.stderr
+        assert f"evaldsl run {spec_file} {cases}" in done.stderr
+        assert "E011" not in done.stderr
+
+    def test_a_gbk_spec_says_how_to_save_it_as_utf8(self, tmp_path: Path, kit: Any) -> None:
+        spec = tmp_path / "酒店.eval"
+        spec.write_bytes('spec "酒店评估"\ncheck k = keyword(any: ["退款"])\n'.encode("gbk"))
+        cases = tmp_path / "cases.jsonl"
+        kit.write_cases(cases, 1)
+        done = kit.evaldsl("run", spec, cases)
+        assert done.returncode == 2
+        assert "GB18030" in done.stderr
+        assert f"iconv -f GB18030 -t UTF-8 {spec}" in done.stderr
