@@ -17,12 +17,13 @@ import sys
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from evaldsl.errors import EvaldslError
+from evaldsl.errors import ConfigError, EvaldslError
 from evaldsl.i18n import _
 
 
@@ -67,11 +68,26 @@ class JsonlSink:
                 path=self.path, reason=exc.strerror or exc)) from exc
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """A redirect answered to an alert is not followed: urllib would re-send a POST as a
+    GET elsewhere and call whatever that answers a delivery."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+_NOT_REDIRECTED = urllib.request.build_opener(_NoRedirect)
+
+
 class WebhookSink:
-    """A JSON POST per alert; a 5xx, a 429 or no answer is tried again, up to `attempts`."""
+    """A JSON POST per alert to an http(s) URL; a 5xx, a 429 or no answer is tried again, up
+    to `attempts`; only a 2xx is a delivery (a redirect is neither followed nor retried)."""
 
     def __init__(self, url: str, attempts: int = 4, backoff_s: float = 0.25,
                  timeout_s: float = 5.0) -> None:
+        if urllib.parse.urlsplit(url).scheme.lower() not in ("http", "https"):
+            raise ConfigError(_("the webhook `{url}` is refused: alerts are posted over "
+                                "http:// or https:// only").format(url=url))
         self.url = url
         self.attempts = max(1, attempts)
         self.backoff_s = backoff_s
@@ -86,7 +102,7 @@ class WebhookSink:
             reason = self._post(body)
             if not reason:
                 return
-            if reason.startswith("4") and not reason.startswith("429"):
+            if reason[:1] in ("3", "4") and not reason.startswith("429"):
                 break
         raise SinkError(_("the webhook refused the alert after {n} attempts: {reason}").format(
             n=attempt + 1, reason=reason))
@@ -96,10 +112,13 @@ class WebhookSink:
         request = urllib.request.Request(self.url, body, method="POST",
                                          headers={"Content-Type": "application/json"})
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout_s) as answer:
+            with _NOT_REDIRECTED.open(request, timeout=self.timeout_s) as answer:
                 answer.read()
             return ""
         except urllib.error.HTTPError as exc:
+            if 300 <= exc.code < 400:
+                return f"{exc.code} {exc.reason}: " + _("a redirect is not a delivery; give "
+                                                         "the final URL")
             return f"{exc.code} {exc.reason}"
         except (urllib.error.URLError, OSError) as exc:
             return str(getattr(exc, "reason", exc))
