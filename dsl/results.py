@@ -366,12 +366,12 @@ class Report:
             counts = self.counts[key]
             counts[label] = counts.get(label, 0) + 1
         for name, value in result.metrics.items():
-            _fold(self.states[name], value)
+            _fold(self.states[name], value, result.id)
         for name, grouped in self.groups.items():
             value = result.metrics.get(name)
             if value is not None:  # outside the `where`: in no group, as in no denominator
                 found = result.groups.get(name) or (None,) * len(grouped.plan.by)
-                _fold(grouped.state(found), value)
+                _fold(grouped.state(found), value, result.id)
         for name, check in result.checks.items():
             self.checks[name].add(check)
         self._add_review(result)
@@ -545,14 +545,15 @@ class Report:
         return "\n".join(lines)
 
 
-def _fold(state: MetricState, value: MetricInput) -> None:
-    """One case's input into a metric's state: outside, left out as an error, or counted."""
+def _fold(state: MetricState, value: MetricInput, case_id: str = "") -> None:
+    """One case's input into a metric's state: outside, left out as an error, or counted
+    (under its id, which groups the trials of a scenario for `pass_hat`)."""
     if value is None:
         state.outside += 1
     elif type(value) is MetricError:
         state.add_error(value.reason)
     else:
-        state.add_values(value)  # type: ignore[arg-type]
+        state.add_values(value, case_id)  # type: ignore[arg-type]
 
 
 def _metric_value(entry: Mapping[str, Any]) -> MetricValue:

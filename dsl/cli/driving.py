@@ -27,6 +27,36 @@ def add_target_flags(group: Any, required: bool = False) -> None:
                        help=_("the model that plays the scenarios' simulated users: `local`, "
                               "or a model of the judge's endpoint (default: `simulator` in "
                               "evaldsl.toml)"))
+    group.add_argument("--trials", type=_trials, default=1, metavar="K",
+                       help=_("play each scenario K times (each transcript keeps its `trial`), "
+                              "for `pass_hat(LABEL, k)` and `pass_at(LABEL, k)`"))
+
+
+def _trials(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(
+            _("expected a whole number of at least 1, got `{text}`").format(text=text))
+    return value
+
+
+def trials_of(items: Any, k: int) -> Any:
+    """Each scenario `k` times, the `trial` field 1..k and the row `file:line#trial`, so the
+    transcripts and the journal tell the trials apart (bad rows pass once)."""
+    from dataclasses import replace
+
+    from evaldsl.cases.case import Case
+
+    for item in items:
+        if k == 1 or not isinstance(item, Case):
+            yield item
+            continue
+        for trial in range(1, k + 1):
+            yield replace(item, origin=f"{item.origin}#{trial}",
+                          fields={**item.fields, "trial": trial})
 
 
 def check_target_flags(args: argparse.Namespace) -> None:
@@ -42,6 +72,9 @@ def check_target_flags(args: argparse.Namespace) -> None:
             if value is not None:
                 raise UsageError(_("{flag} is for a driven run; add --target NAME").format(
                     flag=flag))
+        if getattr(args, "trials", 1) > 1:
+            raise UsageError(_("{flag} is for a driven run; add --target NAME").format(
+                flag="--trials"))
         return
     if getattr(args, "workers", 1) > 1:
         raise UsageError(_("--target drives the agent from one process; leave out --workers"))
@@ -60,6 +93,7 @@ class Driving:
 
         config = load_target(args.target, args.config)
         self.concurrency = config.concurrency
+        self.trials: int = getattr(args, "trials", 1)
         self.tally = TargetTally(config.name, config.kind)
         self.transcripts = None
         self.simulator = None
@@ -80,7 +114,7 @@ class Driving:
         from evaldsl.cases.rows import CaseSchema
         from evaldsl.target.scenarios import read_scenarios
 
-        return read_scenarios(paths, CaseSchema.of(spec))
+        return trials_of(read_scenarios(paths, CaseSchema.of(spec)), self.trials)
 
     def close(self) -> None:
         if self.transcripts is not None:

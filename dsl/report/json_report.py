@@ -450,6 +450,8 @@ def metric_entry(metric: Any, expression: str | None = None) -> dict[str, Any]:
         value, denominator = metric.value, int(metric.denominator)
         is_rate = bool(metric.is_rate) and isinstance(value, (int, float))
         interval = wilson(float(value) * denominator, denominator) if is_rate else None
+        if metric.numerator is None:  # pass_hat / pass_at: an interval over scenarios, or none
+            interval = getattr(metric, "interval", None)
         entry = _entry(metric, expression, interval, {"template": None, "parts": None})
     return {**entry, **_groups(metric)}
 

@@ -13,7 +13,7 @@ ordered or split, because sums are kept exactly (Shewchuk partials, as
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -22,9 +22,13 @@ from evaldsl.report.stats import breakdown
 if TYPE_CHECKING:
     from evaldsl.runtime.grouping import GroupValue
 
-AGGREGATES = ("rate", "mean", "count", "sum", "min", "max", "percentile")
+AGGREGATES = ("rate", "mean", "count", "sum", "min", "max", "percentile", "pass_hat", "pass_at")
 """Aggregate functions allowed in `metric` expressions."""
-BOOL_AGGREGATES = frozenset({"rate", "count"})
+TRIAL_AGGREGATES = frozenset({"pass_hat", "pass_at"})
+"""Over repeated trials of each scenario (the cases sharing an id): `pass_hat(x, k)`, all k
+trials pass; `pass_at(x, k)`, one of k passes; each estimated from a scenario's n >= k
+trials as C(c, k) / C(n, k) and 1 - C(n - c, k) / C(n, k), averaged over scenarios."""
+BOOL_AGGREGATES = frozenset({"rate", "count", *TRIAL_AGGREGATES})
 """Aggregates over conditions; the others take numbers."""
 AVERAGES = frozenset({"rate", "mean"})
 TOTALS = frozenset({"count", "sum"})
@@ -35,7 +39,7 @@ class AggregateSpec:
     kind: str
     """One of `AGGREGATES`."""
     p: float = 0.0
-    """The percentile in 0..100 for `percentile`."""
+    """The percentile in 0..100 for `percentile`; k for `pass_hat` and `pass_at`."""
 
 
 @dataclass(frozen=True)
@@ -66,7 +70,7 @@ class MetricPlan:
     @property
     def is_rate(self) -> bool:
         """Whether the value reads as a percentage (built from rates only)."""
-        return all(a.kind == "rate" for a in self.aggregates)
+        return all(a.kind == "rate" or a.kind in TRIAL_AGGREGATES for a in self.aggregates)
 
     @property
     def numerator_kind(self) -> str | None:
@@ -132,6 +136,8 @@ class MetricState:
     error_examples: list[str] = field(default_factory=list)
     inputs: dict[tuple[float, ...], int] = field(default_factory=dict)
     """A formula metric's distinct per-case inputs and their counts, for its bootstrap."""
+    trials: list[dict[str, tuple[int, int]]] = field(default_factory=list)
+    """For a trial aggregate: each scenario's trials and the ones where its condition held."""
     _interval: tuple[int, Any] | None = field(default=None, init=False, repr=False,
                                               compare=False)
     """The last bootstrap and the denominator it was drawn at: `result()` is asked often."""
@@ -144,15 +150,22 @@ class MetricState:
             self.lows = [None] * n
             self.highs = [None] * n
             self.values = [[] for _ in range(n)]
+        if not self.trials:
+            self.trials = [{} for _ in range(n)]
 
-    def add_values(self, args: Sequence[Any]) -> None:
-        """One case in the denominator with its aggregate arguments' values."""
+    def add_values(self, args: Sequence[Any], scenario: str = "") -> None:
+        """One case in the denominator with its aggregate arguments' values; `scenario` (the
+        case's id) groups the trials of a trial aggregate."""
         self.denominator += 1
         if self.plan.is_formula:
             key = case_input(self.plan.aggregates, args)
             self.inputs[key] = self.inputs.get(key, 0) + 1
         for i, (agg, x) in enumerate(zip(self.plan.aggregates, args, strict=True)):
             kind = agg.kind
+            if kind in TRIAL_AGGREGATES:
+                n, c = self.trials[i].get(scenario, (0, 0))
+                self.trials[i][scenario] = (n + 1, c + (x is True))
+                continue
             if kind in BOOL_AGGREGATES:
                 if x is True:
                     self.trues[i] += 1
@@ -186,6 +199,7 @@ class MetricState:
             [a + b for a, b in zip(self.values, other.values, strict=True)],
             sorted(set(self.error_examples) | set(other.error_examples))[:3],
             _add_counts(self.inputs, other.inputs),
+            [_add_trials(a, b) for a, b in zip(self.trials, other.trials, strict=True)],
         )
 
     def aggregate_values(self) -> list[float | None]:
@@ -208,6 +222,8 @@ class MetricState:
             return self.lows[i]
         if kind == "max":
             return self.highs[i]
+        if kind in TRIAL_AGGREGATES:
+            return trial_estimate(kind, self.trials[i].values(), int(agg.p))[0]
         return percentile(sorted(self.values[i]), agg.p)
 
     def result(self) -> MetricValue:
@@ -219,9 +235,21 @@ class MetricState:
                 numerator = _tidy(value * self.denominator)
             elif kind == "total":
                 numerator = value
+        parts = self._formula_parts()
+        if not self.plan.is_formula and self.plan.aggregates[0].kind in TRIAL_AGGREGATES:
+            parts = ((), None, self._trial_interval())
         return MetricValue(self.plan.name, value, numerator, self.denominator, self.errors,
                            self.plan.where, self.plan.is_rate, tuple(self.error_examples),
-                           *self._formula_parts())
+                           *parts)
+
+    def _trial_interval(self) -> TrialInterval | None:
+        """A trial aggregate's 95% interval over its scenarios (normal, clipped to 0..1)."""
+        agg = self.plan.aggregates[0]
+        mean, scenarios, error = trial_estimate(agg.kind, self.trials[0].values(), int(agg.p))
+        if mean is None or error is None:
+            return None
+        return TrialInterval(max(0.0, mean - 1.96 * error), min(1.0, mean + 1.96 * error),
+                             scenarios)
 
     def _formula_parts(self) -> tuple[tuple[MetricPart, ...], str | None, Any]:
         """A formula metric's parts, template and bootstrap interval; nothing for one aggregate."""
@@ -234,6 +262,8 @@ class MetricState:
         parts = tuple(MetricPart(text, v, _part_numerator(a.kind, v, n), n)
                       for text, a, v in zip(plan.parts, plan.aggregates,
                                             self.aggregate_values(), strict=True))
+        if any(a.kind in TRIAL_AGGREGATES for a in plan.aggregates):
+            return parts, plan.template, None  # cases are not the sample of a trial aggregate
         if self._interval is None or self._interval[0] != n:
             self._interval = n, bootstrap(plan.aggregates, plan.combine, list(self.inputs.items()))
         return parts, plan.template, self._interval[1]
@@ -243,6 +273,55 @@ def case_input(aggregates: Sequence[AggregateSpec], args: Sequence[Any]) -> tupl
     """One case's input as numbers for resampling: a condition counts 1 when true, else 0."""
     return tuple((1.0 if x is True else 0.0) if a.kind in BOOL_AGGREGATES else float(x)
                  for a, x in zip(aggregates, args, strict=True))
+
+
+@dataclass(frozen=True)
+class TrialInterval:
+    """The interval of `pass_hat` / `pass_at`: the scenarios' estimates are the sample."""
+
+    low: float
+    high: float
+    scenarios: int
+    level: float = 0.95
+
+    def to_dict(self) -> dict[str, object]:
+        return {"low": self.low, "high": self.high, "level": self.level,
+                "method": "normal over scenarios", "scenarios": self.scenarios}
+
+    def __str__(self) -> str:
+        return f"[{100 * self.low:.1f}%, {100 * self.high:.1f}%]"
+
+
+def trial_estimate(kind: str, trials: Iterable[tuple[int, int]], k: int,
+                   ) -> tuple[float | None, int, float | None]:
+    """`pass_hat` or `pass_at` over scenarios of (n trials, c passed): the mean of each
+    scenario's unbiased estimate (tau-bench's C(c, k) / C(n, k); 1 - C(n - c, k) / C(n, k)),
+    the scenarios with n >= k it is over, and the standard error of that mean."""
+    estimates = []
+    for n, c in trials:
+        if n < k:
+            continue
+        if kind == "pass_hat":
+            estimates.append(math.comb(c, k) / math.comb(n, k))
+        else:
+            estimates.append(1 - math.comb(n - c, k) / math.comb(n, k))
+    m = len(estimates)
+    if m == 0:
+        return None, 0, None
+    mean = math.fsum(estimates) / m
+    if m == 1:
+        return mean, 1, None
+    variance = math.fsum((e - mean) ** 2 for e in estimates) / (m - 1)
+    return mean, m, math.sqrt(variance / m)
+
+
+def _add_trials(a: dict[str, tuple[int, int]], b: dict[str, tuple[int, int]],
+                ) -> dict[str, tuple[int, int]]:
+    out = dict(a)
+    for key, (n, c) in b.items():
+        n0, c0 = out.get(key, (0, 0))
+        out[key] = (n0 + n, c0 + c)
+    return out
 
 
 def _add_counts(a: dict[tuple[float, ...], int], b: dict[tuple[float, ...], int],

@@ -17,7 +17,13 @@ from typing import Any
 
 from evaldsl.checker.facts.context import unwrap
 from evaldsl.results import MetricError
-from evaldsl.runtime.aggregation import AGGREGATES, BOOL_AGGREGATES, AggregateSpec, MetricPlan
+from evaldsl.runtime.aggregation import (
+    AGGREGATES,
+    BOOL_AGGREGATES,
+    TRIAL_AGGREGATES,
+    AggregateSpec,
+    MetricPlan,
+)
 from evaldsl.runtime.compiler import Compiler
 from evaldsl.runtime.frame import Fn, Frame
 from evaldsl.runtime.logic import PENDING, SPECIAL, first_unknown, formula_arith
@@ -154,6 +160,10 @@ def _aggregate(compiler: Compiler, e: n.Call, aggregates: list[AggregateSpec],
         p = compiler.facts.number(args[1])
         assert p is not None, "the checker folds the percentile's rank (E307)"
         spec = AggregateSpec("percentile", p * 100 if isinstance(unwrap(args[1]), n.Percent) else p)
+    elif e.func in TRIAL_AGGREGATES:
+        trials = compiler.facts.number(args[1])
+        assert trials is not None, "the checker folds the trials' k (E307)"
+        spec = AggregateSpec(e.func, trials)
     else:
         spec = AggregateSpec(e.func)
     k = len(aggregates)

@@ -117,7 +117,8 @@ class Driver:
         assert self.simulator is not None, "checked by `_brief`"
         done = False
         while not done and _user_turns(conversation.history) < brief.max_turns:
-            turn = await self.simulator.next_turn(scenario.id, brief, conversation.history)
+            turn = await self.simulator.next_turn(_trial_key(scenario), brief,
+                                                  conversation.history)
             failure = turn_problem(brief, turn.message, turn.done)
             if failure is not None:
                 raise SimulatorFailed(failure)
@@ -198,6 +199,13 @@ def _latencies(history: Sequence[Message]) -> dict[str, Any]:
 
 def _user_turns(history: Sequence[Message]) -> int:
     return sum(m.get("role") == "user" for m in history)
+
+
+def _trial_key(scenario: Case) -> str:
+    """What seeds the simulated user: the scenario, and its trial past the first, so each
+    trial of `--trials` samples its own user (and the first keeps a run's former seeds)."""
+    trial = scenario.fields.get("trial")
+    return f"{scenario.id}#{trial}" if isinstance(trial, int) and trial > 1 else scenario.id
 
 
 def error_result(plan: ReportPlan, case_id: str, reason: str) -> CaseResult:

@@ -29,6 +29,8 @@ AGGREGATES: dict[str, tuple[T, ...]] = {
     "min": (T.NUMBER,),
     "max": (T.NUMBER,),
     "percentile": (T.NUMBER, T.NUMBER),
+    "pass_hat": (T.BOOL, T.NUMBER),
+    "pass_at": (T.BOOL, T.NUMBER),
 }
 """Aggregate functions over cases and the types of their arguments."""
 
@@ -326,7 +328,21 @@ class Typer:
                 self.aggregate_arg(e.func, arg, self.infer(arg), want)
             if e.func == "percentile":
                 self.percentile_rank(given[1])
+            elif e.func in ("pass_hat", "pass_at"):
+                self.trials_k(e.func, given[1])
         return T.NUMBER
+
+    def trials_k(self, func: str, rank: n.Expr) -> None:
+        value = number_of(rank, self.ctx)
+        if value is None or value < 1 or not float(value).is_integer():
+            self.report(
+                "E307",
+                _("`{func}` needs k, a constant whole number of trials of at least 1").format(
+                    func=func),
+                rank.span,
+                _("write e.g. `{func}(success, 4)`: all 4 of a scenario's trials").format(
+                    func=func),
+            )
 
     def percentile_rank(self, rank: n.Expr) -> None:
         value = number_of(rank, self.ctx)
@@ -399,6 +415,8 @@ def _count(k: int) -> str:
 
 
 def _signature(func: str) -> str:
+    if func in ("pass_hat", "pass_at"):
+        return "condition, k"
     return (
         "value, 90"
         if func == "percentile"
