@@ -58,6 +58,9 @@ def add_parser(subparsers: Any) -> None:
                           "URIs such as s3://bucket/cases.jsonl"))
     out = add_report_outputs(p)
     out.add_argument("--results", type=Path, help=_("results.jsonl, one line per case"))
+    out.add_argument("--otel-out", type=Path, default=None, metavar="FILE",
+                     help=_("each verdict as an OpenTelemetry `gen_ai.evaluation.result` event "
+                            "tied to the judged trace and span (OTLP/JSON lines)"))
     out.add_argument("-q", "--quiet", action="store_true", help=_("do not print the summary"))
     flow = p.add_argument_group(_("how to run"))
     flow.add_argument("--concurrency", type=_positive, default=None, metavar="N",
@@ -290,9 +293,10 @@ def _judged(args: argparse.Namespace, spec: Any, layout: Any, selection: Any,
                          deadline=deadline, selection=selection)
     junit = junit_sink(args, layout)
     explorer = explorer_sink(args, layout, tuple(map(str, args.cases)))
+    otel = otel_sink(args, layout)
     try:
         result = _evaluate(args, spec, layout, options, runtime, settings, junit, explorer,
-                           driving)
+                           driving, otel)
     except KeyboardInterrupt as exc:
         if junit is not None:
             junit.discard()
@@ -303,6 +307,8 @@ def _judged(args: argparse.Namespace, spec: Any, layout: Any, selection: Any,
         raise
     if junit is not None:
         junit.finish(result.elapsed)
+    if otel is not None:
+        otel.finish()
     if driving is not None:
         result.report["target"] = driving.tally.to_dict()
     write_outputs(args, result.report, explorer)
@@ -425,12 +431,13 @@ def _no_results(report: dict[str, Any]) -> bool:
 
 
 def _evaluate(args: argparse.Namespace, spec: Any, layout: Any, options: Any, runtime: Any,
-              settings: Any, junit: Any, explorer: Any, driving: Any = None) -> Any:
+              settings: Any, junit: Any, explorer: Any, driving: Any = None,
+              otel: Any = None) -> Any:
     """The run: in this process, or in `--workers` processes that read rows the parent hands
     them (each builds its own model runtime from `settings`)."""
     from evaldsl.cases.loading import read_cases, read_rows
 
-    sinks = [sink for sink in (junit, explorer) if sink is not None]
+    sinks = [sink for sink in (junit, explorer, otel) if sink is not None]
     if args.map is not None and (args.engine == "ray" or args.workers > 1):
         raise UsageError(_("--map reads rows in this process only: leave out --workers "
                            "and --engine ray"))
@@ -538,6 +545,17 @@ def _traced(args: argparse.Namespace) -> bool:
     from evaldsl.cases.traces import is_trace_file
 
     return any(is_trace_file(c) for c in args.cases)
+
+
+def otel_sink(args: argparse.Namespace, layout: Any) -> Any:
+    """The `gen_ai.evaluation.result` events of `--otel-out`, or None without it."""
+    if args.otel_out is None:
+        return None
+    from evaldsl.report.otel_events import OtelEvents
+
+    _parent(args.otel_out)
+    return OtelEvents(args.otel_out, layout.name, [str(c) for c in args.cases],
+                      args.input_format)
 
 
 def junit_sink(args: argparse.Namespace, layout: Any) -> Any:
