@@ -105,10 +105,10 @@ def _rows(path: Path, input_format: str | None) -> Iterator[RawRow]:
         while line in used:
             line += 1
         used.add(line)
-        yield RawRow(name, line, _encoded(row))
+        yield RawRow(name, line, encoded(row))
 
 
-def _encoded(row: dict[str, Any]) -> bytes | dict[str, Any]:
+def encoded(row: dict[str, Any]) -> bytes | dict[str, Any]:
     """A row as the JSON line a chat file would hold: decoded and screened as one (cheaper
     than walking the row for unwritable values); a text no UTF-8 writer takes stays a value,
     which the walk then names."""

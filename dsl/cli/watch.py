@@ -44,6 +44,9 @@ def add_parser(subparsers: Any) -> None:
                           "in this review store (.db)"))
     p.add_argument("--quiet", action="store_true",
                    help=_("do not print fired alerts on standard output"))
+    p.add_argument("--session-idle", type=_idle, default=180.0, metavar="DURATION",
+                   help=_("judge a conversation posted to /v1/traces once no span of it has "
+                          "come for this long (default: 3m)"))
     p.add_argument("--poll", type=float, default=0.1, metavar="SECONDS",
                    help=_("how often followed files are read for new lines"))
 
@@ -64,6 +67,12 @@ def run(args: argparse.Namespace) -> int:
         if review is not None:
             review.close()
     return 0
+
+
+def _idle(text: str) -> float:
+    from evaldsl.cli.run import parse_duration
+
+    return parse_duration(text)
 
 
 def _review(path: Path | None, spec: Any) -> Any:
@@ -97,21 +106,42 @@ async def _serve(monitor: Any, args: argparse.Namespace) -> None:
         loop.add_signal_handler(signum, stop.set)
     tasks = [asyncio.create_task(follow(monitor, Follower(path), args.poll, stop))
              for path in args.follow]
-    runner = await _listen(monitor, args) if args.port is not None else None
+    groups = _span_groups(monitor, args) if args.port is not None else None
+    if groups is not None:
+        from evaldsl.watch.spans import close_idle
+
+        tasks.append(asyncio.create_task(close_idle(monitor, groups, stop)))
+    runner = await _listen(monitor, args, groups) if args.port is not None else None
     try:
         await stop.wait()
         await asyncio.gather(*tasks)
     finally:
         if runner is not None:
             await runner.cleanup()
+        if groups is not None:
+            groups.close()
 
 
-async def _listen(monitor: Any, args: argparse.Namespace) -> Any:
+def _span_groups(monitor: Any, args: argparse.Namespace) -> Any:
+    """The conversations of `POST /v1/traces`, their spool read again (docs/watch.md)."""
+    from evaldsl.watch.spans import SpanGroups
+
+    groups = SpanGroups(args.state / "spans.jsonl", args.session_idle)
+    groups.load(set(monitor.processed))
+    return groups
+
+
+async def _listen(monitor: Any, args: argparse.Namespace, groups: Any = None) -> Any:
     from aiohttp import web
 
     from evaldsl.watch.intake import http_app
 
-    runner = web.AppRunner(http_app(monitor), access_log=None)
+    app = http_app(monitor)
+    if groups is not None:
+        from evaldsl.watch.spans import add_route
+
+        add_route(app, monitor, groups)
+    runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     await web.TCPSite(runner, args.host, args.port).start()
     port = runner.addresses[0][1]  # the port bound, which `--port 0` leaves to the system
