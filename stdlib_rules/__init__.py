@@ -12,9 +12,11 @@ from __future__ import annotations
 
 FAMILIES: dict[str, tuple[str, ...]] = {
     "evaldsl.stdlib.answered": ("answered",),
+    "evaldsl.stdlib.answers": ("edit_distance", "exact", "f1"),
     "evaldsl.stdlib.classifying": ("classify",),
     "evaldsl.stdlib.contains_json": ("contains_json",),
     "evaldsl.stdlib.dialog_state": ("slots", "steps"),
+    "evaldsl.stdlib.json_match": ("json_match",),
     "evaldsl.stdlib.judging": ("judge", "refusal"),
     "evaldsl.stdlib.moderation": ("moderation",),
     "evaldsl.stdlib.numeric": ("numeric",),

@@ -127,6 +127,14 @@ class RegexParams(Params):
     """Letters match regardless of case."""
     timeout_ms: int = Field(default=200, ge=1, le=10_000)
     """Longest time one search may take before the case's value becomes an error."""
+    expect: str | list[str] | None = None
+    """Text a captured group must equal (or one of several texts); with `ignore_case`,
+    compared regardless of case."""
+    group: int | str | None = None
+    """The group compared with `expect`, by number or name; by default every group of the
+    match, and one equal to `expect` is enough."""
+    all_groups: bool = False
+    """With `expect`: every group that took part in the match must equal an expected text."""
 
     @field_validator("pattern")
     @classmethod
@@ -137,6 +145,19 @@ class RegexParams(Params):
             raise ValueError(_("invalid regular expression: {error}").format(error=exc)) from None
         return pattern
 
+    @model_validator(mode="after")
+    def _groups(self) -> RegexParams:
+        if self.expect is not None and not self.must_match:
+            raise ValueError(_("`expect` compares what the pattern captured, so it needs "
+                               "`must_match: true`"))
+        pattern = compiled(self.pattern, False)
+        if isinstance(self.group, int) and not 0 <= self.group <= pattern.groups:
+            raise ValueError(_("the pattern has no group {group}").format(group=self.group))
+        if isinstance(self.group, str) and self.group not in pattern.groupindex:
+            raise ValueError(_("the pattern has no group named `{group}`").format(
+                group=self.group))
+        return self
+
 
 @lru_cache(maxsize=1024)
 def compiled(pattern: str, ignore_case: bool) -> regex.Pattern[str]:
@@ -145,19 +166,23 @@ def compiled(pattern: str, ignore_case: bool) -> regex.Pattern[str]:
 
 
 @primitive("regex", params=RegexParams, scopes=TEXT_SCOPES, default_scope="last_reply",
-           fields={"match": ValueType.TEXT}, cost=Cost.FREE, value_type=ValueType.TEXT,
-           dynamic={"pattern", "must_match"})
+           fields={"match": ValueType.TEXT, "group": ValueType.TEXT}, cost=Cost.FREE,
+           value_type=ValueType.TEXT, dynamic={"pattern", "must_match", "expect"})
 def regex_check(params: RegexParams) -> Any:
     """A pattern must (or, with `must_match: false`, must not) occur in the text.
 
-    `.value` and `.match` hold the first match (empty when there is none). The
+    `.value` and `.match` hold the first match (empty when there is none). With
+    `expect`, a group the pattern captured must also equal the expected text;
+    `.group` is the group compared (the first group without `expect`). The
     search runs under a timeout: catastrophic backtracking makes the case an
     error, not a fail.
 
         check 工单号 = regex(pattern: "工单号[:：]?\\s*[A-Z]{2}\\d{6}")
+        check 答案 = regex(pattern: "ANSWER: *([A-D])", expect: case.choice)
     """
     pattern = compiled(params.pattern, params.ignore_case)
     timeout = params.timeout_ms / 1000
+    wanted = _expected_texts(params)
 
     def judge(unit: Unit) -> CheckResult:
         try:
@@ -165,14 +190,54 @@ def regex_check(params: RegexParams) -> Any:
         except TimeoutError:
             return CheckResult.error(timeout_reason(timeout))
         text = found.group(0) if found else ""
+        groups = _captured(found, params.group)
+        if wanted is not None and found is not None:
+            return _group_verdict(text, groups, wanted, params)
         passed = (found is not None) == params.must_match
         reason = "" if passed else ("no match" if params.must_match else f"matched `{text}`")
-        return CheckResult.of(passed, None, text, reason, match=text)
+        return CheckResult.of(passed, None, text, reason, match=text,
+                              group=groups[0] if groups else "")
 
     def evaluate(case: Case, scope: Scope) -> CheckResult:
         return over(case, scope, judge)
 
     return evaluate
+
+
+def _expected_texts(params: RegexParams) -> list[str] | None:
+    if params.expect is None:
+        return None
+    texts = params.expect if isinstance(params.expect, list) else [params.expect]
+    return [t.casefold() for t in texts] if params.ignore_case else texts
+
+
+def _captured(found: regex.Match[str] | None, group: int | str | None) -> list[str]:
+    """The groups to compare: the one named, else every group that took part (else the
+    whole match, for a pattern without groups)."""
+    if found is None:
+        return []
+    if group is not None:
+        value = found.group(group)
+        return [] if value is None else [value]
+    groups = [g for g in found.groups() if g is not None]
+    return groups if found.re.groups else [found.group(0)]
+
+
+def _group_verdict(text: str, groups: list[str], wanted: list[str],
+                   params: RegexParams) -> CheckResult:
+    def equal(group: str) -> bool:
+        return (group.casefold() if params.ignore_case else group) in wanted
+
+    if params.all_groups:
+        passed = bool(groups) and all(equal(g) for g in groups)
+        shown = groups[0] if groups else ""
+    else:
+        shown = next((g for g in groups if equal(g)), groups[0] if groups else "")
+        passed = any(equal(g) for g in groups)
+    reason = "" if passed else _("captured {groups}, expected {expected}").format(
+        groups=", ".join(f"`{g}`" for g in groups) or _("nothing"),
+        expected=" / ".join(f"`{w}`" for w in wanted))
+    return CheckResult.of(passed, None, text, reason, match=text, group=shown)
 
 
 class LengthParams(Params):

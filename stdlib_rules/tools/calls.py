@@ -18,7 +18,8 @@ from evaldsl.i18n import _
 from evaldsl.stdlib.tools.argmatch import Call
 from evaldsl.values import CheckResult
 
-_CALL_KEYS = frozenset({"name", "args", "arguments", "id", "type", "function"})
+_CALL_KEYS = frozenset({"name", "args", "arguments", "id", "type", "function", "server",
+                        "server_label"})
 
 
 class Gold(NamedTuple):

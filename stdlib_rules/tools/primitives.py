@@ -62,8 +62,7 @@ class ArgsMatchParams(Params):
     """Let `math.factorial` match `math_factorial`."""
 
 
-@primitive("args_match", reads_text=False,
-           params=ArgsMatchParams, scopes=CALL_SCOPES,
+@primitive("args_match", params=ArgsMatchParams, scopes=CALL_SCOPES,
            default_scope="last_reply",
            fields={"strict": ValueType.BOOL, "mismatches": ValueType.LIST,
                    "strict_mismatches": ValueType.LIST, "pairs": ValueType.LIST,
@@ -129,6 +128,11 @@ class ToolCalledParams(Params):
     """`max_times: 0` asserts the tool was never called."""
     dotted_names: bool = True
     """Let `math.sum` match `math_sum`."""
+    type: Literal["function", "mcp"] | None = None
+    """Count only calls of this kind: a `function` the agent defines, or a tool of an
+    `mcp` server; any kind by default."""
+    server: str | None = None
+    """Count only calls to tools of this MCP server (its `server_label`)."""
 
     @model_validator(mode="after")
     def _bounds(self) -> ToolCalledParams:
@@ -144,8 +148,7 @@ class ToolCalledParams(Params):
         return 0 if self.max_times == 0 else 1
 
 
-@primitive("tool_called", reads_text=False,
-           params=ToolCalledParams, scopes=CALL_SCOPES, default_scope="dialog",
+@primitive("tool_called", params=ToolCalledParams, scopes=CALL_SCOPES, default_scope="dialog",
            fields={"count": ValueType.NUMBER}, cost=Cost.FREE,
            dynamic={"name", "min_times", "max_times"},
            pin=lambda p, f: measured(f, lambda v: v >= p.fewest and (
@@ -160,7 +163,9 @@ def tool_called(params: ToolCalledParams) -> Any:
 
     def judge(unit: Unit) -> CheckResult:
         count = sum(1 for c in unit_calls(unit)
-                    if same_name(params.name, c.name, params.dotted_names))
+                    if same_name(params.name, c.name, params.dotted_names)
+                    and (params.type is None or c.type == params.type)
+                    and (params.server is None or c.server == params.server))
         high = params.max_times
         passed = count >= params.fewest and (high is None or count <= high)
         reason = "" if passed else f"`{params.name}` called {count} times"

@@ -15,14 +15,14 @@ from typing import Any, NamedTuple
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from evaldsl.cases.case import Case
+from evaldsl.cases.case import CALL_TYPES, Case
 from evaldsl.cases.scopes import Scope, Unit
 from evaldsl.i18n import _
 from evaldsl.primitives.registry import Cost, primitive
 from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.stdlib._common import Params, over
 from evaldsl.stdlib.tools.alignment import OrderMode, align, matching
-from evaldsl.stdlib.tools.argmatch import Call, perfect_matching
+from evaldsl.stdlib.tools.argmatch import perfect_matching
 from evaldsl.stdlib.tools.callmatch import ArgMode, Rule, ToolRule, fits, rule_for
 from evaldsl.stdlib.tools.calls import read_call
 from evaldsl.stdlib.tools.pairing import same_name
@@ -31,20 +31,33 @@ from evaldsl.values import CheckResult, is_error
 
 
 class Ref(NamedTuple):
-    """One call: its name and arguments (None: given by name alone, any arguments fit)."""
+    """One call: its name and arguments (None: given by name alone, any arguments fit),
+    and the kind of tool and MCP server it must be (None: any)."""
 
     name: str
     args: Mapping[str, Any] | None
+    kind: str | None = None
+    server: str | None = None
+
+
+class Act(NamedTuple):
+    """One call made: its name, arguments, kind (`function`, `mcp`) and MCP server."""
+
+    name: str | None
+    args: Any
+    kind: str = "function"
+    server: str = ""
 
 
 Group = list[Ref]
-Made = list[Call]
+Made = list[Act]
 """The calls of one actual item."""
 
 
 class TrajectoryParams(Params):
     expected: list[Any]
-    """Expected calls in order: tool names or calls `{name, args}`; with `by_message`, one
+    """Expected calls in order: tool names or calls `{name, args}` (with `type: mcp` or
+    `type: function`, and `server`, the call must be of that kind); with `by_message`, one
     list of them per assistant message."""
     mode: OrderMode = "strict"
     """`strict` the same sequence; `unordered` the same calls in any order; `subset` every
@@ -82,8 +95,7 @@ class TrajectoryParams(Params):
         return self
 
 
-@primitive("trajectory", reads_text=False,
-           params=TrajectoryParams, scopes=CALL_SCOPES, default_scope="dialog",
+@primitive("trajectory", params=TrajectoryParams, scopes=CALL_SCOPES, default_scope="dialog",
            fields={"missing": ValueType.LIST, "extra": ValueType.LIST,
                    "calls": ValueType.LIST},
            cost=Cost.FREE, value_type=ValueType.LIST, value_range=None,
@@ -127,8 +139,15 @@ def _ref(item: Any) -> Ref | None:
     call = read_call(item) if isinstance(item, Mapping) else None
     if call is None or call.name is None or is_error(call.args):
         return None
-    assert isinstance(call.args, Mapping)
-    return Ref(call.name, call.args)
+    assert isinstance(call.args, Mapping) and isinstance(item, Mapping)
+    kind, server = item.get("type"), item.get("server") or item.get("server_label")
+    return Ref(call.name, call.args, call_type(kind) if kind else None,
+               str(server) if server else None)
+
+
+def call_type(kind: Any) -> str:
+    """A call's kind as the transcript reader spells it (`mcp_call` is `mcp`)."""
+    return CALL_TYPES.get(str(kind), str(kind))
 
 
 def _not_a_call(item: Any, by_message: bool) -> str:
@@ -163,7 +182,8 @@ def judge(params: TrajectoryParams, expected: list[Group], unit: Unit) -> CheckR
 
 def _actual_groups(unit: Unit, by_message: bool, names: list[str], dotted: bool) -> list[Made]:
     """The unit's calls (names as expected spells them), per message or one each."""
-    groups = [[Call(_canonical(c.name, names, dotted), c.arguments) for c in m.tool_calls]
+    groups = [[Act(_canonical(c.name, names, dotted), c.arguments, c.type, c.server)
+               for c in m.tool_calls]
               for m in unit.messages if m.role == "assistant" and m.tool_calls]
     return groups if by_message else [[c] for g in groups for c in g]
 
@@ -184,7 +204,11 @@ def _group_fits(expected: Group, actual: Made, params: TrajectoryParams) -> bool
     return perfect_matching(edges, len(actual))
 
 
-def _fits(expected: Ref, actual: Call, params: TrajectoryParams) -> bool:
+def _fits(expected: Ref, actual: Act, params: TrajectoryParams) -> bool:
+    if expected.kind is not None and expected.kind != actual.kind:
+        return False
+    if expected.server is not None and expected.server != actual.server:
+        return False
     return fits(expected.name, expected.args, actual.name or "", actual.args,
                 _rule(expected, params), params.dotted_names)
 

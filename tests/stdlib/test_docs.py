@@ -13,7 +13,8 @@ from evaldsl.syntax.parser import parse
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "primitives"
 DETERMINISTIC = ["keyword", "regex", "latency", "length", "turns", "json_schema",
                  "contains_json", "signals",
-                 "safety", "args_match", "trajectory", "tool_called", "numeric"]
+                 "safety", "args_match", "trajectory", "tool_called", "numeric", "exact", "f1",
+                 "edit_distance", "json_match"]
 
 
 @pytest.mark.parametrize("name", DETERMINISTIC)
