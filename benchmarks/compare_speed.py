@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -103,11 +104,17 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=1_000_000)
     parser.add_argument("--cache", type=Path, default=CACHE,
                         help="where the grown journals are kept between measurements")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny size, a few seconds: see that the script still runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.cases, args.cache = 2000, Path(tempfile.mkdtemp(prefix="compare-smoke-"))
     base, new = journals(args.cache, args.cases)
     print(f"journals: {base} {new}")
     _code, wall, cpu, peak_mib = measure(args.cache, base, new)
     verdict = "ok" if wall <= TARGET_S and peak_mib <= TARGET_MIB else "over"
+    if args.smoke:
+        shutil.rmtree(args.cache)
     print(f"evaldsl compare, {args.cases:,} cases each: {wall:.1f} s (target <= {TARGET_S:g} s; "
           f"CPU {cpu:.1f} s), peak {peak_mib:.0f} MiB (target <= {TARGET_MIB:g} MiB)  {verdict}")
 

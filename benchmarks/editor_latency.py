@@ -72,7 +72,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--specs", type=int, default=200)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny size, a few seconds: see that the script still runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.specs = 20
     rng = random.Random(args.seed)
     texts = [spec_text(rng, i) for i in range(args.specs)]
     registry = default_registry()

@@ -94,7 +94,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--judge-local", action="store_true", help="run with --judge local")
     parser.add_argument("--pip-cache", action="store_true",
                         help="let pip reuse its cache (a reinstall, not a first install)")
+    parser.add_argument("--smoke", action="store_true",
+                        help="say why the script does not run at a tiny size (the network)")
     args = parser.parse_args(argv)
+    if args.smoke:
+        print("first command: skipped in --smoke, it installs the package from PyPI")
+        return 0
     cache = "pip cache allowed" if args.pip_cache else "pip --no-cache-dir"
     print(f"first command: pip install -e '.[{args.extras}]' && evaldsl run {args.spec} "
           f"{CASES} ({cache}; load before: {_load()})")

@@ -137,7 +137,11 @@ def measure(page: Path, profile: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=50_000)
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny size, a few seconds: see that the script still runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.cases = 200
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         cases = write_cases(folder, args.cases)

@@ -182,7 +182,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model-cases", type=int, default=2000)
     parser.add_argument("--counting", action="store_true",
                         help="count calls in-process instead of using the test server")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny size, a few seconds: see that the script still runs")
     args = parser.parse_args(argv)
+    if args.smoke:
+        args.cases, args.model_cases = 500, 40
     speed(args.cases)
     gated(args.model_cases, args.counting)
     return 0

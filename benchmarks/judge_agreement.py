@@ -466,7 +466,8 @@ def parser() -> argparse.ArgumentParser:
                    help="keep each trial's spec, cases and journal here; a finished trial "
                         "is read back, not judged again (default: a scratch folder)")
     p.add_argument("--smoke", action="store_true",
-                   help="a tiny size: two items of the first task, its first trial")
+                   help="a tiny size: two items of the first task, its first trial, "
+                        "judged by the test server on 127.0.0.1 unless --judge names one")
     return p
 
 
@@ -475,10 +476,24 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.smoke:
         args.tasks, args.trials, args.limit = args.tasks[:1], args.trials[:1], 2
     if not (args.data / "uss").is_dir() and "uss" in args.tasks:
+        if args.smoke:
+            print(f"skipped: no USS data under {args.data} (set EVALDSL_SHARED_DATA)")
+            return
         raise SystemExit(f"no USS data under {args.data}")
+    server = None
+    if args.smoke and args.judge == "local":  # no model in a smoke run: the test server
+        sys.path.insert(0, str(REPO))
+        from tests.support import openai_server
+
+        server = openai_server.start()
+        args.judge, args.judge_model = server.base_url, "smoke"
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory() as scratch:
-        rows = measure(args, args.work or Path(scratch))
+    try:
+        with tempfile.TemporaryDirectory() as scratch:
+            rows = measure(args, args.work or Path(scratch))
+    finally:
+        if server is not None:
+            server.stop()
     print(markdown(rows))
     print(f"wall time: {time.perf_counter() - started:.0f} s", flush=True)
     if args.out:

@@ -98,7 +98,7 @@ def measure(text: str, cases: list[dict[str, Any]], env: dict[str, str],
 
     One warm-up case of its own goes through the spec first, untimed and uncounted.
     """
-    spec = evaldsl.load(text, settings=Settings.load(env=env))
+    spec = evaldsl.loads(text, settings=Settings.load(env=env))
     started = time.perf_counter()
     asyncio.run(evaluate_all(spec, [warm_up_case(len(cases))], 1))
     WARM_UP.append(time.perf_counter() - started)
@@ -129,7 +129,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cases", type=int, default=1000)
     parser.add_argument("--latency-ms", type=float, default=50.0)
     parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny size, a few seconds: see that the script still runs")
     args = parser.parse_args(argv)
+    if args.smoke:
+        args.cases, args.latency_ms = 40, 5.0
     cases = make_cases(args.cases)
     server = server_module().start()
     try:

@@ -118,7 +118,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=shared_data())
     parser.add_argument("--limit", type=int, default=None, help="dialogs per corpus")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny size, a few seconds: see that the script still runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.limit = 5
+        if not args.data.is_dir():
+            print(f"skipped: no shared data under {args.data} (set EVALDSL_SHARED_DATA)")
+            return
     count = true_counter()
     figures = {name: measure(args.data / rel, args.limit, count)
                for name, rel in CORPORA.items() if (args.data / rel).is_file()}

@@ -68,7 +68,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--size", type=int, default=10_000)
     parser.add_argument("--repeat", type=int, default=3, help="runs per spec; the best is shown")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny size, a few seconds: see that the script still runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.size, args.repeat = 200, 1
     stages(let_chain(100))  # warm the parser tables and the registry
     print(f"{'spec':<22}{'parse':>9}{'check':>9}{'compile':>9}{'run':>9}{'total':>9}  (s)")
     for name, text in ((f"{args.size:,} chained lets", let_chain(args.size)),

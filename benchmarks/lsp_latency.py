@@ -227,7 +227,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--no-stdio", action="store_true", help="time the service only")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny size, a few seconds: see that the script still runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.rounds = 5
     text = combined_spec()
     print(f"spec: {text.count(chr(10))} lines from {', '.join(SOURCES)}; "
           f"{args.rounds} rounds")

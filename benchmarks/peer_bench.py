@@ -176,7 +176,13 @@ def main(argv: list[str] | None = None) -> int:
                         default=Path(tempfile.gettempdir()) / "evaldsl-peer-bench")
     parser.add_argument("--setup-peers", action="store_true",
                         help="install promptfoo and DeepEval into the copy (npm, PyPI)")
+    parser.add_argument("--smoke", action="store_true",
+                        help="check the peer specs only: the harness runs peers and datasets")
     args, harness_args = parser.parse_known_args(argv)
+    if args.smoke:
+        check_specs()
+        print("peer specs check clean; the harness itself is not run in --smoke")
+        return 0
     if not (args.bench / "run_bench.py").is_file():
         sys.exit(f"no peer harness at {args.bench} (expected run_bench.py)")
     bench = args.workdir / "bench"

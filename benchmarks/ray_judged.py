@@ -61,7 +61,11 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=16, help="the judge's global concurrency")
     parser.add_argument("--actors", type=int, default=2)
     parser.add_argument("--in-flight", type=int, default=32, help="cases in flight per actor")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny size, a few seconds: see that the script still runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.cases, args.latency_ms, args.actors = 60, 10.0, 1
     server = openai_server.start()
     try:
         server.control(latency_ms=args.latency_ms)

@@ -91,7 +91,7 @@ def through_cli(spec_path: Path, cases: Path, out: Path, *extra: str) -> Timing:
     args = [sys.executable, "-m", "evaldsl", "run", str(spec_path), str(cases), *extra,
             "-o", str(out / "report.json"), "--html", str(out / "report.html"),
             "--md", str(out / "summary.md"), "--junit", str(out / "junit.xml"),
-            "--results", str(out / "results.jsonl"), "--no-progress", "--quiet"]
+            "--results", str(out / "results.jsonl"), "--overwrite", "--no-progress", "--quiet"]
     wall, cpu = time.perf_counter(), _children_cpu()
     done = subprocess.run(args, capture_output=True, text=True)
     timing = Timing(time.perf_counter() - wall, _children_cpu() - cpu)
@@ -104,7 +104,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--keep", type=Path, default=None, help="keep the files in this folder")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny size, a few seconds: see that the script still runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.cases = 500
     with tempfile.TemporaryDirectory() as scratch:
         folder = args.keep or Path(scratch)
         folder.mkdir(parents=True, exist_ok=True)
@@ -114,7 +118,8 @@ def main() -> None:
         api, judged = through_api(spec_path, cases)
         cli = through_cli(spec_path, cases, folder)
         report = json.loads((folder / "report.json").read_text("utf-8"))
-        start = through_cli(spec_path, cases, folder, "--limit", "1")
+        (folder / "start").mkdir(exist_ok=True)  # `run` refuses to overwrite a journal
+        start = through_cli(spec_path, cases, folder / "start", "--limit", "1")
     assert report["cases"]["evaluated"] == judged == args.cases
     print(f"cases: {judged:,} (8 deterministic checks, 6-turn dialogs)")
     for name, t in (("API  spec.run(load_cases(...))       ", api),

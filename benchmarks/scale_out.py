@@ -102,7 +102,11 @@ def report_of(out: Path) -> dict[str, object]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", type=int, default=1_000_000)
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny size, a few seconds: see that the script still runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.cases = 2000
     with tempfile.TemporaryDirectory(prefix="evaldsl-scale-") as folder:
         root = Path(folder)
         spec, cases = root / "spec.eval", root / "cases.jsonl"

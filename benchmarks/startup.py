@@ -97,7 +97,11 @@ def det_workload(folder: Path, bench: Path) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny size, a few seconds: see that the script still runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.runs = 1
     env = {name: value for name, value in os.environ.items()
            if name != "PYTHONDONTWRITEBYTECODE"}
     env["EVALDSL_NO_CACHE"] = "1"

@@ -62,7 +62,11 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=4)
     parser.add_argument("--latency-ms", type=float, default=50.0)
     parser.add_argument("--in-flight", type=int, default=64)
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny size, a few seconds: see that the script still runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.conversations, args.turns, args.latency_ms = 20, 2, 5.0
     agent = agent_server.start()
     try:
         agent.control(latency_ms=args.latency_ms)

@@ -208,17 +208,40 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=shared_data())
     parser.add_argument("--out", type=Path, default=None, help="keep the files here")
+    parser.add_argument("--smoke", action="store_true",
+                        help="30 dialogs, model checks judged by the test server on 127.0.0.1")
     args = parser.parse_args()
     if not (args.data / "uss").is_dir():
+        if args.smoke:
+            print(f"skipped: no USS data under {args.data} (set EVALDSL_SHARED_DATA)")
+            return
         raise SystemExit(f"no USS data under {args.data}")
-    with tempfile.TemporaryDirectory() as scratch:
-        out = args.out or Path(scratch)
-        out.mkdir(parents=True, exist_ok=True)
-        print(json.dumps(calibrate_uss(args.data, out), ensure_ascii=False, indent=2))
+    server = smoke_judge() if args.smoke else None
+    try:
+        with tempfile.TemporaryDirectory() as scratch:
+            out = args.out or Path(scratch)
+            out.mkdir(parents=True, exist_ok=True)
+            figures = calibrate_uss(args.data, out, 30 if args.smoke else None)
+            print(json.dumps(figures, ensure_ascii=False, indent=2))
+    finally:
+        if server is not None:
+            server.stop()
 
 
-def calibrate_uss(data: Path, out: Path) -> dict[str, Any]:
-    source = list(dialogs(data))
+def smoke_judge() -> Any:
+    """The project's OpenAI-compatible test server on 127.0.0.1, started and named in this
+    process's environment, which every `evaldsl` command inherits: no model in --smoke."""
+    sys.path.insert(0, str(REPO))
+    from tests.support import openai_server
+
+    server = openai_server.start()
+    os.environ.update({"EVALDSL_JUDGE": "openai", "EVALDSL_JUDGE_BASE_URL": server.base_url,
+                       "EVALDSL_JUDGE_MODEL": "smoke", "EVALDSL_JUDGE_API_KEY": "smoke"})
+    return server
+
+
+def calibrate_uss(data: Path, out: Path, limit: int | None = None) -> dict[str, Any]:
+    source = list(dialogs(data))[:limit]
     labels = [to_label(d) for d in source]
     write_jsonl(out / "cases.jsonl", [to_case(d) for d in source])
     write_jsonl(out / "labels.jsonl", labels)

@@ -51,8 +51,25 @@ def subset(rows: list[dict[str, Any]], size: int) -> list[dict[str, Any]]:
     return [d for t, k in zip(keyed, share, strict=True) for d in t[:k]]
 
 
+JUDGE_ENV = {"EVALDSL_JUDGE": "local"}
+"""The judge every command asks: the local model, or in --smoke the test server."""
+
+
+def smoke_judge() -> Any:
+    """The project's OpenAI-compatible test server on 127.0.0.1, started, and its settings
+    put in `JUDGE_ENV`: a smoke run needs no model."""
+    sys.path.insert(0, str(REPO))
+    from tests.support import openai_server
+
+    server = openai_server.start()
+    JUDGE_ENV.clear()
+    JUDGE_ENV.update({"EVALDSL_JUDGE": "openai", "EVALDSL_JUDGE_BASE_URL": server.base_url,
+                      "EVALDSL_JUDGE_MODEL": "smoke", "EVALDSL_JUDGE_API_KEY": "smoke"})
+    return server
+
+
 def evaldsl(folder: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "EVALDSL_JUDGE": "local", "EVALDSL_CACHE_DIR": str(folder / "cache")}
+    env = {**os.environ, **JUDGE_ENV, "EVALDSL_CACHE_DIR": str(folder / "cache")}
     done = subprocess.run([sys.executable, "-m", "evaldsl", *map(str, args)],
                           capture_output=True, text=True, cwd=folder, env=env)
     if done.returncode not in (0, 1):
@@ -69,7 +86,24 @@ def main() -> None:
     parser.add_argument("--shots", type=int, default=2)
     parser.add_argument("--shot-chars", type=int, default=1200)
     parser.add_argument("--out", type=Path, default=None, help="keep the files here")
+    parser.add_argument("--smoke", action="store_true",
+                        help="12 dialogs, 2 folds, judged by the test server on 127.0.0.1")
     args = parser.parse_args()
+    if args.smoke and not (args.data / "uss").is_dir():
+        print(f"skipped: no USS data under {args.data} (set EVALDSL_SHARED_DATA)")
+        return
+    server = None
+    if args.smoke:
+        args.cases, args.folds = 12, 2
+        server = smoke_judge()
+    try:
+        shots(args)
+    finally:
+        if server is not None:
+            server.stop()
+
+
+def shots(args: argparse.Namespace) -> None:
     if not (args.data / "uss").is_dir():
         raise SystemExit(f"no USS data under {args.data}: set EVALDSL_SHARED_DATA")
     folder = args.out or Path(tempfile.mkdtemp(prefix="uss-shots-"))

@@ -122,7 +122,11 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=5000)
     parser.add_argument("--rate", type=float, default=TARGET_RATE)
     parser.add_argument("--http", type=int, default=1000, help="sessions posted over HTTP")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny size, a few seconds: see that the script still runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.sessions, args.http = 200, 50
     rows = [session(i) for i in range(3 * args.sessions + 2 * args.http)]
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)

@@ -75,7 +75,11 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=200_000)
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--workers", default="1,2", help="worker counts, comma-separated")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a tiny size, a few seconds: see that the script still runs")
     args = parser.parse_args()
+    if args.smoke:
+        args.cases, args.reps = 1000, 2
     counts = [int(n) for n in args.workers.split(",")]
     timings: dict[int, list[Timing]] = {n: [] for n in counts}
     reports = {}
@@ -84,10 +88,10 @@ def main() -> None:
         spec, cases = folder / "workers.eval", folder / "cases.jsonl"
         spec.write_text(SPEC, encoding="utf-8")
         generate(cases, args.cases)
-        for _ in range(args.reps):
+        for rep in range(args.reps):
             for n in counts:
-                out = folder / f"w{n}"
-                out.mkdir(exist_ok=True)
+                out = folder / f"w{n}-{rep}"  # `run` refuses to overwrite a journal
+                out.mkdir()
                 timings[n].append(run(spec, cases, out, n))
                 reports[n] = report_of(out)
     assert all(r == reports[counts[0]] for r in reports.values()), "reports differ"
