@@ -9,9 +9,10 @@ pygls); without it the verb says so and exits 2. The answers come from
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
-from evaldsl.cli.exits import EXIT_OK, UsageError
+from evaldsl.cli.exits import EXIT_DATA, EXIT_OK, UsageError
 from evaldsl.i18n import _
 
 
@@ -29,5 +30,9 @@ def run(args: argparse.Namespace) -> int:
             raise
         raise UsageError(_("the language server needs pygls"),
                          _('install it with `pip install "evaldsl[lsp]"`')) from exc
-    serve()
+    broken = serve()
+    if broken is not None:
+        sys.stderr.write(_("evaldsl lsp: error: {reason}; the session ends, the editor may "
+                           "start the server again").format(reason=broken) + "\n")
+        return EXIT_DATA
     return EXIT_OK

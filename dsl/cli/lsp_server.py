@@ -9,8 +9,10 @@ version's diagnostics. The only module that imports pygls.
 from __future__ import annotations
 
 from lsprotocol import types as t
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
+from evaldsl.cli.lsp_framing import Framing, FramingError
 from evaldsl.service import LanguageService, Position, Range
 from evaldsl.service.items import Completion, InlayHint, Kind, Problem, TextEdit
 from evaldsl.service.navigation import RenameError
@@ -141,9 +143,59 @@ def inlay_hint(ls: EvaldslServer, params: t.InlayHintParams) -> list[t.InlayHint
     return [_inlay(h) for h in found]
 
 
-def serve() -> None:
-    """Answer one editor on stdin and stdout until it shuts the server down."""
-    server.start_io()
+def serve() -> str | None:
+    """Answer one editor on stdin and stdout until it shuts the server down; why the
+    session broke off, when the editor's bytes lost their framing (`lsp_framing`)."""
+    import asyncio
+    import sys
+    import threading
+
+    from pygls.io_ import StdoutWriter
+
+    server._stop_event = threading.Event()
+    server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
+    try:
+        return asyncio.run(_read_messages(Framing(sys.stdin.fileno())))
+    except (KeyboardInterrupt, SystemExit, BrokenPipeError):
+        return None
+    finally:
+        server.shutdown()  # type: ignore[no-untyped-call]
+
+
+async def _read_messages(framing: Framing) -> str | None:
+    """pygls's loop, with the reading done by `Framing` in a daemon thread (one blocked on
+    an idle editor never holds the exit up): a wrong length is recovered from or named,
+    never waited on."""
+    import asyncio
+    import json
+    import threading
+
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[tuple[bytes | None, str | None]] = asyncio.Queue()
+
+    def read() -> None:
+        while True:
+            try:
+                body = framing.message()
+            except FramingError as exc:
+                loop.call_soon_threadsafe(queue.put_nowait, (None, str(exc)))
+                return
+            loop.call_soon_threadsafe(queue.put_nowait, (body, None))
+            if body is None:
+                return
+
+    threading.Thread(target=read, name="lsp-stdin", daemon=True).start()
+    stop = server._stop_event
+    while stop is None or not stop.is_set():
+        body, broken = await queue.get()
+        if body is None:
+            return broken
+        try:  # as pygls's own loop: a message it cannot handle is reported, the rest go on
+            message = json.loads(body, object_hook=server.protocol.structure_message)
+            server.protocol.handle_message(message)
+        except Exception as exc:  # noqa: BLE001
+            server.report_server_error(exc, JsonRpcException)
+    return None
 
 
 def diagnostic(problem: Problem) -> t.Diagnostic:
