@@ -175,8 +175,8 @@ class _Reader:
                 offset += len(raw)
                 try:
                     line = decode(raw) if raw.endswith(b"\n") else self._torn(offset, size)
-                except (msgspec.ValidationError, msgspec.DecodeError):
-                    line = self._slow(number, raw)
+                except (msgspec.ValidationError, msgspec.DecodeError, RecursionError):
+                    line = self._slow(number, raw)  # RecursionError: a hostile nesting
                 if line is None:
                     continue
                 lines.append(line)

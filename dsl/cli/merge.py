@@ -6,7 +6,8 @@
 
 Counts and metrics are recomputed from the merged per-case results, so the
 report is the one a single run over every case would give (dialogs, which
-journals do not hold, are read back from the case files the journals name).
+journals do not hold, are read back from the case files `--cases` gives, and from
+no other file: a journal's header may name any).
 The spec is needed for its metric formulas; journals of another spec (by
 hash) are refused (exit 2), and so is a case found in two journals (exit 3).
 Outputs and `--fail-under` as for `run`.
@@ -42,6 +43,9 @@ def add_parser(subparsers: Any) -> None:
                    help=_("results.jsonl journals written by `evaldsl run --results`"))
     out = add_report_outputs(p)
     out.add_argument("-q", "--quiet", action="store_true", help=_("do not print the summary"))
+    p.add_argument("--cases", type=Path, nargs="+", default=[], metavar="FILE",
+                   help=_("case files the HTML report reads the dialogs from (no other file "
+                          "is read)"))
     p.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                    type=parse_threshold, help=_("exit 1 when METRIC is below VALUE (e.g. 80%%)"))
 
@@ -56,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     layout = layout_of(spec.source, str(args.spec))
     check_thresholds(args.fail_under, layout, spec)
     junit = junit_sink(args, layout)
-    cases = explorer_sink(args, layout, _inputs(args.results))
+    cases = explorer_sink(args, layout, _inputs(args.results, args.cases))
     try:
         state = merge_journals(spec, layout, args.results,
                                [sink for sink in (junit, cases) if sink is not None])
@@ -76,13 +80,29 @@ def run(args: argparse.Namespace) -> int:
     return report_thresholds(args.fail_under, report)
 
 
-def _inputs(journals: list[Path]) -> tuple[str, ...]:
-    """The case files every journal's header names, once each: where the HTML report
-    reads the dialogs back from (they may be gone; the page then says so)."""
+def _inputs(journals: list[Path], given: list[Path]) -> tuple[str, ...]:
+    """The case files the HTML report reads the dialogs back from: only those `--cases`
+    gives, never a file a journal's header names (a journal may come from anywhere). A
+    given file is read under the name a header gives the same file, so the journal's rows
+    (`cases.jsonl:12`) find it however the command line spells it."""
     from evaldsl.report.journal import recover
 
-    found: dict[str, None] = {}
-    for path in journals:
-        header = recover(path).header if path.is_file() else None
-        found.update(dict.fromkeys(header.inputs if header else ()))
-    return tuple(found)
+    if not given:
+        return ()
+    wanted = {_same_file(path): str(path) for path in given}
+    for journal in journals:
+        header = recover(journal).header if journal.is_file() else None
+        for name in header.inputs if header else ():
+            key = _same_file(Path(name))
+            if key in wanted and wanted[key] != name and Path(wanted[key]).exists():
+                wanted[key] = name
+    return tuple(dict.fromkeys(wanted.values()))
+
+
+def _same_file(path: Path) -> Path | tuple[int, int]:
+    """What tells one file from another: its device and inode, else its absolute path."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return path.absolute()
+    return stat.st_dev, stat.st_ino

@@ -123,7 +123,7 @@ def complete_record(raw: bytes) -> dict[str, Any] | None:
         return None
     try:
         record = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past any journal line's depth
         return None
     return record if isinstance(record, dict) else None
 

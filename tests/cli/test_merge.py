@@ -54,8 +54,9 @@ class TestMergedPage:
     def test_every_case_with_its_dialog_read_back_from_the_shards_files(
             self, tmp_path: Path, kit: Any, shards: dict[str, Path]) -> None:
         page = tmp_path / "m.html"
+        folder = shards["spec"].parent
         done = kit.evaldsl("merge", shards["spec"], shards["a"], shards["b"], "--html", page,
-                           "-q")
+                           "--cases", folder / "a.jsonl", folder / "b.jsonl", "-q")
         assert done.returncode == 0, done.stderr
         data = embedded_cases(page)
         assert [c["id"] for c in data["cases"]] == [f"case-{i:05d}" for i in range(40)]
@@ -75,12 +76,60 @@ class TestMergedPage:
         header["inputs"] = [str(gone)]
         moved["a"].write_text(json.dumps(header) + "\n" + "".join(lines[1:]), "utf-8")
         page = tmp_path / "m.html"
+        folder = shards["spec"].parent
         done = kit.evaldsl("merge", shards["spec"], moved["a"], moved["b"], "--html", page,
-                           "-q")
+                           "--cases", folder / "b.jsonl", gone, "-q")
         assert done.returncode == 0, done.stderr
         data = embedded_cases(page)
         assert sum(d is None for d in data["dialogs"]) == 17
         assert "17 of 40 cases show no dialog" in page.read_text("utf-8")
+
+    def test_only_the_case_files_given_are_read_never_those_a_header_names(
+            self, tmp_path: Path, kit: Any, shards: dict[str, Path]) -> None:
+        """A journal from elsewhere may name any file in its header: merge reads none of
+        them, only the files its own command line gives."""
+        secret = tmp_path / "secret.jsonl"
+        a_rows = (shards["spec"].parent / "a.jsonl").read_text("utf-8").splitlines()
+        first = json.loads(a_rows[0])
+        first["messages"] = [{"role": "user", "content": "TOPSECRET 4111"},
+                             {"role": "assistant", "content": "ok"}]
+        secret.write_text(json.dumps(first) + "\n", "utf-8")
+        lines = shards["a"].read_text("utf-8").splitlines(keepends=True)
+        header = json.loads(lines[0])
+        header["inputs"] = [str(secret)]
+        case = json.loads(lines[1])
+        case["row"] = f"{secret}:1"
+        hostile = tmp_path / "hostile.jsonl"
+        hostile.write_text(json.dumps(header) + "\n" + json.dumps(case) + "\n" +
+                           "".join(lines[2:]), "utf-8")
+        page = tmp_path / "m.html"
+        done = kit.evaldsl("merge", shards["spec"], hostile, shards["b"], "--html", page, "-q")
+        assert done.returncode == 0, done.stderr
+        assert "TOPSECRET" not in page.read_text("utf-8")
+        assert "no dialog" in page.read_text("utf-8")
+
+
+class TestHostileJournals:
+    @pytest.mark.parametrize("verb", ["merge", "run", "compare", "review"])
+    @pytest.mark.parametrize("line", [2, 1])
+    def test_a_line_nested_past_any_depth_is_refused_with_its_line(
+            self, tmp_path: Path, kit: Any, shards: dict[str, Path], verb: str,
+            line: int) -> None:
+        lines = shards["a"].read_text("utf-8").splitlines(keepends=True)
+        deep = '{"format": "evaldsl-results", "x": ' if line == 1 else '{"id": "x", "y": '
+        lines[line - 1] = deep + "[" * 200_000 + "]" * 200_000 + "}\n"
+        hostile = tmp_path / "hostile.jsonl"
+        hostile.write_text("".join(lines), "utf-8")
+        spec, cases = shards["spec"], shards["spec"].parent / "a.jsonl"
+        words: dict[str, list[Any]] = {
+            "merge": ["merge", spec, hostile, "-o", tmp_path / "o.json", "-q"],
+            "run": ["run", spec, cases, "--results", hostile, "--resume", "-q"],
+            "compare": ["compare", spec, shards["a"], hostile, "-q"],
+            "review": ["review", hostile, "--spec", spec, "-o", tmp_path / "s.csv"]}
+        done = kit.evaldsl(*words[verb])
+        assert done.returncode in (2, 3), done.stderr
+        assert f"hostile.jsonl:{line}:" in done.stderr or "hostile.jsonl`" in done.stderr
+        assert "Traceback" not in done.stderr and "internal error" not in done.stderr
 
 
 class TestMerge:
