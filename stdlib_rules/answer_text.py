@@ -12,6 +12,7 @@ its characters is a token of its own (as CMRC and MLQA score Chinese).
 
 from __future__ import annotations
 
+import re
 import string
 import unicodedata
 from collections.abc import Iterable
@@ -52,8 +53,10 @@ def _raw_tokens(text: str) -> list[str]:
             out.append(number)
             continue
         for part in word.split("-"):
-            pieces = (_token(piece) for piece in _split_cjk(part))
-            out.extend(t for t in pieces if t and t not in ARTICLES)
+            for piece in _split_cjk(part) if not part.isascii() else (part,):
+                token = piece if _CJK_CHAR.fullmatch(piece) else _token(piece)
+                if token and token not in ARTICLES:
+                    out.append(token)
     return out
 
 
@@ -93,26 +96,11 @@ def _is_punct(char: str) -> bool:
     return char in _ASCII_PUNCT or unicodedata.category(char).startswith("P")
 
 
+_CJK = "\u4e00-\u9fff\u3400-\u4dbf\u3040-\u30ff\uac00-\ud7af\uf900-\ufaff"
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+_CJK_PIECES = re.compile(f"[{_CJK}]|[^{_CJK}]+")
+
+
 def _split_cjk(token: str) -> list[str]:
     """Each CJK character alone; runs of other characters stay one token."""
-    if not any(_is_cjk(c) for c in token):
-        return [token]
-    out: list[str] = []
-    run = ""
-    for char in token:
-        if _is_cjk(char):
-            if run:
-                out.append(run)
-                run = ""
-            out.append(char)
-        else:
-            run += char
-    if run:
-        out.append(run)
-    return out
-
-
-def _is_cjk(char: str) -> bool:
-    code = ord(char)
-    return (0x4E00 <= code <= 0x9FFF or 0x3400 <= code <= 0x4DBF or 0x3040 <= code <= 0x30FF
-            or 0xAC00 <= code <= 0xD7AF or 0xF900 <= code <= 0xFAFF)
+    return _CJK_PIECES.findall(token)
