@@ -23,6 +23,9 @@ def add_target_flags(group: Any, required: bool = False) -> None:
                        required=required,
                        help=_("append every driven conversation to FILE (JSONL), as "
                               "`evaldsl run` reads cases"))
+    group.add_argument("--key-host", action="append", default=[], metavar="NAME=HOST",
+                       help=_("let the key in variable NAME, named by the settings file, go to "
+                              "HOST (or HOST:PORT); repeatable"))
     group.add_argument("--simulator", default=None, metavar="MODEL",
                        help=_("the model that plays the scenarios' simulated users: `local`, "
                               "or a model of the judge's endpoint (default: `simulator` in "
@@ -91,7 +94,7 @@ class Driving:
         from evaldsl.target.tally import TargetTally
         from evaldsl.target.transcripts import Transcripts
 
-        config = load_target(args.target, args.config)
+        config = load_target(args.target, args.config, key_hosts=args.key_host)
         self.concurrency = config.concurrency
         self.trials: int = getattr(args, "trials", 1)
         self.tally = TargetTally(config.name, config.kind)

@@ -14,7 +14,13 @@ choosing. So:
   other host, the endpoint gets none of them unless the command line names one
   (`--judge-key-env OPENAI_API_KEY`); a project file that names one for another host is a
   settings error;
-- any other variable, named anywhere, goes to the host that is configured.
+- any other variable named by the user (the user-level config, the environment, the
+  command line) goes to the host that is configured; one named in a project's file goes only
+  to the endpoint's home host, to the user's own machine (loopback), or to a host the user
+  allows for that variable: `[key_hosts]` of the user-level config
+  (`GITHUB_TOKEN = ["api.github.com"]`), `EVALDSL_KEY_HOSTS` (`NAME=HOST,NAME=HOST:PORT`) or
+  `--key-host NAME=HOST` where a verb has it (`check_key_host`). A project's file cannot
+  hold `[key_hosts]`: it would allow itself.
 
 An endpoint left without a key is given `PLACEHOLDER_KEY`, never None, when it points away
 from home: with None the `openai` client would read `OPENAI_API_KEY` by itself.
@@ -79,7 +85,88 @@ def resolve_key(prefix: str, layers: Sequence[Layer], env: Mapping[str, str]) ->
     name, layer = named
     if name in default_variables(prefix) and host != home and layer.kind != COMMAND_LINE:
         raise ConfigError(_redirected(prefix, name, layer, home, host))
+    if layer.kind == PROJECT and host != home and not allowed(
+            name, host, key_hosts(_user_table(layers), env)):
+        raise ConfigError(_("{where}: `{name}` is named in the project's settings file and is "
+                            "not sent to {host}: a key goes only to a host your own settings "
+                            "or the command line allow; allow it with `--judge-key-env "
+                            "{name}`, `EVALDSL_KEY_HOSTS={name}={shown}`, or `{name} = "
+                            "[\"{shown}\"]` under [key_hosts] in your user-level config").format(
+            where=origin(layer, prefix), name=name, host=host, shown=_shown(host)))
     return env.get(name) or PLACEHOLDER_KEY
+
+
+PROJECT = "project"
+KEY_HOSTS = "key_hosts"
+"""The user-level config's table of hosts each key variable may go to."""
+KEY_HOSTS_ENV = "EVALDSL_KEY_HOSTS"
+
+
+def _user_table(layers: Sequence[Layer]) -> Any:
+    return next((layer.flat.get(KEY_HOSTS) for layer in layers if layer.kind == "user"), None)
+
+
+def key_hosts(user_table: Any, env: Mapping[str, str],
+              command_line: Sequence[str] = ()) -> dict[str, set[str]]:
+    """The hosts the user allows each key variable to go to: the user-level config's
+    `[key_hosts]`, `EVALDSL_KEY_HOSTS` and `--key-host`, each `NAME=HOST` or
+    `NAME=HOST:PORT`; a `ConfigError` for one that is not."""
+    found: dict[str, set[str]] = {}
+    if user_table is not None:
+        if not isinstance(user_table, Mapping) or not all(
+                isinstance(v, list) and all(isinstance(h, str) for h in v)
+                for v in user_table.values()):
+            raise ConfigError(_("[{table}] of the user-level config maps a key variable to a "
+                                "list of hosts: `GITHUB_TOKEN = [\"api.github.com\"]`").format(
+                table=KEY_HOSTS))
+        for name, hosts in user_table.items():
+            found.setdefault(str(name), set()).update(h.strip().lower() for h in hosts)
+    given = [item for item in env.get(KEY_HOSTS_ENV, "").split(",") if item.strip()]
+    for item in [*given, *command_line]:
+        name, sep, host = item.strip().partition("=")
+        if not sep or not name or not host.strip():
+            raise ConfigError(_("`{item}`: a key's host is given as NAME=HOST or "
+                                "NAME=HOST:PORT").format(item=item.strip()))
+        found.setdefault(name.strip(), set()).add(host.strip().lower())
+    return found
+
+
+def allowed(name: str, host: str, hosts: Mapping[str, set[str]]) -> bool:
+    """Whether the key in `name` may go to `host` (`host:port`): the user's own machine, or
+    a host the user allows for that variable, with any port or the one given.
+
+    >>> allowed("A_TOKEN", "api.example:443", {"A_TOKEN": {"api.example"}})
+    True
+    >>> allowed("A_TOKEN", "api.example:8443", {"A_TOKEN": {"api.example:443"}})
+    False
+    >>> allowed("B_TOKEN", "127.0.0.1:9000", {}), allowed("B_TOKEN", "::1:80", {})
+    (True, True)
+    """
+    hostname = host.rpartition(":")[0]
+    if hostname == "localhost" or hostname == "::1" or hostname.startswith("127."):
+        return True
+    mine = hosts.get(name, set())
+    return host in mine or hostname in mine
+
+
+def check_key_host(where: str, name: str, url: str, hosts: Mapping[str, set[str]]) -> None:
+    """A `ConfigError` when a key a project's file names for `url` may not go there."""
+    host = host_of(url)
+    if not allowed(name, host, hosts):
+        raise ConfigError(_("{where}: `{name}` is named in the project's settings file and is "
+                            "not sent to {host}: a key goes only to a host your own settings "
+                            "or the command line allow; allow it with `--key-host "
+                            "{name}={shown}`, `EVALDSL_KEY_HOSTS={name}={shown}`, or `{name} = "
+                            "[\"{shown}\"]` under [key_hosts] in your user-level config").format(
+            where=where, name=name, host=host, shown=_shown(host)))
+
+
+def refuse_key_hosts(path: str, table: Mapping[str, Any]) -> None:
+    """A project's file that holds `[key_hosts]` is refused: it would allow itself."""
+    if KEY_HOSTS in table:
+        raise ConfigError(_("{path}: [{table}] belongs to your own settings (the user-level "
+                            "config, EVALDSL_KEY_HOSTS or --key-host), not to a project's "
+                            "file").format(path=path, table=KEY_HOSTS))
 
 
 def check_names(layers: Sequence[Layer]) -> None:

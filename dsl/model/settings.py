@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -45,7 +45,16 @@ from typing import Any
 from evaldsl.errors import ConfigError
 from evaldsl.i18n import _
 from evaldsl.model.breaker import DEFAULT_THRESHOLD
-from evaldsl.model.keys import COMMAND_LINE, ENVIRONMENT, Layer, check_names, resolve_key
+from evaldsl.model.keys import (
+    COMMAND_LINE,
+    ENVIRONMENT,
+    KEY_HOSTS,
+    Layer,
+    check_names,
+    key_hosts,
+    refuse_key_hosts,
+    resolve_key,
+)
 
 CONFIG_FILE = "evaldsl.toml"
 USER_CONFIG_FILE = "config.toml"
@@ -136,6 +145,7 @@ class Settings:
         flat: dict[str, Any] = {}
         for layer in layers:
             flat.update(layer.flat)
+        flat.pop(KEY_HOSTS, None)
         for prefix in ("judge_", "embed_"):
             flat.pop(prefix + "api_key_env", None)
             flat[prefix + "api_key"] = resolve_key(prefix, layers, env)
@@ -193,11 +203,25 @@ def _file_layers(config: str | Path | None, env: Mapping[str, str]) -> list[Laye
     layers = []
     user = user_config_path(env)
     if user is not None and user.is_file():
-        layers.append(Layer("user", str(user), _from_toml(_read_toml(user))))
+        table = _read_toml(user)
+        flat = _from_toml(table)
+        if KEY_HOSTS in table:
+            flat[KEY_HOSTS] = table[KEY_HOSTS]
+        layers.append(Layer("user", str(user), flat))
     path = Path(config) if config is not None else Path.cwd() / CONFIG_FILE
     if config is not None or path.is_file():
-        layers.append(Layer("project", str(path), _from_toml(_read_toml(path))))
+        table = _read_toml(path)
+        refuse_key_hosts(str(path), table)
+        layers.append(Layer("project", str(path), _from_toml(table)))
     return layers
+
+
+def user_key_hosts(env: Mapping[str, str], command_line: Sequence[str] = ()
+                   ) -> dict[str, set[str]]:
+    """The hosts the user allows each key variable to go to (`keys.key_hosts`)."""
+    user = user_config_path(env)
+    table = _read_toml(user).get(KEY_HOSTS) if user is not None and user.is_file() else None
+    return key_hosts(table, env, command_line)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

@@ -21,15 +21,21 @@ read `HOME` into a header or carry a key in the file itself.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from evaldsl.errors import ConfigError
 from evaldsl.i18n import _
-from evaldsl.model.keys import is_key_variable
-from evaldsl.model.settings import CONFIG_FILE, _read_toml
+from evaldsl.model.keys import (
+    DEFAULT_BASE_URL,
+    check_key_host,
+    is_key_variable,
+    refuse_key_hosts,
+)
+from evaldsl.model.settings import CONFIG_FILE, _read_toml, user_key_hosts
 
 KINDS = ("openai", "http", "python")
 DEFAULT_MAX_STEPS = 8
@@ -71,9 +77,12 @@ class TargetConfig:
         return self.options.get(key, default)
 
 
-def load_target(name: str, config: str | Path | None = None) -> TargetConfig:
+def load_target(name: str, config: str | Path | None = None,
+                env: Mapping[str, str] | None = None,
+                key_hosts: Sequence[str] = ()) -> TargetConfig:
     """The target `name` of the settings file (or the built-in `demo`); a `ConfigError`
-    saying what is wrong."""
+    saying what is wrong. The file is a project's, so a key it names goes only to a host the
+    user allows (`evaldsl.model.keys.check_key_host`; `key_hosts` are `--key-host`'s)."""
     from evaldsl.target import demo
 
     path = Path(config) if config is not None else Path.cwd() / CONFIG_FILE
@@ -88,7 +97,21 @@ def load_target(name: str, config: str | Path | None = None) -> TargetConfig:
         known = ", ".join(f"`{t}`" for t in targets) or _("none")
         raise ConfigError(_("{path}: no target `{name}` (targets: {known})").format(
             path=path, name=name, known=known))
-    return target_of(name, table, str(path))
+    target = target_of(name, table, str(path))
+    _check_key_hosts(target, f"{path} [targets.{name}]",
+                     user_key_hosts(os.environ if env is None else env, key_hosts))
+    return target
+
+
+def _check_key_hosts(config: TargetConfig, where: str, hosts: Mapping[str, set[str]]) -> None:
+    """Each key variable the project's file names goes only to a host the user allows."""
+    if config.kind == "http":
+        for variable in (config.get("headers_env") or {}).values():
+            check_key_host(where, str(variable), str(config.get("url")), hosts)
+    elif config.kind == "openai" and config.get("api_key_env"):
+        base = config.get("base_url") or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        if base != "local":
+            check_key_host(where, str(config.get("api_key_env")), str(base), hosts)
 
 
 def configured_targets(config: str | Path | None) -> dict[str, Any]:
@@ -96,7 +119,9 @@ def configured_targets(config: str | Path | None) -> dict[str, Any]:
     path = Path(config) if config is not None else Path.cwd() / CONFIG_FILE
     if config is None and not path.is_file():
         return {}
-    targets = _read_toml(path).get("targets") or {}
+    table = _read_toml(path)
+    refuse_key_hosts(str(path), table)
+    targets = table.get("targets") or {}
     return targets if isinstance(targets, dict) else {}
 
 

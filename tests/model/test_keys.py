@@ -48,11 +48,14 @@ class TestVariableNames:
             Settings.load(env={"USER": "x"}, judge_api_key_env="USER")
 
     @pytest.mark.parametrize("name", ["MY_JUDGE_API_KEY", "GATEWAY_TOKEN"])
-    def test_a_named_variable_of_its_own_goes_to_the_project_host(self, tmp_path: Path,
-                                                                  name: str) -> None:
+    def test_a_named_variable_of_its_own_goes_to_the_project_host_the_user_allows(
+            self, tmp_path: Path, name: str) -> None:
         path = project(tmp_path, f'[judge]\nbase_url = "{EVIL}"\napi_key_env = "{name}"\n')
-        settings = Settings.load(path, env={name: "own-key", "OPENAI_API_KEY": KEY})
-        assert settings.judge.api_key == "own-key"
+        env = {name: "own-key", "OPENAI_API_KEY": KEY}
+        with pytest.raises(ConfigError, match=f"`{name}` is named in the project's settings"):
+            Settings.load(path, env=env)
+        env.update(user_config(tmp_path, f'[key_hosts]\n{name} = ["collector.example.net"]\n'))
+        assert Settings.load(path, env=env).judge.api_key == "own-key"
 
 
 class TestHomeHost:
@@ -113,7 +116,8 @@ class TestHomeHost:
     def test_an_unset_named_variable_sends_the_placeholder(self, tmp_path: Path) -> None:
         """Not the client's own fallback to OPENAI_API_KEY."""
         path = project(tmp_path, f'[judge]\nbase_url = "{EVIL}"\napi_key_env = "MY_API_KEY"\n')
-        assert Settings.load(path, env={"OPENAI_API_KEY": KEY}).judge.api_key == PLACEHOLDER_KEY
+        env = {"OPENAI_API_KEY": KEY, "EVALDSL_KEY_HOSTS": "MY_API_KEY=collector.example.net"}
+        assert Settings.load(path, env=env).judge.api_key == PLACEHOLDER_KEY
 
 
 class TestUserConfig:
