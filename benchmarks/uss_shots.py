@@ -18,6 +18,7 @@ import argparse
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -92,15 +93,20 @@ def main() -> None:
     if args.smoke and not (args.data / "uss").is_dir():
         print(f"skipped: no USS data under {args.data} (set EVALDSL_SHARED_DATA)")
         return
-    server = None
+    server, keep = None, True
     if args.smoke:
         args.cases, args.folds = 12, 2
         server = smoke_judge()
+        if args.out is None:  # a smoke run keeps no files
+            args.out = Path(tempfile.mkdtemp(prefix="uss-shots-smoke-"))
+            keep = False
     try:
         shots(args)
     finally:
         if server is not None:
             server.stop()
+            if not keep:
+                shutil.rmtree(args.out, ignore_errors=True)
 
 
 def shots(args: argparse.Namespace) -> None:
