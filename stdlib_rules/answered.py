@@ -23,7 +23,7 @@ from functools import lru_cache
 from typing import Any, Literal
 
 import regex
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from evaldsl.cases.case import Case, Message
 from evaldsl.cases.scopes import Scope, Unit
@@ -52,6 +52,9 @@ class AnsweredParams(Params):
     """Patterns of which a user sentence must match one to count as a request at all
     (a question mark, `吗`, `tell me`): "I want a cheap hotel" names the price without
     asking for it. Empty: every sentence that names an attribute asks for it."""
+    unless: list[str] = Field(default_factory=list)
+    """Patterns that stop a user sentence from counting as a request: the negations of
+    the domain ("not ready to book", "don't need the address", "不用")."""
     within: Literal["later", "exchange"] = "later"
     """Where the answer may come: in any later agent turn, or before the user speaks again."""
     formulas: Literal["leave_out", "keep"] = "leave_out"
@@ -71,11 +74,11 @@ class AnsweredParams(Params):
                 _compile_one(item, name)
         return patterns
 
-    @field_validator("cues")
+    @field_validator("cues", "unless")
     @classmethod
-    def _cues_compile(cls, cues: list[str]) -> list[str]:
+    def _cues_compile(cls, cues: list[str], info: ValidationInfo) -> list[str]:
         for item in cues:
-            _compile_one(item, "cues")
+            _compile_one(item, str(info.field_name))
         return cues
 
     @model_validator(mode="after")
@@ -110,6 +113,7 @@ class _Rules:
         self.gives = {name: _union(tuple(params.gives.get(name, p)), case)
                       for name, p in params.asks.items()}
         self.cues = _union(tuple(params.cues), case) if params.cues else None
+        self.unless = _union(tuple(params.unless), case) if params.unless else None
         self.split = content if params.formulas == "leave_out" else sentences
 
     def asked(self, text: str) -> list[str]:
@@ -117,6 +121,8 @@ class _Rules:
         found: set[str] = set()
         for sentence in self.split(text):
             if self.cues is not None and not timed_search(self.cues, sentence):
+                continue
+            if self.unless is not None and timed_search(self.unless, sentence):
                 continue
             found.update(name for name, rule in self.asks.items()
                          if name not in found and timed_search(rule, sentence))
