@@ -58,3 +58,15 @@ def test_exchange_scopes_judge_each_exchange() -> None:
     anyone = run(case, scope="any_exchange", gives={"phone": ["\\d"], "address": ["road"]})
     assert (each.passed, each.score) == (False, 0.5)
     assert anyone.passed is True
+
+
+def test_unless_keeps_a_negated_sentence_from_asking() -> None:
+    case = dialog(("user", "I'm not ready to book yet. What is the price?"),
+                  ("assistant", "It is 5 pounds."))
+    primitive = default_registry().get("answered")
+    model = primitive.params.model_validate({
+        "asks": {"booking": ["book"], "price": ["price"]},
+        "gives": {"booking": ["reference"], "price": ["pounds"]},
+        "unless": [r"\bnot\b.{0,20}\bbook"]})
+    result = primitive.factory(model)(case, Scope("dialog"))
+    assert result.fields["asked"] == ["price"] and result.passed is True
