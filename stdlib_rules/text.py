@@ -9,7 +9,7 @@ backtracks catastrophically on some reply gives an error value for that case
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import regex
 from pydantic import AfterValidator, Field, field_validator, model_validator
@@ -23,6 +23,7 @@ from evaldsl.primitives.timed_match import timed_search, timeout_reason
 from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.stdlib._common import Params, Table, over, unit_range
 from evaldsl.stdlib._pins import measured, scored
+from evaldsl.stdlib.sentences import without_formulas
 from evaldsl.values import CheckResult
 
 
@@ -37,6 +38,18 @@ Word = Annotated[str, AfterValidator(_a_word)]
 """A keyword: a text with something besides spaces."""
 
 
+Formulas = Literal["keep", "leave_out"]
+"""Whether a text check reads the closing and courtesy formulas (`evaldsl.stdlib.sentences`)."""
+
+
+def unit_text(unit: Unit, formulas: Formulas) -> str:
+    """The text a check reads: the unit's, or with `leave_out` each message's sentences
+    without the formulas, one message a line."""
+    if formulas == "keep":
+        return unit.text
+    return "\n".join(without_formulas(m.content) for m in unit.messages)
+
+
 class KeywordParams(Params):
     all: list[Word] = Field(default_factory=list)
     """Words that must all appear; each counts once toward the score."""
@@ -48,6 +61,9 @@ class KeywordParams(Params):
     """Share of required words that must be present to pass."""
     table: Table | None = None
     """Normalization applied to the text and the words; its synonyms count as the word."""
+    formulas: Formulas = "keep"
+    """`leave_out`: read each message without its closing and courtesy formulas
+    ("Is there anything else?", "不用了谢谢"; the shipped zh/en lexicon)."""
 
     @model_validator(mode="after")
     def _something_to_look_for(self) -> KeywordParams:
@@ -81,7 +97,7 @@ def keyword(params: KeywordParams) -> Any:
         return any(v and v in text for v in words[word])
 
     def judge(unit: Unit) -> CheckResult:
-        text = table.clean(unit.text)
+        text = table.clean(unit_text(unit, params.formulas))
         found = [w for w in params.all if present(w, text)]
         missing = [w for w in params.all if w not in found]
         any_hit = [w for w in params.any if present(w, text)]
@@ -135,6 +151,9 @@ class RegexParams(Params):
     match, and one equal to `expect` is enough."""
     all_groups: bool = False
     """With `expect`: every group that took part in the match must equal an expected text."""
+    formulas: Formulas = "keep"
+    """`leave_out`: search each message without its closing and courtesy formulas, so
+    "Is there anything else?" is no question asked back and "No, that's it" no correction."""
 
     @field_validator("pattern")
     @classmethod
@@ -186,7 +205,7 @@ def regex_check(params: RegexParams) -> Any:
 
     def judge(unit: Unit) -> CheckResult:
         try:
-            found = timed_search(pattern, unit.text, timeout)
+            found = timed_search(pattern, unit_text(unit, params.formulas), timeout)
         except TimeoutError:
             return CheckResult.error(timeout_reason(timeout))
         text = found.group(0) if found else ""

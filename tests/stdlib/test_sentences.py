@@ -47,3 +47,22 @@ def test_a_formula_with_a_content_word_added_is_kept(formulas: list[str], words:
     sentence = joint.join([*words, "?"])
     kept = content(" ".join([*formulas, sentence]))
     assert any(all(w in s for w in words) for s in kept)
+
+
+def test_text_checks_can_leave_the_formulas_out() -> None:
+    from evaldsl.cases.case import Case
+    from evaldsl.cases.scopes import Scope
+    from evaldsl.primitives.registry import default_registry
+
+    case = Case.from_dict({"id": "t", "messages": [
+        {"role": "user", "content": "Book it."},
+        {"role": "assistant", "content": "Booked, reference 4Q7Z. Is there anything else?"}]})
+    regex = default_registry().get("regex")
+    asks_back = {"pattern": r"\?", "must_match": False}
+    kept = regex.factory(regex.params.model_validate(asks_back))(case, Scope("last_reply"))
+    left = regex.factory(regex.params.model_validate({**asks_back, "formulas": "leave_out"}))(
+        case, Scope("last_reply"))
+    assert (kept.passed, left.passed) == (False, True)
+    keyword = default_registry().get("keyword")
+    params = keyword.params.model_validate({"any": ["anything else"], "formulas": "leave_out"})
+    assert keyword.factory(params)(case, Scope("last_reply")).passed is False
