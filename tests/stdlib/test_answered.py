@@ -70,3 +70,19 @@ def test_unless_keeps_a_negated_sentence_from_asking() -> None:
         "unless": [r"\bnot\b.{0,20}\bbook"]})
     result = primitive.factory(model)(case, Scope("dialog"))
     assert result.fields["asked"] == ["price"] and result.passed is True
+
+
+def test_an_exchange_scope_where_none_applies_is_said() -> None:
+    """A primitive that judges no exchanges refuses the scope at check time (E205), and a
+    dialog without a user message has no exchange to judge: an error value, not a pass."""
+    import pytest
+
+    import evaldsl
+    from evaldsl.errors import SpecError
+
+    with pytest.raises(SpecError, match="E205"):
+        evaldsl.loads('spec "s"\ncheck mood = signals(scope: each_exchange)\n')
+    spec = evaldsl.loads('spec "s"\ncheck c = answered(scope: each_exchange, '
+                         'asks: {phone: ["phone"]})\n')
+    result = spec.evaluate({"id": "1", "messages": [{"role": "assistant", "content": "Hi"}]})
+    assert result.checks["c"].is_error and "each_exchange" in result.checks["c"].reason
