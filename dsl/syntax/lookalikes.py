@@ -1,12 +1,13 @@
 """What an input method types where the language wants ASCII, found in one pass.
 
 A spec written with a Chinese IME often has several full-width characters
-(`（`, `，`, `：`, curly quotes) and sometimes the Chinese words `且`, `或`,
-`非` where `and`, `or`, `not` belong. The parser stops at the first syntax
-error, so fixing them one run at a time is tedious: when a spec does not
-parse, this scan reports every one of them at once, each with the ASCII
-character or keyword to write. Texts and comments are content and skipped;
-a curly-quoted text is skipped too, after its quotes are reported.
+(`（`, `，`, `：`, curly quotes), sometimes the Chinese words `且`, `或`,
+`非` where `and`, `or`, `not` belong, and the signs `≥`, `≤`, `≠` for
+`>=`, `<=`, `!=`. The parser stops at the first syntax error, so fixing them
+one run at a time is tedious: when a spec does not parse, this scan reports
+every one of them at once, each with the ASCII character or keyword to
+write. Texts and comments are content and skipped; a curly-quoted text is
+skipped too, after its quotes are reported.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ CHARACTER_HINTS = {ch: hint for ch, hint in FULLWIDTH_HINTS.items() if hint and 
 WORD_OPERATORS = {"且": "and", "或": "or", "非": "not"}
 """Chinese words an author may write for the logical operators."""
 
+SIGN_OPERATORS = {"≥": ">=", "≤": "<=", "≠": "!=", "＝": "==", "＞": ">", "＜": "<"}
+"""Mathematical signs (and full-width ones) an input method types for the comparisons."""
+
 _OPEN_CURLY, _CLOSE_CURLY = "“", "”"
 _WORD = re.compile(r"(?<!\w)(且|或|非)(?!\w)")
 _DECLARES = re.compile(r"(?:check|let|metric|table|outcome|case|spec|example|review)\s*$")
@@ -42,10 +46,15 @@ def lookalikes(source: Source) -> list[Diagnostic]:
 def _characters(source: Source, start: int, end: int) -> Iterator[Diagnostic]:
     text = source.text
     for offset in range(start, end):
-        hint = CHARACTER_HINTS.get(text[offset])
+        ch = text[offset]
+        hint = CHARACTER_HINTS.get(ch)
         if hint:
-            yield error("E010", _("unexpected character `{ch}`").format(ch=text[offset]),
+            yield error("E010", _("unexpected character `{ch}`").format(ch=ch),
                         source.span(offset, offset + 1), _(hint))
+        elif ch in SIGN_OPERATORS:
+            yield error("E010", _("`{word}` is not an operator").format(word=ch),
+                        source.span(offset, offset + 1),
+                        _("write `{operator}`").format(operator=SIGN_OPERATORS[ch]))
 
 
 def _words(source: Source, start: int, end: int) -> Iterator[Diagnostic]:
