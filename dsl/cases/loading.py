@@ -35,7 +35,7 @@ from evaldsl.cases.limits import MAX_YAML_NODES, yaml_expanded_size
 from evaldsl.cases.rows import EMPTY_SCHEMA, CaseSchema, RowProblem, to_case
 from evaldsl.cases.values import screened_loads
 from evaldsl.errors import CaseDataError
-from evaldsl.i18n import _
+from evaldsl.i18n import N_, _
 
 if TYPE_CHECKING:
     import yaml
@@ -193,11 +193,45 @@ def _decode_raw(name: str, number: int, raw: bytes) -> tuple[Any, bool]:
     except RecursionError:
         return BadRow(name, number, _("not valid JSON: nested too deeply")), False
     except ValueError as exc:
-        msg = getattr(exc, "msg", str(exc))
-        col = getattr(exc, "colno", None)
+        return BadRow(name, number, json_reason(exc, text, line=False)), False
+
+
+JSON_ERRORS = {
+    "Expecting value": N_("a value is expected"),
+    "Expecting ',' delimiter": N_("`,` or a closing bracket is expected"),
+    "Expecting ':' delimiter": N_("`:` is expected after the key"),
+    "Expecting property name enclosed in double quotes": N_(
+        "a key in double quotes is expected"),
+    "Unterminated string starting at": N_("a text is not closed by `\"`"),
+    "Invalid control character at": N_("a control character (a raw line break or tab) is "
+                                        "inside a text"),
+    "Extra data": N_("something follows the JSON value"),
+    "Invalid \\escape": N_("a backslash escape is not valid JSON"),
+}
+"""Python's JSON errors (`JSONDecodeError.msg`) in words of the catalogue."""
+FULL_WIDTH_JSON = {"：": ":", "，": ",", "“": "\"", "”": "\"", "｛": "{", "｝": "}",
+                   "【": "[", "】": "]"}
+
+
+def json_reason(exc: Exception, text: str, line: bool) -> str:
+    """Why a text is not JSON, in the user's language, with where and, for full-width
+    punctuation near that place, the ASCII character to write."""
+    msg = getattr(exc, "msg", str(exc))
+    worded = _(JSON_ERRORS[msg]) if msg in JSON_ERRORS else msg[:1].lower() + msg[1:]
+    col, row = getattr(exc, "colno", None), getattr(exc, "lineno", None)
+    if col and line and row:
+        at = _(" at line {line}, column {col}").format(line=row, col=col)
+    else:
         at = _(" at column {col}").format(col=col) if col else ""
-        reason = _("not valid JSON: {lower}{at}").format(lower=msg.lower(), at=at)
-        return BadRow(name, number, reason), False
+    reason = _("not valid JSON: {lower}{at}").format(lower=worded, at=at)
+    pos = getattr(exc, "pos", None)
+    if isinstance(pos, int) and text:
+        near = text[max(0, pos - 2): pos + 2]
+        found = next((ch for ch in near if ch in FULL_WIDTH_JSON), None)
+        if found:
+            reason += _("; `{ch}` is full-width: JSON needs `{ascii}`").format(
+                ch=found, ascii=FULL_WIDTH_JSON[found])
+    return reason
 
 
 def json_rows(path: Path) -> Iterator[tuple[int, Any]]:
@@ -209,7 +243,8 @@ def json_rows(path: Path) -> Iterator[tuple[int, Any]]:
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         yield (
             getattr(exc, "lineno", 1),
-            BadRow(name, getattr(exc, "lineno", 1), _("not valid JSON: {exc}").format(exc=exc)),
+            BadRow(name, getattr(exc, "lineno", 1), json_reason(exc, text if isinstance(
+                exc, json.JSONDecodeError) else "", line=True)),
         )
         return
     if not isinstance(data, list):

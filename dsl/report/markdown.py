@@ -45,7 +45,8 @@ def code(text: object, cell: bool = False) -> str:
 def render_markdown(report: Mapping[str, Any]) -> str:
     spec, cases = report["spec"], report["cases"]
     lines = [_("### evaldsl: {md}").format(md=md(spec["name"])), ""]
-    facts = [_("**{cases}** cases judged").format(cases=cases["evaluated"])]
+    facts = [ngettext("**{cases}** case judged", "**{cases}** cases judged",
+                      cases["evaluated"]).format(cases=cases["evaluated"])]
     if cases["bad_rows_skipped"]:
         facts.append(
             ngettext(
@@ -188,12 +189,17 @@ def _target(target: Mapping[str, Any] | None) -> list[str]:
     return lines + simulated + ([""] if simulated else [])
 
 
+def _block(name: str) -> str:
+    """A block as a worst case names it: the unnamed verdict block in the user's words."""
+    return _("verdict") if name == "verdict" else md(name)
+
+
 def _worst(cases: list[Mapping[str, Any]]) -> list[str]:
     if not cases:
         return []
     out = [_("<details><summary>worst cases</summary>"), ""]
     for case in cases[:WORST_LISTED]:
-        labels = ", ".join(f"{md(b)}: {md(lab)}" for b, lab in case["labels"].items())
+        labels = _(", ").join(f"{_block(b)}: {md(lab)}" for b, lab in case["labels"].items())
         failing = [c["name"] for c in case["checks"] if c["status"] in ("failed", "error")]
         tail = (
             _("; failing: {join}").format(join=", ".join(md(n) for n in failing)) if failing else ""

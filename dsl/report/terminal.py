@@ -79,9 +79,9 @@ def group_block(m: Mapping[str, Any]) -> list[str]:
 
 def render_terminal(report: Mapping[str, Any]) -> str:
     cases = report["cases"]
-    head = _("{report} · {cases} cases").format(
-        report=report["spec"]["name"], cases=cases["evaluated"]
-    )
+    head = ngettext("{report} · {cases} case", "{report} · {cases} cases",
+                    cases["evaluated"]).format(report=report["spec"]["name"],
+                                               cases=cases["evaluated"])
     if cases["bad_rows_skipped"]:
         head += ngettext(
             " · {count} bad row skipped", " · {count} bad rows skipped", cases["bad_rows_skipped"]

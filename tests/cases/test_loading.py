@@ -117,7 +117,7 @@ class TestJsonl:
 
 
 BAD_ROWS = [
-    ("not json", None, "not valid JSON: expecting value at column 1"),
+    ("not json", None, "not valid JSON: a value is expected at column 1"),
     (b"\xff\xfe\x00junk", None, "not UTF-8 text (byte 1)"),
     ("[1, 2]", None, "a case must be an object, got a list `[1, 2]`"),
     ({"messages": []}, "id", "missing"),

@@ -17,8 +17,8 @@ class TestUnknownRoles:
             "t.eval:11:3: error[E501]: unknown role `asistant`\n"
             '11 |   asistant "hi"\n'
             "   |   ^^^^^^^^\n"
-            "hint: did you mean `assistant`? the roles are `system`, `user`, `assistant` and "
-            "`tool`"
+            "hint: did you mean `assistant`? the roles are `system`, `developer`, `user`, "
+            "`assistant` and `tool`"
         )
 
     def test_chat_roles(self) -> None:

@@ -18,7 +18,7 @@ from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.syntax import nodes as n
 from evaldsl.syntax.source import Span
 
-ROLES = ("system", "user", "assistant", "tool")
+ROLES = ("system", "developer", "user", "assistant", "tool")
 REVIEW_OPTIONS = ("seed",)
 
 

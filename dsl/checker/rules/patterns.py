@@ -20,7 +20,7 @@ from evaldsl.checker.facts.annotations import param_fields_of
 from evaldsl.checker.facts.arguments import arguments
 from evaldsl.checker.facts.context import Context, sub_exprs, unwrap
 from evaldsl.diagnostics import Diagnostic, error
-from evaldsl.i18n import _
+from evaldsl.i18n import N_, _
 from evaldsl.primitives.registry import Primitive
 from evaldsl.syntax import nodes as n
 from evaldsl.syntax.source import Span
@@ -100,10 +100,54 @@ def regex_error(pattern: str) -> tuple[str, int] | None:
     try:
         regex.compile(pattern)
     except regex.error as exc:
-        return str(exc.msg), int(exc.pos or 0)
+        msg, pos = str(exc.msg), int(exc.pos or 0)
+        if msg == "missing )":
+            pos = unclosed_parenthesis(pattern, pos)
+        return msg, pos
     except (ValueError, OverflowError, RecursionError) as exc:
         return str(exc), 0
     return None
+
+
+REGEX_MESSAGES = {
+    "missing )": N_("`(` is not closed"),
+    "unbalanced parenthesis": N_("`)` closes nothing"),
+    "nothing to repeat": N_("a repeat (`*`, `+`, `?`, `{n}`) follows nothing"),
+    "multiple repeat": N_("a repeat follows another repeat"),
+    "unterminated character set": N_("`[` is not closed"),
+    "bad escape (end of pattern)": N_("the pattern ends with a lone backslash"),
+    "min repeat greater than max repeat": N_("`{m,n}` repeats at least more than at most"),
+}
+"""The regex library's messages in words of the catalogue; others are shown as they are."""
+
+
+def regex_message(message: str) -> str:
+    return _(REGEX_MESSAGES[message]) if message in REGEX_MESSAGES else message
+
+
+def unclosed_parenthesis(pattern: str, fallback: int) -> int:
+    """The offset of the last `(` of `pattern` left open (escapes and `[...]` skipped).
+
+    >>> unclosed_parenthesis("a(b(c)d", 7)
+    1
+    """
+    opened: list[int] = []
+    i, in_set = 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_set:
+            in_set = ch != "]"
+        elif ch == "[":
+            in_set = True
+        elif ch == "(":
+            opened.append(i)
+        elif ch == ")" and opened:
+            opened.pop()
+        i += 1
+    return opened[-1] if opened else fallback
 
 
 def schema_error(schema: Any) -> tuple[str, list[str]] | None:
@@ -145,16 +189,33 @@ def _regex_diagnostic(ctx: Context, expr: n.Expr, pattern: str, message: str,
     span = expr.span
     if literal is not None:
         span = literal.span
-        written = span.end_col - span.col - 2
-        if span.line == span.end_line and written == len(pattern):
-            col = span.col + 1 + min(offset, len(pattern))
+        written = ctx.source.line_text(span.line)[span.col: span.end_col - 2]
+        written_at = _written_offset(written, pattern, offset)
+        if span.line == span.end_line and written_at is not None:
+            col = span.col + 1 + written_at
             span = Span(span.file, span.line, col, span.line, col + 1)
     return error(
         "E206",
-        _("invalid regular expression: {message}").format(message=message),
+        _("invalid regular expression: {message}").format(message=regex_message(message)),
         span,
         _("escape characters that have a meaning in patterns, e.g. `\\\\(` for `(`"),
     )
+
+
+def _written_offset(written: str, value: str, offset: int) -> int | None:
+    """Where character `offset` of a text's value stands in the text as written between its
+    quotes (`\\d` is two characters written for one); None when they do not line up."""
+    if len(written) == len(value):
+        return min(offset, len(written))
+    starts, i = [], 0
+    while i < len(written):
+        if written[i] == "\\" and written[i + 1: i + 2] in ("u", "U", "x"):
+            return None
+        starts.append(i)
+        i += 2 if written[i] == "\\" else 1
+    if len(starts) != len(value):
+        return None
+    return starts[offset] if offset < len(starts) else len(written)
 
 
 def _find_string(ctx: Context, expr: n.Expr, value: str, seen: set[str]) -> n.String | None:
