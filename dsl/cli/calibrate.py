@@ -37,7 +37,7 @@ from typing import Any
 from evaldsl.analysis.calibrate import DEFAULT_THRESHOLD, Calibration, calibrate, rescale
 from evaldsl.analysis.pairing import Automatic, Doubt, HumanRules, Pairing, pair
 from evaldsl.analysis.sample_file import GB18030, LabelFile
-from evaldsl.cli import calibrate_fit, calibrate_shots
+from evaldsl.cli import calibrate_examples, calibrate_fit, calibrate_shots
 from evaldsl.cli.exits import EXIT_DATA, EXIT_OK, UsageError, exit_for
 from evaldsl.cli.review import check_written_by, checked_records, read_layout
 from evaldsl.diagnostics import did_you_mean
@@ -80,6 +80,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("-o", "--output", type=Path, default=None, help=_("also write the JSON here"))
     calibrate_fit.add_arguments(p)
     calibrate_shots.add_arguments(p)
+    calibrate_examples.add_arguments(p)
 
 
 def _scale(text: str) -> tuple[float, float]:
@@ -120,6 +121,10 @@ def run(args: argparse.Namespace) -> int:
     shots = calibrate_shots.shots_from_args(args, pairing.judged) if args.shots_for else None
     if shots is not None:
         payload["shots"] = shots.to_dict()
+    examples = (calibrate_examples.examples_from_args(args, pairing.judged)
+                if args.examples_for else None)
+    if examples is not None:
+        payload["examples"] = examples.to_dict()
     if args.output is not None:
         args.output.write_text(json.dumps(payload, ensure_ascii=False, indent=2) + "\n", "utf-8")
     if args.format == "json":
@@ -128,7 +133,8 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join([render(result, len(pairing.judged), len(pairing.unmatched),
                                 results.block or VERDICT, args.score), *after])
               + (calibrate_fit.render(fit) if fit is not None else "")
-              + (calibrate_shots.render(shots) if shots is not None else ""))
+              + (calibrate_shots.render(shots) if shots is not None else "")
+              + (calibrate_examples.render(examples) if examples is not None else ""))
     return EXIT_OK
 
 

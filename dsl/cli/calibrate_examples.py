@@ -1,0 +1,180 @@
+"""`evaldsl calibrate --examples-for CHECK`: examples for a `classify(by: embeddings)`
+check, learned from the cases reviewers labelled differently, with their gain measured.
+
+The reviewers label an outcome block whose labels are the check's (`--outcome`); each
+labelled case becomes an example (its text, the reviewer's label).
+`evaldsl.analysis.neighbours` measures the gain on held-out folds; this module finds the
+check, reads the text it read of each case (`--cases`), classifies the held-out cases
+again with the spec as the examples would change it (the in-process embedder, no chat
+model) and prints the examples as a patch. The spec is never rewritten.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import difflib
+from collections.abc import Mapping, Sequence
+from contextlib import aclosing
+from dataclasses import dataclass
+from typing import Any
+
+from evaldsl.analysis.calibrate import Judged
+from evaldsl.analysis.neighbours import ExampleValidation, Labelled, Relabel
+from evaldsl.analysis.neighbours import cross_validate_examples as validate
+from evaldsl.cases.case import Case
+from evaldsl.cases.loading import load_cases
+from evaldsl.cases.scopes import select
+from evaldsl.cli.exits import UsageError
+from evaldsl.cli.review import checked_records
+from evaldsl.diagnostics import did_you_mean
+from evaldsl.i18n import _
+from evaldsl.runtime.graph import CheckNode
+from evaldsl.syntax.formatter import quote
+from evaldsl.syntax.source import Source
+
+CONCURRENCY = 32
+"""Cases classified at once when a fold is classified again."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--examples-for", default=None, metavar="CHECK",
+                        help=_("learn examples for the `classify(by: embeddings)` check "
+                               "CHECK from the reviewed cases, and measure their "
+                               "gain cross-validated (needs --spec, --cases and --outcome "
+                               "naming a block whose labels are the check's)"))
+
+
+@dataclass(frozen=True)
+class ExampleReport:
+    check: str
+    cv: ExampleValidation
+    patch: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {"check": self.check, "cases": self.cv.n, "folds": self.cv.folds,
+                "accuracy_before": self.cv.before, "accuracy_after": self.cv.after,
+                "missed": self.cv.missed, "helped": self.cv.helped,
+                "examples": [{"id": x.id, "text": x.text, "label": x.human}
+                             for x in self.cv.final] if self.cv.helped else []}
+
+
+def examples_from_args(args: argparse.Namespace, judged: Sequence[Judged]) -> ExampleReport:
+    """Cross-validate examples learned for the check `--examples-for` of `--spec`."""
+    if args.spec is None or args.cases is None:
+        raise UsageError(_("--examples-for needs --spec SPEC and --cases CASES: the check is "
+                           "the spec's, the examples are the cases' texts"))
+    import evaldsl
+
+    spec = evaldsl.load(args.spec)
+    check = _embedding_check(spec.graph.checks, args.examples_for)
+    cases = {c.id: c for c in load_cases(args.cases)}
+    items = gather(check, checked_records(args.results), judged, cases)
+    if len(items) < 2 * args.folds:
+        raise UsageError(_("{n} cases have a reviewer's label among the labels of `{check}`, "
+                           "its label and a text in --cases: {k} folds need at least "
+                           "{need}").format(n=len(items), check=check.name, k=args.folds,
+                                            need=2 * args.folds))
+    cv = validate(items, spec_relabel(spec.source, check, cases), args.folds, args.seed)
+    patch = "" if not (cv.helped and cv.missed) else "".join(difflib.unified_diff(
+        spec.source.text.splitlines(keepends=True),
+        with_examples(spec.source, check, cv.final).splitlines(keepends=True),
+        f"a/{str(args.spec).lstrip('/')}", f"b/{str(args.spec).lstrip('/')}"))
+    return ExampleReport(check.name, cv, patch)
+
+
+def _embedding_check(checks: Sequence[CheckNode], name: str) -> CheckNode:
+    found = next((c for c in checks if c.name == name), None)
+    if found is None:
+        raise UsageError(_("the spec has no check `{name}`").format(name=name),
+                         did_you_mean(name, [c.name for c in checks]))
+    if found.primitive.name != "classify" or found.facts.constants.get("by") != "embeddings":
+        raise UsageError(_("`{name}` is not a `classify(by: embeddings)` check: "
+                           "--examples-for learns its neighbours (for a `judge`, "
+                           "--shots-for)").format(name=name))
+    if found.scope.combine != "single":
+        raise UsageError(_("`{name}` reads `{scope}`, several texts per case: "
+                           "--examples-for needs a check over one text per case").format(
+                               name=name, scope=found.scope))
+    return found
+
+
+def gather(check: CheckNode, records: Sequence[Mapping[str, Any]], judged: Sequence[Judged],
+           cases: Mapping[str, Case]) -> list[Labelled]:
+    """The labelled cases whose human label is one of the check's, with the text it read."""
+    labels = set(check.facts.constants.get("labels") or [])
+    by_id = {str(r.get("id")): r for r in records}
+    out = []
+    for one in judged:
+        record, case = by_id.get(one.id), cases.get(one.id)
+        if one.human_label not in labels or record is None or case is None:
+            continue
+        got = (record.get("checks", {}).get(check.name) or {}).get("label")
+        units = select(case, check.scope)
+        if len(units) == 1:
+            out.append(Labelled(one.id, units[0].text, str(one.human_label),
+                                got if isinstance(got, str) else None))
+    return out
+
+
+def with_examples(source: Source, check: CheckNode, learned: Sequence[Labelled]) -> str:
+    """The spec's text with `learned` added to the check's `examples:`."""
+    written = [(str(e["text"]), str(e["answer"])) for e in
+               check.facts.constants.get("examples") or []]
+    items = ",\n".join(f"    {{text: {quote(text)}, answer: {quote(label)}}}" for text, label in
+                       [*written, *[(x.text, x.human) for x in learned]])
+    node = check.node.arg("examples")
+    text = source.text
+    if node is not None:
+        start = source.offset(node.name_span.line, node.name_span.col)
+        end = source.offset(node.value.span.end_line, node.value.span.end_col)
+        return text[:start] + f"examples: [\n{items}\n  ]" + text[end:]
+    span = check.node.span
+    close = source.offset(span.end_line, span.end_col) - 1
+    return text[:close] + f",\n  examples: [\n{items}\n  ]" + text[close:]
+
+
+def spec_relabel(source: Source, check: CheckNode, cases: Mapping[str, Case]) -> Relabel:
+    """Classify held-out cases again with the spec as the examples would change it."""
+    import evaldsl
+
+    def relabel(examples: Sequence[Labelled], held: Sequence[Labelled]) -> list[str | None]:
+        spec = evaldsl.loads(with_examples(source, check, examples), name=source.name)
+        found = asyncio.run(_labels(spec, [cases[x.id] for x in held], check.name))
+        return [found.get(x.id) for x in held]
+
+    return relabel
+
+
+async def _labels(spec: Any, cases: list[Case], name: str) -> dict[str, str | None]:
+    found: dict[str, str | None] = {}
+    try:
+        results = spec.evaluate_many(cases, concurrency=CONCURRENCY)
+        async with aclosing(results):
+            async for result in results:
+                got = result.checks.get(name)
+                label = None if got is None or got.is_error else got.fields.get("label")
+                found[result.id] = label if isinstance(label, str) else None
+    finally:
+        await spec.aclose()
+    return found
+
+
+def render(report: ExampleReport) -> str:
+    cv = report.cv
+    lines = ["", _("examples for `{check}`: the reviewed cases as neighbours ({missed} of "
+                   "{cases} misread as it stands), {k}-fold cross-validated").format(
+                       check=report.check, k=cv.folds, cases=cv.n, missed=cv.missed),
+             _("  accuracy against the reviewers: {before:.3f} as it stands, {after:.3f} on "
+               "held-out folds with the other folds' examples").format(
+                   before=cv.before, after=cv.after)]
+    if report.patch:
+        lines += ["", _("the patch (for a human to read and apply; the spec is unchanged):"),
+                  report.patch.rstrip("\n")]
+    elif not cv.missed:
+        lines.append(_("  the check agrees with every reviewed case: no examples to learn"))
+    else:
+        lines.append(_("  the examples did not improve the held-out accuracy (no gain, or a "
+                       "loss): no examples proposed"))
+    return "\n".join(lines)
+
