@@ -85,6 +85,7 @@ CODES: dict[str, str] = {
     "W104": N_("a `where` that can never hold"),
     "W105": N_("an outcome label that nothing can reach"),
     "W106": N_("a percentage compared with a value that is not a share"),
+    "W107": N_("a windowed alert that fires when its metric gets better"),
 }
 """Code -> its one-line title in English (the msgid); `title` gives it in the current language."""
 

@@ -161,6 +161,8 @@ def _metric(spec: _Spec) -> str:
     if draw(st.booleans()):
         keys = draw(st.lists(st.sampled_from(fields), min_size=1, max_size=2, unique=True))
         value += " by " + ", ".join(f"case.{k}" for k in keys)
+    value += draw(st.sampled_from(("", "", " lower is better", " higher is better", " 越低越好",
+                                   " 越高越好")))
     return f"metric {name} ={_sep(draw)}{value}"
 
 

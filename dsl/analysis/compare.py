@@ -129,6 +129,9 @@ class MetricComparison:
     """How the bootstrap and the sign flips drew (`evaldsl.analysis.paired_stats`)."""
     groups: tuple[GroupComparison, ...] = ()
     """For a metric with `by`: the same comparison within each group, largest first."""
+    lower_is_better: bool = False
+    """The metric is written `lower is better`: a rise is the worse change, and `discordant`
+    counts (false to true, true to false)."""
 
 
 @dataclass(frozen=True)
@@ -175,14 +178,15 @@ def compare_metric(plan: MetricPlan, index: int, pairing: Pairing, base: Run, ne
     diff = None if b_value is None or n_value is None else n_value - b_value
     stats = resample(plan, inputs.base, inputs.new, settings.seed, settings.resamples)
     mcnemar = _is_single_rate(plan)
-    discordant = _discordant(inputs) if mcnemar else None
+    discordant = _discordant(inputs, plan.lower_is_better) if mcnemar else None
     p = (mcnemar_p(*discordant) if discordant is not None and len(inputs.base)
          else stats.permutation_p)
     groups = _groups(plan, index, pairing, base, new, settings) if grouped else ()
     return MetricComparison(
         plan.name, plan.is_rate, "mcnemar" if mcnemar else "permutation", len(inputs.base),
         b_value, n_value, diff, stats.interval, p, inputs.den_base, inputs.den_new,
-        inputs.err_base, inputs.err_new, discordant, stats.method, groups)
+        inputs.err_base, inputs.err_new, discordant, stats.method, groups,
+        plan.lower_is_better)
 
 
 def _groups(plan: MetricPlan, index: int, pairing: Pairing, base: Run, new: Run,
@@ -251,17 +255,24 @@ def _is_single_rate(plan: MetricPlan) -> bool:
         plan.combine([0.25]) == 0.25 and plan.combine([0.75]) == 0.75)
 
 
-def _discordant(inputs: _Inputs) -> tuple[int, int]:
+def _discordant(inputs: _Inputs, lower_is_better: bool = False) -> tuple[int, int]:
+    """(cases that got worse, cases that got better): true to false and false to true, the
+    other way round for a metric whose lower values are better."""
     b, n = inputs.base[:, 0] == 1.0, inputs.new[:, 0] == 1.0
-    return int((b & ~n).sum()), int((~b & n).sum())
+    lost, gained = int((b & ~n).sum()), int((~b & n).sum())
+    return (gained, lost) if lower_is_better else (lost, gained)
 
 
 def significantly_worse(metric: MetricComparison, margin: float) -> bool:
-    """A drop the gate fails on: p below `ALPHA`, the difference below `-margin`, and the
-    whole interval below 0."""
-    return (metric.p_value is not None and metric.p_value < ALPHA
-            and metric.difference is not None and metric.difference < -margin
-            and metric.interval is not None and metric.interval.high < 0)
+    """A change the gate fails on: p below `ALPHA`, and the difference beyond `margin` the
+    worse way with the whole interval on that side of 0 (a drop, or for a metric written
+    `lower is better` a rise)."""
+    if metric.p_value is None or metric.p_value >= ALPHA or metric.difference is None \
+            or metric.interval is None:
+        return False
+    if metric.lower_is_better:
+        return metric.difference > margin and metric.interval.low > 0
+    return metric.difference < -margin and metric.interval.high < 0
 
 
 def coverage_loss(metric: MetricComparison, paired: int) -> str | None:

@@ -14,6 +14,7 @@ from evaldsl.analysis.flips import Flips
 from evaldsl.analysis.paired_stats import CONFIDENCE
 from evaldsl.i18n import _
 from evaldsl.report.group_rows import key_text
+from evaldsl.report.markdown import better_note
 from evaldsl.report.terminal import pad, width
 from evaldsl.runtime.grouping import SMALL_GROUP
 
@@ -66,7 +67,8 @@ def _metric(m: MetricComparison) -> dict[str, Any]:
 
 def _figures(m: MetricComparison) -> dict[str, Any]:
     return {
-        "name": m.name, "is_rate": m.is_rate, "test": m.test, "paired": m.paired,
+        "name": m.name, "is_rate": m.is_rate, "better": "lower" if m.lower_is_better else "higher",
+        "test": m.test, "paired": m.paired,
         "base": m.base, "new": m.new, "difference": m.difference,
         "interval": None if m.interval is None else [m.interval.low, m.interval.high],
         "p_value": m.p_value, "resampling": m.resampling,
@@ -97,7 +99,8 @@ def _p(value: float | None) -> str:
 
 def metric_rows(data: dict[str, Any]) -> list[list[str]]:
     """One row per metric: name, base, new, difference, interval, p, paired cases."""
-    return [[m["name"], _number(m["base"], m["is_rate"]), _number(m["new"], m["is_rate"]),
+    return [[m["name"] + better_note(m), _number(m["base"], m["is_rate"]),
+             _number(m["new"], m["is_rate"]),
              _number(m["difference"], m["is_rate"], True), _interval(m), _p(m["p_value"]),
              str(m["paired"])] for m in data["metrics"]]
 

@@ -87,6 +87,7 @@ RULES: tuple[Rule, ...] = (
     alerts.windowed_conditions,
     alerts.window_sizes,
     alerts.duplicate_alerts,
+    alerts.alerts_on_improvement,
     usage.unused_checks,
     usage.unused_lets,
     usage.unused_tables,

@@ -10,7 +10,7 @@ journals do not hold, are read back from the case files `--cases` gives, and fro
 no other file: a journal's header may name any).
 The spec is needed for its metric formulas; journals of another spec (by
 hash) are refused (exit 2), and so is a case found in two journals (exit 3).
-Outputs and `--fail-under` as for `run`.
+Outputs, `--fail-under` and `--fail-over` as for `run`.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from evaldsl.cli.run import (
     check_thresholds,
     explorer_sink,
     junit_sink,
+    parse_ceiling,
     parse_threshold,
     report_thresholds,
     summary_stream,
@@ -48,6 +49,9 @@ def add_parser(subparsers: Any) -> None:
                           "is read)"))
     p.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                    type=parse_threshold, help=_("exit 1 when METRIC is below VALUE (e.g. 80%%)"))
+    p.add_argument("--fail-over", action="append", default=[], metavar="METRIC=VALUE",
+                   type=parse_ceiling,
+                   help=_("exit 1 when METRIC is above VALUE (e.g. violation_rate=5%%)"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     check_outputs(args)
     spec = load(args.spec)
     layout = layout_of(spec.source, str(args.spec))
-    check_thresholds(args.fail_under, layout, spec)
+    check_thresholds(args.fail_under + args.fail_over, layout, spec)
     junit = junit_sink(args, layout)
     cases = explorer_sink(args, layout, _inputs(args.results, args.cases))
     try:
@@ -77,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         from evaldsl.report.terminal import render_terminal
 
         print(render_terminal(report), file=summary_stream(args))
-    return report_thresholds(args.fail_under, report)
+    return report_thresholds(args.fail_under + args.fail_over, report)
 
 
 def _inputs(journals: list[Path], given: list[Path]) -> tuple[str, ...]:

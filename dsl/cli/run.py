@@ -110,6 +110,9 @@ def add_parser(subparsers: Any) -> None:
                       help=_("skip malformed rows (counted in the report) or stop (default)"))
     flow.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                       type=parse_threshold, help=_("exit 1 when METRIC is below VALUE (e.g. 80%%)"))
+    flow.add_argument("--fail-over", action="append", default=[], metavar="METRIC=VALUE",
+                      type=parse_ceiling,
+                      help=_("exit 1 when METRIC is above VALUE (e.g. violation_rate=5%%)"))
     flow.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                       help=_("show a progress bar (default: when stderr is a terminal)"))
     add_target_flags(p.add_argument_group(_("a live agent (docs/targets.md)")))
@@ -180,6 +183,18 @@ class Threshold(NamedTuple):
     """The argument as given, for messages."""
     percent: bool
     """Written with `%`: meant as a share whatever its size."""
+    ceiling: bool = False
+    """`--fail-over`: the metric must not be above the value (a metric where lower is
+    better), where `--fail-under`'s must not be below it."""
+
+    @property
+    def flag(self) -> str:
+        return "--fail-over" if self.ceiling else "--fail-under"
+
+
+def parse_ceiling(text: str) -> Threshold:
+    """`violation_rate=5%` -> a `--fail-over` ceiling of 0.05."""
+    return parse_threshold(text)._replace(ceiling=True)
 
 
 def parse_threshold(text: str) -> Threshold:
@@ -201,20 +216,19 @@ def parse_threshold(text: str) -> Threshold:
 def check_thresholds(thresholds: list[Threshold], layout: Any, spec: Any) -> None:
     """Every `--fail-under` names a metric, and a rate's floor reads as a share (0..1): `85`
     for a rate is surely 85%, which the run must not silently take as unreachable."""
-    unknown = [t.name for t in thresholds if t.name not in layout.metrics]
+    unknown = [t for t in thresholds if t.name not in layout.metrics]
     if unknown:
         known = ", ".join(f"`{m}`" for m in layout.metrics) or _("none")
-        raise UsageError(
-            _("--fail-under names no metric of the spec: `{unknown}` (metrics: {known})").format(
-                unknown=unknown[0], known=known
-            )
-        )
+        message = (_("--fail-over names no metric of the spec: `{unknown}` (metrics: {known})")
+                   if unknown[0].ceiling else
+                   _("--fail-under names no metric of the spec: `{unknown}` (metrics: {known})"))
+        raise UsageError(message.format(unknown=unknown[0].name, known=known))
     rates = {m.name for m in spec.new_report(details=False).plan.metrics if m.is_rate}
     for t in thresholds:
         if t.name in rates and not t.percent and t.floor > 1:
             raise UsageError(
-                _("--fail-under `{text}`: `{name}` is a rate, between 0 and 1").format(
-                    text=t.text, name=t.name
+                _("{flag} `{text}`: `{name}` is a rate, between 0 and 1").format(
+                    flag=t.flag, text=t.text, name=t.name
                 ),
                 _("write {percent}% or {share}").format(
                     percent=f"{t.floor:g}", share=f"{t.floor / 100:g}"
@@ -261,7 +275,7 @@ def run(args: argparse.Namespace) -> int:
         runtime = default_runtime(settings)
         spec = Spec(spec.graph, runtime=runtime)
     layout = layout_of(spec.source, str(args.spec))
-    check_thresholds(args.fail_under, layout, spec)
+    check_thresholds(args.fail_under + args.fail_over, layout, spec)
     if not spec.checks:
         _warn(_("warning: `{spec}` defines no checks: nothing is judged").format(spec=args.spec))
     if args.results is not None:
@@ -328,7 +342,7 @@ def _judged(args: argparse.Namespace, spec: Any, layout: Any, selection: Any,
         print(render_terminal(result.report), file=summary_stream(args))
     if _no_results(result.report):
         return EXIT_NO_RESULTS
-    verdict = report_thresholds(args.fail_under, result.report)
+    verdict = report_thresholds(args.fail_under + args.fail_over, result.report)
     return EXIT_DEADLINE if result.report["run"].get("deadline_passed") else verdict
 
 
@@ -652,18 +666,16 @@ def report_thresholds(thresholds: list[Threshold], report: dict[str, Any]) -> in
 
     metrics = {m["name"]: m for m in report["metrics"]}
     missed = 0
-    for name, floor, _text, _percent in thresholds:
-        metric = metrics[name]
+    for t in thresholds:
+        metric = metrics[t.name]
         value = metric["value"]
-        if value is None or value < floor:
+        if value is None or (value > t.floor if t.ceiling else value < t.floor):
             missed += 1
-            shown = f"{floor:.1%}" if metric.get("is_rate") else f"{floor:g}"
-            print(
-                _("fail-under: `{name}` is {metric_value}, below {shown}").format(
-                    name=name, metric_value=metric_value(metric), shown=shown
-                ),
-                file=sys.stderr,
-            )
+            shown = f"{t.floor:.1%}" if metric.get("is_rate") else f"{t.floor:g}"
+            words = (_("fail-over: `{name}` is {metric_value}, above {shown}") if t.ceiling
+                     else _("fail-under: `{name}` is {metric_value}, below {shown}"))
+            print(words.format(name=t.name, metric_value=metric_value(metric), shown=shown),
+                  file=sys.stderr)
     return EXIT_FAILED if missed else EXIT_OK
 
 

@@ -173,6 +173,8 @@ def _metric_row(m: Mapping[str, Any]) -> str:
     span = interval_span(m) or "–"
     parts = parts_of(m)
     name = f"<code>{esc(m['name'])}</code>"
+    if m.get("better") == "lower":
+        name += f' <span class="muted better">{esc(_("(lower is better)"))}</span>'
     if parts is not None:
         name += f'<div class="muted parts">= <code>{esc(parts)}</code></div>'
     where = (

@@ -402,8 +402,10 @@ def publish(aggregate: Any, builder: ReportBuilder, stats: Any = None,
     """report.json of some cases: the metrics finished from the interpreter's `Report`
     (`aggregate`), the rest from `builder`; one place for a run, a merge and `Report.write`."""
     layout = builder.layout
-    metrics = [metric_entry(m, layout.metrics[n].expression if n in layout.metrics else None)
-               for n, m in aggregate.metrics.items()]
+    metrics = [{**metric_entry(m, info.expression if info else None),
+                "better": "lower" if info and info.lower_is_better else "higher"}
+               for n, m in aggregate.metrics.items()
+               for info in (layout.metrics.get(n),)]
     return builder.build(metrics, cost_dict(stats), bad_rows, bad_row_count, run, generated_by)
 
 

@@ -38,6 +38,9 @@ class MetricInfo:
     name: str
     expression: str
     where: str | None
+    lower_is_better: bool = False
+    """`lower is better` (`越低越好`) written after the metric: gates and reports read a rise
+    as worse."""
 
 
 @dataclass(frozen=True)
@@ -98,4 +101,5 @@ def _block(outcome: n.Outcome, source: Source) -> Block:
 
 def _metric(metric: n.Metric, source: Source) -> MetricInfo:
     where = text_of(metric.where.span, source) if metric.where is not None else None
-    return MetricInfo(metric.name, text_of(metric.value.span, source), where)
+    return MetricInfo(metric.name, text_of(metric.value.span, source), where,
+                      metric.lower_is_better)

@@ -98,6 +98,12 @@ def parts_of(m: Mapping[str, Any]) -> str | None:
     return breakdown(template, m["parts"]) if template is not None else None
 
 
+def better_note(m: Mapping[str, Any]) -> str:
+    """` (lower is better)` after a metric written so, else nothing: a reader of a figure
+    should not have to guess which way is good."""
+    return " " + _("(lower is better)") if m.get("better") == "lower" else ""
+
+
 def _metrics(metrics: list[Mapping[str, Any]]) -> list[str]:
     if not metrics:
         return []
@@ -108,7 +114,7 @@ def _metrics(metrics: list[Mapping[str, Any]]) -> list[str]:
     for m in metrics:
         where = code(m["where"], cell=True) if m.get("where") else _("all cases")
         out.append(
-            f"| {code(m['name'], cell=True)} | **{metric_value(m)}** | "
+            f"| {code(m['name'], cell=True)}{better_note(m)} | **{metric_value(m)}** | "
             f"{fraction(m['numerator'], m['denominator'])} | {interval_span(m)} | "
             f"{m['errors']} | {where} |"
         )

@@ -17,7 +17,13 @@ from typing import Any
 
 from evaldsl.i18n import _, ngettext
 from evaldsl.report import group_rows
-from evaldsl.report.markdown import interval_span, judge_agreement, metric_value, parts_of
+from evaldsl.report.markdown import (
+    better_note,
+    interval_span,
+    judge_agreement,
+    metric_value,
+    parts_of,
+)
 from evaldsl.report.stats import fraction, percent
 
 GROUPS_SHOWN = 10
@@ -50,6 +56,7 @@ def metric_line(m: Mapping[str, Any], name_cells: int = 0) -> str:
     line = f"{pad(m['name'], name_cells)}  {metric_value(m):>7}  {denominator_note(m)}"
     if m.get("interval"):
         line += f"  95% {interval_span(m, '–')}"
+    line += better_note(m)
     parts = parts_of(m)
     if parts is not None:
         line += "\n" + " " * (name_cells + 4) + f"= {parts}"

@@ -61,6 +61,8 @@ class MetricPlan:
     None for a single aggregate, which keeps its own numerator and interval."""
     by: tuple[str, ...] = ()
     """The case fields of `by case.tenant, case.lang`, in order; empty when not grouped."""
+    lower_is_better: bool = False
+    """Written `lower is better` (`越低越好`): a rise is the worse change."""
 
     @property
     def is_formula(self) -> bool:

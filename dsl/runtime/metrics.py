@@ -103,7 +103,8 @@ def compile_metric(compiler: Compiler, metric: n.Metric) -> MetricProgram:
                       graph.text(metric.where.span) if metric.where is not None else None,
                       graph.text(metric.value.span), tuple(parts),
                       None if _single_aggregate(metric.value) else template,
-                      tuple(k.name for k in metric.by if isinstance(k, n.Attribute)))
+                      tuple(k.name for k in metric.by if isinstance(k, n.Attribute)),
+                      metric.lower_is_better)
     return MetricProgram(plan, metric_input(where, tuple((k, fns[k]) for k in order)))
 
 

@@ -261,9 +261,22 @@ class Builder:
         return n.Branch(label.name, None, self._span(meta), label.span)
 
     def metric_def(self, meta: Meta, name: n.Name, value: n.Expr, *clauses: Any) -> n.Metric:
-        where = next((c for c in clauses if not isinstance(c, _By)), None)
+        where = next((c for c in clauses if not isinstance(c, (_By, _Direction))), None)
         by = next((c.keys for c in clauses if isinstance(c, _By)), ())
-        return n.Metric(name.name, value, where, self._span(meta), name.span, by)
+        better = next((c.words for c in clauses if isinstance(c, _Direction)), None)
+        return n.Metric(name.name, value, where, self._span(meta), name.span, by, better)
+
+    def lower_is_better(self, meta: Meta) -> _Direction:
+        return _Direction("lower is better")
+
+    def lower_is_better_zh(self, meta: Meta) -> _Direction:
+        return _Direction("越低越好")
+
+    def higher_is_better(self, meta: Meta) -> _Direction:
+        return _Direction("higher is better")
+
+    def higher_is_better_zh(self, meta: Meta) -> _Direction:
+        return _Direction("越高越好")
 
     def where_clause(self, meta: Meta, expr: n.Expr) -> n.Expr:
         return expr
@@ -352,6 +365,12 @@ class _By(NamedTuple):
     """A metric's `by` clause, told apart from its `where` by type."""
 
     keys: tuple[n.Expr, ...]
+
+
+class _Direction(NamedTuple):
+    """A metric's direction clause, as written (`lower is better`, `越低越好`)."""
+
+    words: str
 
 
 def _between(left: Span, right: Span) -> Span:

@@ -233,7 +233,9 @@ def _outcome(s: n.Outcome, out: _Out) -> None:
 def _metric(s: n.Metric, out: _Out) -> None:
     where = f" where {expr(s.where)}" if s.where is not None else ""
     by = " by " + ", ".join(expr(k) for k in s.by) if s.by else ""
-    out.add(0, f"metric {s.name} = {expr(s.value)}{where}{by}", s.span.line, s.span.end_line)
+    better = f" {s.direction}" if s.direction else ""
+    out.add(0, f"metric {s.name} = {expr(s.value)}{where}{by}{better}", s.span.line,
+            s.span.end_line)
 
 
 def _review(s: n.Review, out: _Out) -> None:

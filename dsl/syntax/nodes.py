@@ -251,6 +251,18 @@ class Metric:
     name_span: Span = field(compare=False)
     by: tuple[Expr, ...] = ()
     """The group keys of `by case.tenant, case.lang`, in order; empty when not grouped."""
+    direction: str | None = None
+    """The direction clause as written (`lower is better`, `越低越好`, `higher is better`,
+    `越高越好`); None when unwritten, which is higher is better."""
+
+    @property
+    def lower_is_better(self) -> bool:
+        """Whether a smaller value is the better one (gates, alerts and reports read it)."""
+        return self.direction in LOWER_IS_BETTER
+
+
+LOWER_IS_BETTER = ("lower is better", "越低越好")
+"""The direction clauses of a metric whose smaller values are better."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -81,6 +81,13 @@ class TestLayout:
         assert format_source(text) == (
             "metric m = rate(p) where case.ok by case.lang, case.domain\n")
 
+    @pytest.mark.parametrize("clause", ["lower is better", "越低越好", "higher is better"])
+    def test_metric_direction_is_kept_as_written(self, clause: str) -> None:
+        """`evaldsl fmt` keeps a metric's direction clause, last, in the words written."""
+        text = f"metric v=rate(p)  where case.ok by case.lang\n   {clause}\n"
+        assert format_source(text) == (
+            f"metric v = rate(p) where case.ok by case.lang {clause}\n")
+
     def test_multi_line_maps_stay_multi_line(self) -> None:
         """A map written over several lines keeps one entry per line, with trailing commas."""
         text = 'let m = {a: 1,\n b: 2}\nlet n = {a: 1, b: 2}\n'

@@ -74,6 +74,18 @@ class TestForms:
         assert [(k.span.col, k.span.end_col) for k in metric.by] == [(46, 55), (57, 68)]
         assert [k.name for k in metric.by if isinstance(k, n.Attribute)] == ["lang", "domain"]
 
+    @pytest.mark.parametrize(("clause", "lower"), [
+        ("", False), (" higher is better", False), (" lower is better", True),
+        (" 越低越好", True), (" 越高越好", False)])
+    def test_metric_direction(self, clause: str, lower: bool) -> None:
+        """A metric says which way it improves after its `where` and `by`, in English or
+        Chinese; unwritten is higher is better. The words stay names elsewhere."""
+        metric = _one(f"metric m = rate(fast) where ok by case.lang{clause}\n")
+        assert isinstance(metric, n.Metric) and metric.lower_is_better is lower
+        assert metric.direction == (clause.strip() or None)
+        fast, slow = _both(f"let lower = 1\nlet better = lower\nmetric m = rate(x){clause}\n")
+        assert fast is not None and repr(fast) == repr(slow)
+
     def test_metric_without_by_has_no_keys(self) -> None:
         """A metric that is not grouped has an empty `by`."""
         metric = _one("metric m = rate(fast)\n")

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from evaldsl.checker.facts.consts import number_of
 from evaldsl.checker.facts.context import Context
-from evaldsl.diagnostics import Diagnostic, error
+from evaldsl.diagnostics import Diagnostic, error, warning
 from evaldsl.i18n import _
 from evaldsl.syntax import nodes as n
 
@@ -95,4 +95,27 @@ def duplicate_alerts(ctx: Context) -> Iterator[Diagnostic]:
                     name=alert.name, line=first.span.line),
                 alert.name_span,
                 _("give each alert its own name"),
+            )
+
+
+def alerts_on_improvement(ctx: Context) -> Iterator[Diagnostic]:
+    """W107: a windowed alert that fires when its metric gets better by the direction the
+    metric declares (`violation_rate < 5%` where `lower is better`): an alert is for a
+    metric going the worse way. Only a written direction is read: an unwritten one is the
+    default, not a statement about the metric."""
+    for alert in ctx.module.of_type(n.Alert):
+        found = threshold_of(alert, ctx) if alert.window is not None else None
+        metric = ctx.symbols.metrics.get(found.metric) if found is not None else None
+        if found is None or metric is None or metric.direction is None:
+            continue
+        improving = ("<", "<=") if metric.lower_is_better else (">", ">=")
+        if found.op in improving:
+            worse = ">" if metric.lower_is_better else "<"
+            yield warning(
+                "W107",
+                _("the alert `{alert}` fires when `{metric}` gets better ({direction})").format(
+                    alert=alert.name, metric=metric.name, direction=metric.direction),
+                alert.when.span,
+                _("an alert watches a metric going the worse way: `{metric} {op} ...`").format(
+                    metric=metric.name, op=worse),
             )
