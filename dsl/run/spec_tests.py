@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from evaldsl.api import Spec, as_case, load
 from evaldsl.cases.case import Case
 from evaldsl.errors import EvaldslError, SpecError
@@ -297,8 +299,24 @@ def _params(node: Any, case: Mapping[str, Any], lets: Mapping[str, Any]) -> Any:
                 from_case.append(arg.name)
     try:
         return node.primitive.validate_per_case(values, from_case)
+    except ValidationError as exc:
+        _refuse_case_values(node.name, exc, from_case)
+        return None
     except ValueError:
         return None
+
+
+def _refuse_case_values(check: str, exc: ValidationError, from_case: list[str]) -> None:
+    """A value the example's case gives that the check refuses (a gold label outside the
+    taxonomy) is an error a run would give that case: the example fails, saying why, even
+    though the check's result is pinned. Other refusals (an argument the example cannot
+    supply) leave the generic pin."""
+    for err in exc.errors():
+        loc = err.get("loc", ())
+        if loc and loc[0] in from_case:
+            message = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+            raise ExampleProblem(_("`given {check}`: parameter `{name}`: {problem}").format(
+                check=check, name=loc[0], problem=message))
 
 
 def _case_field(expr: n.Expr, case: Mapping[str, Any]) -> Any:

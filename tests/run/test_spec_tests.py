@@ -125,6 +125,55 @@ class TestCli:
         assert kit.evaldsl("test", tmp_path / "none.eval").returncode == 2
 
 
+MISSPELT_GOLD = """\
+case {
+  intent: text
+}
+check intent = classify(labels: {booking: "预订", inquiry: "咨询"}, expect: case.intent)
+outcome {
+  ok if intent
+  wrong otherwise
+}
+metric accuracy = rate(ok)
+
+example "misspelt gold" {
+  case {intent: "bookng"}
+  user "我想订房"
+  given intent.label = "booking"
+  expect ok
+}
+"""
+
+
+class TestGoldOutsideTheTaxonomy:
+    """A gold label the taxonomy lacks (`bookng`) can never be chosen: the example is an
+    error naming it and the closest label, though the check's result is pinned, and a run
+    over such a case says the same."""
+
+    WORDS = ('"bookng" is not a label of the taxonomy (labels: booking, inquiry; '
+             "did you mean `booking`?)")
+
+    def test_evaldsl_test_fails_the_example(self, tmp_path: Path, kit: Any) -> None:
+        path = tmp_path / "intent.eval"
+        path.write_text(MISSPELT_GOLD, encoding="utf-8")
+        done = kit.evaldsl("test", path)
+        assert done.returncode == 1, done.stdout
+        assert "FAIL  misspelt gold" in done.stdout
+        assert "`given intent`: parameter `expect`: expected label " + self.WORDS \
+            in done.stdout
+
+    def test_evaldsl_run_errs_the_case(self, tmp_path: Path, kit: Any) -> None:
+        path = tmp_path / "intent.eval"
+        path.write_text(MISSPELT_GOLD, encoding="utf-8")
+        cases = tmp_path / "cases.jsonl"
+        cases.write_text('{"id": "a", "intent": "bookng", "messages": [{"role": "user", '
+                         '"content": "我想订房"}, {"role": "assistant", "content": "好"}]}\n',
+                         encoding="utf-8")
+        done = kit.evaldsl("run", path, cases, "--judge", "http://127.0.0.1:9/v1")
+        assert done.returncode == 4, done.stdout + done.stderr
+        assert "parameter `expect`: expected label " + self.WORDS in done.stderr
+
+
 class TestWithoutPytest:
     """`evaldsl test` is a product verb: a plain install (no dev extra, no pytest) runs it."""
 
