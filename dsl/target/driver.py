@@ -28,6 +28,7 @@ from evaldsl.model.breaker import Gate
 from evaldsl.model.errors import ModelError
 from evaldsl.model.limits import Limiter, RetryPolicy, with_retries
 from evaldsl.results import ERROR_LABEL, CaseResult, MetricError, ReportPlan
+from evaldsl.runtime.grouping import group_key
 from evaldsl.target.base import Conversation, Message, Target
 from evaldsl.target.canned import CannedResults
 from evaldsl.target.config import TargetConfig
@@ -154,7 +155,7 @@ class Driver:
         note = {**_latencies(conversation.history), "error": why}
         if brief is not None:
             note["simulator"] = None
-        return Driven(scenario, error_result(self.plan, scenario.id, why), note)
+        return Driven(scenario, error_result(self.plan, scenario, why), note)
 
     def _simulator_failed(self, scenario: Case, conversation: Conversation,
                           failed: SimulatorFailed) -> Driven:
@@ -165,7 +166,7 @@ class Driver:
             reason=failed.failure.reason)
         note = {**_latencies(conversation.history), "error": None,
                 "simulator": {"failure": kind, "reason": why}}
-        return Driven(scenario, error_result(self.plan, scenario.id, why), note)
+        return Driven(scenario, error_result(self.plan, scenario, why), note)
 
     async def aclose(self) -> None:
         await self.target.aclose()
@@ -208,12 +209,15 @@ def _trial_key(scenario: Case) -> str:
     return f"{scenario.id}#{trial}" if isinstance(trial, int) and trial > 1 else scenario.id
 
 
-def error_result(plan: ReportPlan, case_id: str, reason: str) -> CaseResult:
+def error_result(plan: ReportPlan, scenario: Case, reason: str) -> CaseResult:
     """A case that could not be judged: every block `error`, every check and metric an
-    error with `reason`, as a case whose judge never answered."""
+    error with `reason`, as a case whose judge never answered. Its groups are read from
+    the scenario's fields, as a judged case's are before anything is judged, so the error
+    is counted in its own group of a `by` metric."""
     blocks = [key for key, _labels in plan.blocks]
     return CaseResult(
-        case_id, dict.fromkeys(blocks, ERROR_LABEL), dict.fromkeys(blocks),
+        scenario.id, dict.fromkeys(blocks, ERROR_LABEL), dict.fromkeys(blocks),
         {name: CheckResult.error(reason, name) for name in plan.checks}, (),
         {m.name: MetricError(reason) for m in plan.metrics}, None,
-        dict.fromkeys(blocks, reason))
+        dict.fromkeys(blocks, reason),
+        groups={m.name: group_key(scenario.fields, m.by) for m in plan.metrics if m.by})

@@ -63,3 +63,28 @@ def test_a_callable_that_does_not_exist_stops_the_run(kit: Any, tmp_path: Path,
                        tmp_path / "evaldsl.toml", "--transcripts", tmp_path / "t.jsonl")
     assert done.returncode == 2
     assert "target `engine`: cannot load `tests.support.python_agent:nope`" in done.stderr
+
+
+def test_a_scenario_the_agent_failed_keeps_its_group(kit: Any, tmp_path: Path) -> None:
+    """A conversation the agent broke off is an error in its own group, `by case.intent`
+    read from the scenario, not in a group of no value."""
+    spec = tmp_path / "grouped.eval"
+    spec.write_text(
+        'case { intent: text }\n'
+        'check second_turn = keyword(scope: replies, any: ["<turn 2>"])\n'
+        'metric second_rate = rate(second_turn) by case.intent\n', encoding="utf-8")
+    (tmp_path / "evaldsl.toml").write_text(
+        '[targets.engine]\nkind = "python"\ncallable = "tests.support.python_agent:echo"\n',
+        encoding="utf-8")
+    scenarios = tmp_path / "scenarios.jsonl"
+    write_rows(scenarios, [{"id": "a", "intent": "booking", "messages": ["一", "二"]},
+                           {"id": "b", "intent": "refund", "messages": ["一", "BOOM"]}])
+    done = kit.evaldsl("run", spec, scenarios, "--target", "engine", "--config",
+                       tmp_path / "evaldsl.toml", "--transcripts", tmp_path / "t.jsonl",
+                       "-o", tmp_path / "report.json", "--results", tmp_path / "r.jsonl")
+    assert done.returncode == 0, done.stderr
+    (metric,) = json.loads((tmp_path / "report.json").read_text("utf-8"))["metrics"]
+    groups = {tuple(g["key"]): (g["denominator"], g["errors"]) for g in metric["groups"]}
+    assert groups == {("booking",): (1, 0), ("refund",): (0, 1)}
+    failed = next(r for r in read_jsonl(tmp_path / "r.jsonl") if r.get("id") == "b")
+    assert failed["groups"] == {"second_rate": ["refund"]}
