@@ -65,6 +65,8 @@ class DefaultRuntime:
         self.temperature = temperature
         self.identity: str | None = getattr(judge, "cache_identity", None)
         """Answers are cached only for judges that say who they are."""
+        self.shown: str | None = getattr(judge, "shown_identity", None) or self.identity
+        """The judge named as the source of cached answers (no URL path or query)."""
         self._closers = list(closers)
         self.contact = Contact()
         """Whether the judge has answered yet (a refused first connection stops the run)."""
@@ -187,7 +189,7 @@ class DefaultRuntime:
         if key is not None and self.cache is not None:
             stored = self.cache.get(key, lambda value: _fits(value, request.schema))
             if stored is not None:
-                self.tally.add(cached=1)
+                self.tally.add(cached=1, source=self._source(model))
                 return self.redactor.value(stored)
         answer = await self._whole(request, model, "chat")
         try:
@@ -201,6 +203,7 @@ class DefaultRuntime:
                 raw = second.text or json.dumps(second.parsed, ensure_ascii=False)
                 raise MalformedAnswer(f"{again} (after one repair request)", raw) from None
         value = self.redactor.value(value)
+        key = self._key(request, model, sample)  # in the form the judge answered in
         if key is not None and self.cache is not None:
             self.cache.put(key, "chat", value)
         return value
@@ -226,14 +229,23 @@ class DefaultRuntime:
         raise CutOff(_("the judge's answer was cut off at {tokens} tokens, also when asked "
                        "again with a larger budget").format(tokens=tokens), again.text)
 
+    def _source(self, model: str | None, shown: bool = True) -> str:
+        """The judge an answer is from: its identity (endpoint and model; as `run` shows it,
+        or as the cache keys it), and the model a check asks for in place of the
+        endpoint's, if any."""
+        identity = (self.shown if shown else self.identity) or "?"
+        return f"{identity}/{model}" if model else identity
+
     def _key(self, request: JudgeRequest, model: str | None, sample: int = 0) -> str | None:
         """The answer's cache address. A sample after the first adds its index: each
         sample is stored on its own, the first under the address a single answer has,
         so raising `votes` asks only for the samples not yet stored."""
         if self.identity is None:
             return None
-        identity = f"{self.identity}/{model}" if model else self.identity
-        payload = [request.messages, request.schema, request.temperature, request.max_tokens]
+        identity = self._source(model, shown=False)
+        form = getattr(self.judge, "response_format", None)
+        payload = [request.messages, request.schema, request.temperature, request.max_tokens,
+                   {"format": form}]
         if sample:
             payload.append({"sample": sample})
         return cache_key("chat", identity, payload)

@@ -63,11 +63,16 @@ class ModelStats:
     """Answers cut off at `max_tokens` (`finish_reason: "length"`), retries' included."""
     truncation_retries: int = 0
     """Requests asked again with a larger budget because their answer was cut off."""
+    cached_by: dict[str, int] = field(default_factory=dict)
+    """Answers from the cache per judge that gave them (`openai:model@url`)."""
 
     def merge(self, other: ModelStats) -> ModelStats:
         kinds = dict(self.by_kind)
         for k, v in other.by_kind.items():
             kinds[k] = kinds.get(k, 0) + v
+        sources = dict(self.cached_by)
+        for k, v in other.cached_by.items():
+            sources[k] = sources.get(k, 0) + v
         return ModelStats(
             self.calls + other.calls, self.cached + other.cached, self.retries + other.retries,
             self.errors + other.errors, self.prompt_tokens + other.prompt_tokens,
@@ -76,6 +81,7 @@ class ModelStats:
             self.cache_write_failures + other.cache_write_failures,
             self.not_asked + other.not_asked, self.stopped or other.stopped,
             self.truncated + other.truncated, self.truncation_retries + other.truncation_retries,
+            sources,
         )
 
 

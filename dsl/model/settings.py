@@ -332,3 +332,20 @@ def _boolean(value: Any) -> bool:
     if isinstance(value, str):
         return value.strip().lower() not in ("", "0", "false", "no", "off")
     return bool(value)
+
+
+def endpoint_identity(endpoint: Endpoint, shown: bool = False) -> str:
+    """Who answers at an endpoint: `openai:gpt-4o-mini@https://api.example.com/v1`, what the
+    answer cache keys answers by (hashed: the cache file holds only the digest), so answers
+    of one server are never served for another. `shown` gives the form `run` prints,
+    `openai:gpt-4o-mini@api.example.com:443`: host and port only, as connection errors name
+    a server, since a gateway may carry a token in its path or query."""
+    from urllib.parse import urlsplit
+
+    if not endpoint.base_url:
+        return f"{endpoint.provider}:{endpoint.model}"
+    if not shown:
+        return f"{endpoint.provider}:{endpoint.model}@{endpoint.base_url}"
+    parts = urlsplit(endpoint.base_url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    return f"{endpoint.provider}:{endpoint.model}@{parts.hostname or ''}:{port}"

@@ -16,8 +16,10 @@ class Tally:
 
     def add(self, calls: int = 0, cached: int = 0, retries: int = 0, errors: int = 0,
             prompt_tokens: int = 0, completion_tokens: int = 0, kind: str | None = None,
-            not_asked: int = 0, truncated: int = 0, truncation_retries: int = 0) -> None:
-        """Add to the counters; `kind` also counts `calls` under `by_kind[kind]`."""
+            not_asked: int = 0, truncated: int = 0, truncation_retries: int = 0,
+            source: str | None = None) -> None:
+        """Add to the counters; `kind` also counts `calls` under `by_kind[kind]`, `source`
+        counts `cached` under `cached_by[source]` (the judge the answers were from)."""
         with self._lock:
             s = self._stats
             s.calls += calls
@@ -31,6 +33,8 @@ class Tally:
             s.truncation_retries += truncation_retries
             if kind is not None:
                 s.by_kind[kind] = s.by_kind.get(kind, 0) + calls
+            if source is not None and cached:
+                s.cached_by[source] = s.cached_by.get(source, 0) + cached
 
     def snapshot(self) -> ModelStats:
         """A copy of the counters now."""

@@ -498,4 +498,6 @@ def cost_dict(stats: Any) -> dict[str, Any]:
             "cache_read_failures": get("cache_read_failures"),
             "cache_write_failures": get("cache_write_failures"),
             "not_asked": get("not_asked"), "stopped_asking": getattr(stats, "stopped", None),
-            "truncated": get("truncated"), "truncation_retries": get("truncation_retries")}
+            "truncated": get("truncated"), "truncation_retries": get("truncation_retries"),
+            "cached_by": {str(k): int(v) for k, v in (getattr(stats, "cached_by", None)
+                                                       or {}).items()}}

@@ -203,13 +203,26 @@ def cut_line(cost: Mapping[str, Any]) -> list[str]:
 
 
 def cache_line(cost: Mapping[str, Any]) -> list[str]:
-    """`answer cache: 12 reads failed, 0 writes failed`, only when something failed: a
-    damaged cache costs calls, never verdicts, and the summary must say where they went."""
+    """Which judge the cached answers came from (`12 answers from the cache, all of judge
+    `openai:m@url``), and `answer cache: 12 reads failed, 0 writes failed` only when
+    something failed: a damaged cache costs calls, never verdicts, and the summary must say
+    where they went."""
+    lines = _cached_by(cost.get("cached_by") or {})
     reads, writes = cost.get("cache_read_failures", 0), cost.get("cache_write_failures", 0)
-    if not (reads or writes):
-        return []
-    return [_("answer cache: {reads} reads failed, {writes} writes failed").format(
-        reads=reads, writes=writes)]
+    if reads or writes:
+        lines.append(_("answer cache: {reads} reads failed, {writes} writes failed").format(
+            reads=reads, writes=writes))
+    return lines
+
+
+def _cached_by(sources: Mapping[str, int]) -> list[str]:
+    if len(sources) == 1:
+        ((judge, count),) = sources.items()
+        return [ngettext("{count} answer from the cache, of judge `{judge}`",
+                         "{count} answers from the cache, all of judge `{judge}`",
+                         count).format(count=count, judge=judge)]
+    return [_("from the cache: {count} answers of judge `{judge}`").format(count=c, judge=j)
+            for j, c in sorted(sources.items())]
 
 
 def error_line(reasons: list[Mapping[str, Any]]) -> str:

@@ -23,7 +23,7 @@ from evaldsl.i18n import N_, _
 from evaldsl.model.errors import MalformedAnswer
 from evaldsl.model.loops import PerLoop
 from evaldsl.model.openai.judge import async_http_client, encode, translate
-from evaldsl.model.settings import Endpoint
+from evaldsl.model.settings import Endpoint, endpoint_identity
 
 
 class OpenAIEmbedder:
@@ -33,7 +33,7 @@ class OpenAIEmbedder:
                  ) -> None:
         self.endpoint = endpoint
         self.model = endpoint.model
-        self.cache_identity = f"{endpoint.provider}:{endpoint.model}"
+        self.cache_identity = endpoint_identity(endpoint)
         self._base_url = base_url or (lambda: endpoint.base_url)
         self._clients: PerLoop[openai.AsyncOpenAI] = PerLoop(self._client, _aclose)
 

@@ -48,7 +48,7 @@ from evaldsl.model.errors import (
 from evaldsl.model.loops import PerLoop
 from evaldsl.model.protocols import JudgeAnswer, JudgeRequest
 from evaldsl.model.redact import Redactor
-from evaldsl.model.settings import Endpoint
+from evaldsl.model.settings import Endpoint, endpoint_identity
 from evaldsl.model.structured import Unparsed, parse_object
 
 FORMATS = ("json_schema", "json_object_schema", "json_object", "none")
@@ -74,8 +74,11 @@ class OpenAIJudge:
         runs once, in a worker thread, before the first request (starting a local server)."""
         self.endpoint = endpoint
         self.model = endpoint.model
-        self.cache_identity = identity or f"{endpoint.provider}:{endpoint.model}"
-        """What the cache keys answers by: provider and model, never the URL."""
+        self.cache_identity = identity or endpoint_identity(endpoint)
+        """What the cache keys answers by: provider, model and endpoint URL (hashed)."""
+        self.shown_identity = identity or endpoint_identity(endpoint, shown=True)
+        """The judge as `run` names the source of cached answers: the URL's host and port
+        only."""
         self.context_tokens = endpoint.context
         """The context window, when known: the runtime checks a prompt against it first."""
         self._base_url = base_url or (lambda: endpoint.base_url)
