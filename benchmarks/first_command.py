@@ -9,7 +9,8 @@ on a quiet 2-core machine, with nothing compiled.
 `--no-cache-dir` (the default) makes pip download every package, as on a
 machine that never installed evaldsl; `--pip-cache` lets pip reuse its wheel
 cache, which only measures a reinstall. `--extras dev,local` times the
-optional local judge instead (llama-cpp-python compiles; pass `--spec
+optional local judge instead (llama-cpp-python compiles, with the README's
+`CMAKE_ARGS` unless the environment sets its own; pass `--spec
 specs/repair_booking.eval --judge-local` to run the judged spec). Each run
 prints its figures and the load average, since a shared machine's load moves
 them a lot; with `--runs N` the medians close the output.
@@ -32,6 +33,9 @@ from typing import NamedTuple
 REPO = Path(__file__).resolve().parent.parent
 TARGET_S = 300.0
 """The issue's bound for the whole first command on a quiet machine."""
+README_CMAKE_ARGS = "-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF"
+"""The README's build flags for llama-cpp-python, used when the `local` extra is timed, so
+the figure is the README's line's."""
 SPEC = "specs/repair_booking_offline.eval"
 CASES = "examples/repair_booking.jsonl"
 
@@ -74,6 +78,8 @@ def measure(args: argparse.Namespace) -> Timing:
         env = {**os.environ, "EVALDSL_CACHE_DIR": str(work / "cache"),
                "EVALDSL_MODELS_DIR": str(work / "models"), "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
         env.pop("VIRTUAL_ENV", None)
+        if "local" in args.extras:
+            env.setdefault("CMAKE_ARGS", README_CMAKE_ARGS)
         pip = ["-m", "pip", "install", "-q"] + ([] if args.pip_cache else ["--no-cache-dir"])
         venv = work / "venv"
         python = str(venv / "bin" / "python")

@@ -17,8 +17,10 @@ class TestUnknownNames:
         )
 
     def test_nothing_close_suggests_defining_it(self) -> None:
-        """Without a close name, the hint says how to define one."""
+        """Without a close name, the hint says how to define one, after the labels a
+        metric may mean."""
         assert of(BASE + "metric m = rate(zzz)\n", "E101")[0].hint == (
+            "the labels are `success` and `failure`; "
             "define it first, e.g. `let zzz = ...` or `check zzz = ...`")
 
     def test_missing_parameter_constant_suggests_a_let(self) -> None:
@@ -217,3 +219,15 @@ class TestDefinitionCycles:
         text = "".join(f"let x{i} = x{i + 1} + 1\n" for i in range(200)) + "let x200 = 1\n" \
             "metric m = mean(x0)\n"
         assert codes(text) == []
+
+
+class TestUnknownLabelInAMetric:
+    def test_a_label_far_from_any_name_lists_the_outcomes_labels(self) -> None:
+        """`通过` is close to no name by spelling; in a metric it is surely a label."""
+        from evaldsl.checker import check_source
+
+        spec = ('check k = keyword(any: ["好"])\noutcome {\n  成功 if k\n  失败 otherwise\n}\n'
+                "metric m = rate(通过)\n")
+        [found] = check_source(spec, "t.eval")[1]
+        assert found.code == "E101"
+        assert found.hint.startswith("the labels are `成功` and `失败`; define it first")

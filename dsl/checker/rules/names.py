@@ -40,6 +40,9 @@ class _Want(NamedTuple):
     parameter: str = ""
     choices: tuple[str, ...] = ()
     """The words of a choice parameter the name was given to."""
+    label: bool = False
+    """A place where an outcome label is read (a metric, a condition), so the hint names
+    the labels when no name is close."""
 
 
 _ORDERINGS = frozenset({"<", "<=", ">", ">="})
@@ -66,8 +69,13 @@ def _referenced(exprs: list[n.Expr]) -> list[n.Name]:
     return [e for e in exprs if isinstance(e, n.Name) and id(e) not in reads]
 
 
+_LABEL_ROLES = frozenset({"metric", "condition", "where", "sample", "expect", "alert"})
+
+
 def _want(ctx: Context, site: Site) -> _Want:
-    """What a check argument expects; nothing in particular elsewhere."""
+    """What a check argument expects; where labels are read, a label; else nothing."""
+    if site.role in _LABEL_ROLES:
+        return _Want(label=bool(ctx.symbols.labels))
     if site.role != "arg" or not isinstance(site.owner, n.Check):
         return _Want()
     primitive = ctx.primitive_of(site.owner)
@@ -147,11 +155,14 @@ def _resolve(ctx: Context, name: n.Name, want: _Want) -> Diagnostic | None:
             _("did you mean `{close}`? {labels}").format(close=close, labels=_labels(ctx)),
             close,
         )
+    hint = _unknown_hint(ctx, word, close)
+    if close is None and want.label:
+        hint = _("{labels}; {define}").format(labels=_labels(ctx), define=hint)
     return error(
         "E101",
         _("unknown name `{word}`").format(word=word),
         name.span,
-        _unknown_hint(ctx, word, close),
+        hint,
         close or "",
     )
 
