@@ -14,14 +14,20 @@ the figures per source corpus, and how far single annotators are from the
 others (the ceiling any automatic judge can be held to). Then `calibrate
 --fit`: the shipped spec's four weights, and the refined spec
 (specs/quality_monitoring_uss.eval, task-outcome signals added) from its
-starting weights, each 5-fold cross-validated over three seeds; it checks
-that the refined spec in specs/ is the seed-0 fit's patch applied to its
-start. docs/calibration.md publishes and reads the figures.
+starting weights, each 5-fold cross-validated over three seeds.
+
+The refined spec is fitted on the dev half of the dialogs only (a fixed hash of
+the id, `half`) and measured on the test half, which neither the choice of its
+checks nor the fit saw; the script checks that the refined spec in specs/ is the
+seed-0 dev fit's patch applied to its start. `--compare SPEC` measures another
+spec of the same score on the same test half (an earlier version, say).
+docs/calibration.md publishes and reads the figures.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -47,6 +53,13 @@ def dialogs(data: Path) -> Iterator[dict[str, Any]]:
     for name in ("uss_sgd.jsonl", "uss_mwoz.jsonl"):
         with (data / "uss" / name).open(encoding="utf-8") as f:
             yield from (json.loads(line) for line in f if line.strip())
+
+
+def half(dialog_id: str) -> str:
+    """`dev` or `test`: the first 12 hex digits of the id's sha256, as a fraction of 16**12,
+    below 0.5 is dev. Fixed by the id alone, so every run splits the same way."""
+    fraction = int(hashlib.sha256(dialog_id.encode("utf-8")).hexdigest()[:12], 16) / 16 ** 12
+    return "dev" if fraction < 0.5 else "test"
 
 
 def points(rating: float) -> float:
@@ -185,12 +198,18 @@ def fit(spec: Path, results: Path, labels: Path, seed: int) -> dict[str, Any]:
             "fitted": figures["fitted"], "patch": figures["patch"]}
 
 
-def refined(out: Path, labels: Path) -> dict[str, Any]:
-    """The refined spec from its starting weights, fitted; and whether specs/ holds that fit."""
+def refined(out: Path, labels: list[dict[str, Any]],
+            compare: Path | None = None) -> dict[str, Any]:
+    """The refined spec from its starting weights, fitted on the dev half; its figures on the
+    test half; and whether specs/ holds that fit."""
+    halves = {}
+    for name in ("dev", "test"):
+        halves[name] = out / f"labels.{name}.jsonl"
+        write_jsonl(halves[name], [r for r in labels if half(r["id"]) == name])
     start = start_spec(out)
     results = out / "results.refined.jsonl"
     evaldsl("run", start, out / "cases.jsonl", "--results", results, "--overwrite")
-    fits = [fit(start, results, labels, seed) for seed in SEEDS]
+    fits = [fit(start, results, halves["dev"], seed) for seed in SEEDS]
     patched = out / "patched"
     patched.mkdir(exist_ok=True)
     (patched / start.name).write_text(start.read_text("utf-8"), "utf-8")
@@ -198,16 +217,42 @@ def refined(out: Path, labels: Path) -> dict[str, Any]:
         f"b/{str(start).lstrip('/')}", f"b/{start.name}")
     subprocess.run(["git", "apply", "-p1", "-"], input=diff, text=True, cwd=patched,
                    check=True)
-    same = (patched / start.name).read_text("utf-8") == FITTED_SPEC.read_text("utf-8")
+    fitted = patched / start.name
+    same = fitted.read_text("utf-8") == FITTED_SPEC.read_text("utf-8")
     for f in fits:
         f.pop("patch")
-    return {"fits": fits, "shipped_spec_is_the_seed_0_fit": same}
+    specs = {"start": start, "fitted": fitted}
+    if compare is not None:
+        specs["compare"] = compare
+    measured = {name: measure(spec, out / "cases.jsonl", out / f"results.{name}.jsonl", halves)
+                for name, spec in specs.items()}
+    return {"dialogs": {name: sum(1 for r in labels if half(r["id"]) == name)
+                        for name in ("dev", "test")},
+            "fits_on_dev": fits, "measured": measured,
+            "shipped_spec_is_the_seed_0_dev_fit": same}
+
+
+def measure(spec: Path, cases: Path, results: Path, halves: dict[str, Path]) -> dict[str, Any]:
+    """`spec` as it stands (no fit) against the ratings of each half: on dev it is in-sample
+    for a fitted spec, on test it is held out."""
+    evaldsl("run", spec, cases, "--results", results, "--overwrite")
+    figures = {}
+    for name, labels in halves.items():
+        done = evaldsl("calibrate", results, labels, "--spec", spec, "--outcome", "level",
+                       "--score", SCORE_METRIC, "--human-scale", "1-5", "--format", "json")
+        got = json.loads(done.stdout)
+        figures[name] = {"n": got["scores"]["n"], "spearman": got["scores"]["spearman"],
+                         "mad": got["scores"]["mad"], "level_agreement": got["labels"]["agreement"],
+                         "kappa": got["labels"]["kappa"]}
+    return figures
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", type=Path, default=shared_data())
     parser.add_argument("--out", type=Path, default=None, help="keep the files here")
+    parser.add_argument("--compare", type=Path, default=None,
+                        help="another spec of the same score, measured on the same test half")
     parser.add_argument("--smoke", action="store_true",
                         help="30 dialogs, model checks judged by the test server on 127.0.0.1")
     args = parser.parse_args()
@@ -221,7 +266,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as scratch:
             out = args.out or Path(scratch)
             out.mkdir(parents=True, exist_ok=True)
-            figures = calibrate_uss(args.data, out, 30 if args.smoke else None)
+            figures = calibrate_uss(args.data, out, 30 if args.smoke else None, args.compare)
             print(json.dumps(figures, ensure_ascii=False, indent=2))
     finally:
         if server is not None:
@@ -240,7 +285,8 @@ def smoke_judge() -> Any:
     return server
 
 
-def calibrate_uss(data: Path, out: Path, limit: int | None = None) -> dict[str, Any]:
+def calibrate_uss(data: Path, out: Path, limit: int | None = None,
+                  compare: Path | None = None) -> dict[str, Any]:
     source = list(dialogs(data))[:limit]
     labels = [to_label(d) for d in source]
     write_jsonl(out / "cases.jsonl", [to_case(d) for d in source])
@@ -265,7 +311,7 @@ def calibrate_uss(data: Path, out: Path, limit: int | None = None) -> dict[str, 
         "annotators": annotators(labels),
         "metrics": {m["name"]: m["value"] for m in report["metrics"]},
         "shipped_fit": fit(SPEC, results, out / "labels.jsonl", 0),
-        "refined": refined(out, out / "labels.jsonl"),
+        "refined": refined(out, labels, compare),
         "review_selected": (report.get("review") or {}).get("selected"),
     }
 
