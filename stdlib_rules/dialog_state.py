@@ -2,8 +2,10 @@
 required actions happened, in order if asked).
 
 Both answer per item, so reports can show a fill rate per slot. A slot may
-carry a deterministic pattern: when it matches, the slot is filled without a
-model, and when every slot is decided that way the check costs no call.
+carry a deterministic pattern: a slot with a pattern is decided by it alone (a
+match fills it, no match leaves it unfilled) and never asks a model, unless the
+spec says `ask_unmatched: true`. When every slot has a pattern the check costs no
+call, and a run needs no judge configured.
 """
 
 from __future__ import annotations
@@ -49,7 +51,11 @@ class SlotsParams(VotedParams):
     mode: Literal["slot", "step", "hybrid"] = "slot"
     """When a slot counts as filled; see `MODES`."""
     patterns: dict[str, str] = Field(default_factory=dict)
-    """Regular expressions per slot, tried before the model; a match fills the slot."""
+    """Regular expressions per slot: a match fills the slot, no match leaves it unfilled;
+    a slot with a pattern never asks a model (unless `ask_unmatched`)."""
+    ask_unmatched: bool = False
+    """Ask the model about a slot whose pattern did not match, instead of leaving it
+    unfilled."""
 
     @property
     def described(self) -> dict[str, str]:
@@ -101,13 +107,16 @@ class SlotsCheck(ChatCheck):
     def plan(self, params: SlotsParams, unit: Unit) -> Plan:
         text = _pattern_text(params, unit)
         try:
-            decided = {n: True for n, p in params.used_patterns.items() if timed_search(p, text)}
+            decided = {n: bool(timed_search(p, text)) for n, p in params.used_patterns.items()}
         except TimeoutError:
             # Only this check of the round errors: the plan carries the result itself.
             return Plan(result=CheckResult.error(timeout_reason()))
+        if params.ask_unmatched:
+            decided = {n: True for n, hit in decided.items() if hit}
         asked = [n for n in params.described if n not in decided]
         if not asked:
-            return Plan(result=share_result(decided, params.min, filled=decided))
+            filled = {n: decided[n] for n in params.described}
+            return Plan(result=share_result(filled, params.min, filled=filled))
         evidence = bounded_text("the dialog's own words, or empty", QUOTE_CHARS)
         item = {"type": "object", "properties": {"evidence": evidence},
                 "required": ["evidence"], "additionalProperties": False}
@@ -203,8 +212,11 @@ def slots(params: SlotsParams) -> SlotsCheck:
 
     `.score` (and `.value`) is filled / total; `.passed` is score >= `min`.
     Modes: `slot` (the value was stated), `step` (the agent asked for or
-    confirmed it), `hybrid` (both). A slot whose `patterns` regex matches is
-    filled without asking a model. The slots may come from the case
+    confirmed it), `hybrid` (both). A slot given a `patterns` regex is decided
+    by it alone: a match fills it, no match leaves it unfilled, and no model is
+    asked (`ask_unmatched: true` asks the model about an unmatched one). Only
+    slots without a pattern are asked of a model, so a check whose slots all
+    have patterns runs with no judge configured. The slots may come from the case
     (`slots: case.required`): each case is judged on its own goal.
 
         check completion = slots(scope: dialog, min: 0.6,
