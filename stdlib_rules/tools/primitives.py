@@ -62,7 +62,8 @@ class ArgsMatchParams(Params):
     """Let `math.factorial` match `math_factorial`."""
 
 
-@primitive("args_match", params=ArgsMatchParams, scopes=CALL_SCOPES,
+@primitive("args_match", reads_text=False,
+           params=ArgsMatchParams, scopes=CALL_SCOPES,
            default_scope="last_reply",
            fields={"strict": ValueType.BOOL, "mismatches": ValueType.LIST,
                    "strict_mismatches": ValueType.LIST, "pairs": ValueType.LIST,
@@ -148,7 +149,8 @@ class ToolCalledParams(Params):
         return 0 if self.max_times == 0 else 1
 
 
-@primitive("tool_called", params=ToolCalledParams, scopes=CALL_SCOPES, default_scope="dialog",
+@primitive("tool_called", reads_text=False,
+           params=ToolCalledParams, scopes=CALL_SCOPES, default_scope="dialog",
            fields={"count": ValueType.NUMBER}, cost=Cost.FREE,
            dynamic={"name", "min_times", "max_times"},
            pin=lambda p, f: measured(f, lambda v: v >= p.fewest and (

@@ -95,7 +95,8 @@ class TrajectoryParams(Params):
         return self
 
 
-@primitive("trajectory", params=TrajectoryParams, scopes=CALL_SCOPES, default_scope="dialog",
+@primitive("trajectory", reads_text=False,
+           params=TrajectoryParams, scopes=CALL_SCOPES, default_scope="dialog",
            fields={"missing": ValueType.LIST, "extra": ValueType.LIST,
                    "calls": ValueType.LIST},
            cost=Cost.FREE, value_type=ValueType.LIST, value_range=None,

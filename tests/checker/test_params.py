@@ -158,8 +158,8 @@ class TestScopeArguments:
             '1 | check j = judge(criteria: "x", scope: dialogue)\n'
             "  |                                       ^^^^^^^^\n"
             "hint: did you mean `dialog`? the scopes are `last_reply`, `replies`, `each_reply`, "
-            "`any_reply`, `dialog`, `first_user`, `user_turns`, `last_user`, `tool_results` and "
-            "`turn(N)`"
+            "`any_reply`, `dialog`, `first_user`, `user_turns`, `last_user`, `tool_results`, "
+            "`each_exchange`, `any_exchange` and `turn(N)`"
         )
 
     def test_quoted_scope(self) -> None:
