@@ -32,7 +32,7 @@ def test_mypy_strict_is_clean(tmp_path: Path) -> None:
 
 
 def test_shipped_specs_pass_check_strict() -> None:
-    specs = sorted(str(p) for p in (REPO / "specs").glob("*.eval"))
+    specs = sorted(str(p) for p in (REPO / "specs").rglob("*.eval"))
     assert specs, "the project ships example specs"
     result = _run(sys.executable, "-m", "evaldsl", "check", "--strict", *specs)
     assert result.returncode == 0, result.stdout + result.stderr
