@@ -12,7 +12,9 @@ by a crash is the session that had not finished: it is cut off and that
 session is judged again when it arrives again. One process writes a journal
 at a time (`journal_lock`), and its first line names the spec (by hash) it
 was written for: another spec's journal is refused, not folded into windows
-it does not fit.
+it does not fit. A damaged line anywhere else (not JSON, or not the shape a
+journal line has) refuses the start with the file and line (`CaseDataError`,
+exit 3): skipping it could judge a session twice or fire an alert again.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from evaldsl.errors import ConfigError
+from evaldsl.errors import CaseDataError, ConfigError
 from evaldsl.i18n import _
 from evaldsl.report.finite import nulled
 from evaldsl.report.journal_lock import lock
@@ -50,17 +52,33 @@ class WatchJournal:
         self._fd = self._file.fileno()
         self._dirty = False
 
-    def replay(self) -> Iterator[dict[str, Any]]:
-        """Every complete line in order; a torn last line is cut off the file."""
+    def replay(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        """Every complete line in order with its number; a torn last line is cut off the
+        file; a line that is not a JSON object raises `CaseDataError` naming it."""
         self._file.seek(0)
         data = self._file.read()
         good = data.rfind(b"\n") + 1
         if good < len(data):
             self._file.truncate(good)
-        for raw in data[:good].splitlines():
+        for number, raw in enumerate(data[:good].splitlines(), 1):
             if raw.strip():
-                yield json.loads(raw)
+                yield number, self._entry(number, raw)
         self._file.seek(0, os.SEEK_END)
+
+    def _entry(self, number: int, raw: bytes) -> dict[str, Any]:
+        try:
+            entry = json.loads(raw)
+        except (ValueError, RecursionError):
+            entry = None
+        if not isinstance(entry, dict):
+            raise self.damaged(number, _("not a JSON object"))
+        return entry
+
+    def damaged(self, number: int, reason: str) -> CaseDataError:
+        """The error that refuses a damaged line of this journal."""
+        return CaseDataError(str(self.path), number, _("a damaged watch journal line: {reason}")
+                             .format(reason=reason),
+                             hint=_("repair or delete that line, or start a new --state folder"))
 
     def append(self, entry: dict[str, Any]) -> None:
         """One line, handed to the system before this returns (a killed process keeps it)."""

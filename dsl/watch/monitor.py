@@ -7,13 +7,24 @@ journaled, then folded into its windows, then every alert that newly holds
 is journaled and handed to the sinks. Building a monitor replays its
 journal, so a restarted watch has the same sessions, windows and fired
 alerts as the one that stopped.
+
+`Monitor.ingest_chunks` takes a batch (one POST body, one read of a followed
+file) chunk by chunk: each chunk is decoded and validated in a worker thread,
+judged there too when the spec has no model checks (model checks are awaited
+on the event loop), and only the bookkeeping runs on the loop, so a huge
+batch never holds up another request. The batch's `Tally` counts its own rows
+only, and names at most `MAX_BAD_NAMED` bad rows (on stderr and in the
+answer): the rest are counted, so standard error stays bounded.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sys
+import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +32,7 @@ from evaldsl.api import Spec
 from evaldsl.cases.case import Case
 from evaldsl.cases.loading import BadRow, RawRow
 from evaldsl.cases.rows import CaseSchema
-from evaldsl.i18n import _
+from evaldsl.i18n import _, ngettext
 from evaldsl.results import CaseResult
 from evaldsl.values import ErrorValue
 from evaldsl.watch.alerts import AlertPlans, WindowAlert, alert_plans
@@ -32,6 +43,36 @@ from evaldsl.watch.windows import Windows, window_start
 
 DEFAULT_WINDOW_S = 3600
 """The window of the reports when no alert declares one."""
+
+MAX_BAD_NAMED = 20
+"""Bad rows one batch names on stderr and in its answer; the others are counted."""
+
+
+@dataclass
+class Tally:
+    """What one batch of rows came to: its own rows only, whatever else arrives meanwhile."""
+
+    judged: int = 0
+    duplicates: int = 0
+    bad: int = 0
+    blank: int = 0
+    bad_named: list[str] = field(default_factory=list)
+    """The first `MAX_BAD_NAMED` bad rows, `file:line: reason`."""
+    alerts: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def rows(self) -> int:
+        return self.judged + self.duplicates + self.bad + self.blank
+
+
+_BLANK = b" \t\r\n\x0b\x0c\x1c\x1d\x1e\x1f"
+"""ASCII bytes that `str.strip` removes: a line of only these is blank."""
+_SPACE = b" \t\r\n\x0b\x0c\xef\xbb\xbf"
+"""Bytes a row may start with before its JSON text (a UTF-8 byte order mark included)."""
+
+Prepared = tuple[Case | BadRow | None, CaseResult | None]
+"""A row decoded (a case, a bad row, None for a blank line) and, when judged in the
+worker thread, its result."""
 
 
 class Monitor:
@@ -60,52 +101,152 @@ class Monitor:
 
     def _replay(self) -> None:
         entries = self.journal.replay()
-        header = next(entries, None)
+        header = next(entries, (0, None))[1]
         if header is None:
             self.journal.append({"kind": "header", "version": VERSION,
                                  "spec_hash": self.spec.hash})
             return
         if header.get("kind") != "header" or header.get("spec_hash") != self.spec.hash:
             raise ForeignJournalError(self.journal.path)
-        for entry in entries:
-            if entry.get("kind") == "session":
-                self.processed.add(entry["id"])
-                self.windows.add(CaseResult.from_dict(entry["record"]), entry["record"],
-                                 entry["at"])
-            elif entry.get("kind") == "alert":
-                self.fired.add(entry["key"])
+        for number, entry in entries:
+            try:
+                self._replay_entry(entry)
+            except KeyError as exc:
+                raise self.journal.damaged(number, _("the field `{name}` is missing").format(
+                    name=exc.args[0])) from None
+            except (TypeError, ValueError, AttributeError, RecursionError) as exc:
+                raise self.journal.damaged(number, str(exc) or type(exc).__name__) from None
+
+    def _replay_entry(self, entry: dict[str, Any]) -> None:
+        kind = entry.get("kind")
+        if kind == "session":
+            record, at, case_id = entry["record"], float(entry["at"]), entry["id"]
+            if not isinstance(case_id, str) or not isinstance(record, dict):
+                raise TypeError(_("a session line needs a text `id` and a `record` object"))
+            result = CaseResult.from_dict(record)
+            self.windows.add(result, record, at)
+            self.processed.add(case_id)
+        elif kind == "alert":
+            key = entry["key"]
+            if not isinstance(key, str):
+                raise TypeError(_("an alert line needs a text `key`"))
+            self.fired.add(key)
 
     async def ingest(self, raw: RawRow, at: float) -> list[dict[str, Any]]:
         """Judge one row that arrived at `at` (epoch seconds); the alerts it fired."""
-        item = raw.item(self._schema)
+        tally = Tally()
+        await self._take(raw, self._decode(raw), None, at, tally)
+        return tally.alerts
+
+    async def ingest_chunks(self, chunks: Iterator[Sequence[RawRow]],
+                            clock: Callable[[], float] = time.time) -> Tally:
+        """Judge a batch given as chunks of rows, each decoded (and, for a spec without
+        model checks, judged) in a worker thread; what this batch alone came to."""
+        tally = Tally()
+        while True:
+            prepared = await asyncio.to_thread(self._prepare, chunks, tally.bad)
+            if prepared is None:
+                break
+            rows, unnamed, blank = prepared
+            self.bad_rows += unnamed
+            tally.bad += unnamed
+            tally.blank += blank
+            for raw, (item, result) in rows:
+                await self._take(raw, item, result, clock(), tally)
+        unnamed = tally.bad - len(tally.bad_named)
+        if unnamed:
+            print(ngettext("... and {n} more bad session in this batch",
+                           "... and {n} more bad sessions in this batch", unnamed)
+                  .format(n=unnamed), file=sys.stderr, flush=True)
+        return tally
+
+    def _prepare(self, chunks: Iterator[Sequence[RawRow]], bad_before: int,
+                 ) -> tuple[list[tuple[RawRow, Prepared]], int, int] | None:
+        """The next chunk decoded, in a worker thread; None when there is none left.
+
+        A case is judged here when no model check needs the event loop and its id is
+        new. Once the batch has named `MAX_BAD_NAMED` bad rows, the rest are only
+        counted (the second figure; the third counts blank lines): a line that cannot
+        be a JSON object is not even parsed."""
+        chunk = next(chunks, None)
+        if chunk is None:
+            return None
+        here = not self.spec.has_model_checks
+        out: list[tuple[RawRow, Prepared]] = []
+        bad = unnamed = blank = 0
+        for raw in chunk:
+            full = bad_before + bad >= MAX_BAD_NAMED
+            data = raw.data
+            if isinstance(data, bytes):
+                if not data.strip(_BLANK):
+                    blank += 1
+                    continue
+                first = data.lstrip(_SPACE)[:1]
+                if full and first != b"{" and first < b"\x80":  # no JSON object: bad
+                    bad, unnamed = bad + 1, unnamed + 1
+                    continue
+            item = self._decode(raw)
+            if isinstance(item, BadRow):
+                bad += 1
+                if full:
+                    unnamed += 1
+                    continue
+            result = None
+            if here and isinstance(item, Case) and item.id not in self.processed:
+                result = self.spec.evaluate(item)
+            out.append((raw, (item, result)))
+        return out, unnamed, blank
+
+    def _decode(self, raw: RawRow) -> Case | BadRow | None:
+        try:
+            return raw.item(self._schema)
+        except RecursionError:
+            return BadRow(raw.file, raw.line, _("not valid JSON: nested too deeply"))
+
+    async def _take(self, raw: RawRow, item: Case | BadRow | None, result: CaseResult | None,
+                    at: float, tally: Tally) -> None:
+        """One decoded row: counted in `tally`, judged (unless `result` is given), journaled,
+        folded and its alerts fired."""
         if item is None:
-            return []
+            tally.blank += 1
+            return
         if isinstance(item, BadRow):
-            self._bad(item)
-            return []
+            self._bad(item, tally)
+            return
         if item.id in self.processed or item.id in self._judging:
             self.duplicates += 1
-            return []
-        self._judging.add(item.id)
+            tally.duplicates += 1
+            return
+        if result is None:
+            self._judging.add(item.id)
+            try:
+                result = await self.spec.evaluate_async(item)
+            finally:
+                self._judging.discard(item.id)
         try:
-            result = await self.spec.evaluate_async(item)
-        finally:
-            self._judging.discard(item.id)
-        record = result.to_dict(trace=False)
-        self.journal.append({"kind": "session", "id": item.id, "at": at,
-                             "origin": raw.origin, "record": record})
+            record = result.to_dict(trace=False)
+            self.journal.append({"kind": "session", "id": item.id, "at": at,
+                                 "origin": raw.origin, "record": record})
+        except RecursionError:
+            self._bad(BadRow(raw.file, raw.line, _("nested too deeply to be written")), tally)
+            return
         self.processed.add(item.id)
         self.windows.add(result, record, at)
         fired = [*self._case_alerts(item, result, at), *self._window_alerts(result, at)]
         for alert in fired:
             self._fire(alert)
         self._flag(item, result, record, fired)
-        return fired
+        tally.judged += 1
+        tally.alerts += fired
 
-    def _bad(self, bad: BadRow) -> None:
+    def _bad(self, bad: BadRow, tally: Tally) -> None:
         self.bad_rows += 1
-        self.bad_examples.append(str(bad))
-        print(_("skipped a bad session: {row}").format(row=bad), file=sys.stderr)
+        tally.bad += 1
+        if len(tally.bad_named) < MAX_BAD_NAMED:
+            named = str(bad)
+            tally.bad_named.append(named)
+            self.bad_examples.append(named)
+            print(_("skipped a bad session: {row}").format(row=named), file=sys.stderr)
 
     def _case_alerts(self, case: Case, result: CaseResult, at: float) -> list[dict[str, Any]]:
         out = []
