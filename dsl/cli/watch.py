@@ -98,7 +98,7 @@ def _sinks(args: argparse.Namespace) -> list[Any]:
 async def _serve(monitor: Any, args: argparse.Namespace) -> None:
     """Follow and serve until SIGTERM or SIGINT; the journal is on disk line by line, so
     stopping loses nothing."""
-    from evaldsl.watch.intake import Follower, follow
+    from evaldsl.watch.follow import Follower, follow
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

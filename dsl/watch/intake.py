@@ -1,16 +1,12 @@
-"""Where sessions come from: followed JSONL files and `POST /sessions` on a local port.
+"""Where sessions come in over HTTP: `POST /sessions` on a local port (followed files are
+`evaldsl.watch.follow`).
 
-A followed file is read from its start, then polled for what is appended (a
-file that shrank was truncated or replaced, and is read again from its
-start); a followed folder is every `*.jsonl` in it, new files included. A partial last
-line (a writer in the middle of it) is left until its newline arrives. After
-a restart the files are read again from the start and the monitor skips the
-sessions its journal already holds. The HTTP endpoint takes one session per
-JSON body, several as a JSON list or as JSON lines, and answers with the
-alerts they fired; the answer counts this request's sessions judged,
-duplicated and bad, and names its first bad rows (status 400 when every row
-was bad). The body is parsed, and its rows decoded and judged, in worker
-threads a chunk at a time, so one huge body holds up no other request.
+The endpoint takes one session per JSON body, several as a JSON list or as
+JSON lines, and answers with the alerts they fired; the answer counts this
+request's sessions judged, duplicated and bad, and names its first bad rows
+(status 400 when every row was bad). The body is parsed, and its rows decoded
+and judged, in worker threads a chunk at a time, so one huge body holds up no
+other request.
 `GET /report` gives the windows as JSON and `GET /report.html` as the report page.
 """
 
@@ -18,9 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from evaldsl.cases.loading import RawRow
@@ -31,50 +25,6 @@ from evaldsl.watch.monitor import Monitor
 
 POSTED = "POST /sessions"
 """The file name of a posted row in messages (`POST /sessions:17`)."""
-
-
-class Follower:
-    """Appended lines of one file or of every `*.jsonl` in a folder, as rows."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._offsets: dict[Path, tuple[int, int]] = {}
-        """File -> (bytes consumed, lines consumed)."""
-
-    def files(self) -> list[Path]:
-        if self.path.is_dir():
-            return sorted(self.path.glob("*.jsonl"))
-        return [self.path] if self.path.exists() else []
-
-    def poll(self) -> list[RawRow]:
-        """Every complete line appended since the last poll."""
-        rows: list[RawRow] = []
-        for file in self.files():
-            offset, line = self._offsets.get(file, (0, 0))
-            try:
-                if file.stat().st_size < offset:  # truncated or replaced: read it anew
-                    offset, line = 0, 0
-                with file.open("rb") as handle:
-                    handle.seek(offset)
-                    data = handle.read()
-            except FileNotFoundError:  # removed since it was listed: nothing to read
-                continue
-            end = data.rfind(b"\n") + 1
-            for raw in data[:end].splitlines(keepends=True):
-                line += 1
-                rows.append(RawRow(str(file), line, raw))
-            self._offsets[file] = (offset + end, line)
-        return rows
-
-
-async def follow(monitor: Monitor, follower: Follower, interval_s: float = 0.1,
-                 stop: asyncio.Event | None = None) -> None:
-    """Judge appended rows until `stop` is set (forever without one)."""
-    while stop is None or not stop.is_set():
-        for row in follower.poll():
-            await monitor.ingest(row, time.time())
-        await asyncio.to_thread(monitor.journal.sync)
-        await asyncio.sleep(interval_s)
 
 
 def http_app(monitor: Monitor) -> Any:
