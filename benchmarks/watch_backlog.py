@@ -63,7 +63,9 @@ def peak_rss_mb(pid: int) -> float:
 
 
 def follow(spec: Path, backlog: Path, state: Path, sessions: int) -> tuple[float, float]:
-    """(peak resident MB, seconds until every session was judged) of one watch."""
+    """(peak resident MB, seconds from the start until every session was judged) of one
+    watch."""
+    start = time.perf_counter()
     process = subprocess.Popen([sys.executable, "-m", "evaldsl", "watch", str(spec),
                                 "--state", str(state), "--follow", str(backlog),
                                 "--port", "0", "--quiet"],
@@ -74,7 +76,6 @@ def follow(spec: Path, backlog: Path, state: Path, sessions: int) -> tuple[float
         found = re.search(r":(\d+)/report", process.stderr.readline() if ready else "")
         assert found, "the watch did not start"
         url = f"http://127.0.0.1:{found.group(1)}/report"
-        start = time.perf_counter()
         deadline = time.monotonic() + 1800
         while time.monotonic() < deadline:
             with urllib.request.urlopen(url, timeout=60) as answer:

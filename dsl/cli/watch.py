@@ -57,9 +57,10 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.follow and args.port is None:
         raise ConfigError(_("nothing to watch: give --follow FILE_OR_DIR or --port N"))
+    sinks = _sinks(args)
     spec = load(args.spec)
     review = _review(args.review, spec)
-    monitor = Monitor(spec, args.state, _sinks(args), review)
+    monitor = Monitor(spec, args.state, sinks, review)
     try:
         asyncio.run(_serve(monitor, args))
     finally:
@@ -91,8 +92,27 @@ def _sinks(args: argparse.Namespace) -> list[Any]:
     sinks: list[Any] = [] if args.quiet else [StdoutSink()]
     if args.alerts is not None:
         sinks.append(JsonlSink(args.alerts))
-    sinks.extend(WebhookSink(url) for url in args.webhook)
+    sinks.extend(WebhookSink(_webhook_url(url)) for url in args.webhook)
     return sinks
+
+
+def _webhook_url(url: str) -> str:
+    """The URL when it can be posted to; a malformed one stops the start (exit 2) rather than
+    fail at the first alert."""
+    from urllib.parse import urlsplit
+
+    from evaldsl.cli.exits import UsageError
+
+    try:
+        parts = urlsplit(url)
+        port_ok = parts.port is None or parts.port > 0
+    except ValueError:
+        parts, port_ok = None, False
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname \
+            or not port_ok:
+        raise UsageError(_("--webhook `{url}` is not an http:// or https:// URL with a host")
+                         .format(url=url), _("for example --webhook http://127.0.0.1:9000/hook"))
+    return url
 
 
 async def _serve(monitor: Any, args: argparse.Namespace) -> None:

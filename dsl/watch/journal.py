@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -51,6 +52,7 @@ class WatchJournal:
         self._file: IO[bytes] = lock(self.path)
         self._fd = self._file.fileno()
         self._dirty = False
+        self._sync_lock = threading.Lock()
 
     def replay(self) -> Iterator[tuple[int, dict[str, Any]]]:
         """Every complete line in order with its number; a torn last line is cut off the
@@ -90,9 +92,10 @@ class WatchJournal:
     def sync(self) -> None:
         """Every line written so far on the disk; safe from another thread (the alert
         sinks' thread calls it before delivering)."""
-        if self._dirty:
-            self._dirty = False
-            os.fsync(self._fd)
+        with self._sync_lock:  # a second caller waits until the lines are on the disk
+            if self._dirty:
+                self._dirty = False
+                os.fsync(self._fd)
 
     def close(self) -> None:
         self.sync()
