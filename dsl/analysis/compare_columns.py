@@ -33,7 +33,7 @@ import msgspec
 
 from evaldsl.errors import CaseDataError
 from evaldsl.i18n import _
-from evaldsl.report.journal import Header, complete_record, is_header
+from evaldsl.report.journal import Header, complete_record, is_cost_note, is_header
 from evaldsl.report.journal_read import check_version
 from evaldsl.report.record_shape import problem
 from evaldsl.report.record_struct import Error, convert, decoder
@@ -211,6 +211,8 @@ class _Reader:
         if number == 1 and is_header(record):
             self.header, self.first_case = Header.from_dict(record), 2
             check_version(self.path, self.header)
+            return None
+        if is_cost_note(record):
             return None
         found = problem(record, self.plan)
         line = convert(record, self.plan) if found is None else None

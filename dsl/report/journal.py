@@ -79,6 +79,24 @@ def is_header(record: dict[str, Any]) -> bool:
     return record.get("format") == FORMAT
 
 
+def is_cost_note(record: dict[str, Any]) -> bool:
+    """A line a run appends when it ends, `{"format": ..., "cost": {...}}`: the model calls
+    it made (report.json's `cost`), so `evaldsl merge` can add the shards' costs. A resumed
+    run appends its own; every reader of case lines skips them."""
+    return record.get("format") == FORMAT and isinstance(record.get("cost"), dict)
+
+
+def cost_notes(path: Path) -> list[dict[str, Any]]:
+    """The `cost` of every cost note in a journal, in order."""
+    out = []
+    with path.open("rb") as f:
+        for raw in f:
+            record = complete_record(raw) if raw.startswith(b'{"format"') else None
+            if record is not None and is_cost_note(record):
+                out.append(record["cost"])
+    return out
+
+
 @dataclass(frozen=True)
 class Recovered:
     """What a results file held when a run resumed."""
@@ -111,7 +129,7 @@ def recover(path: Path) -> Recovered:
             good += len(raw)
             if number == 1 and is_header(record):
                 header = Header.from_dict(record)
-            else:
+            elif not is_cost_note(record):
                 records += 1
     return Recovered(header, records, good, size - good)
 
@@ -150,7 +168,7 @@ def read_lines(path: Path) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
                 if offset >= size and not raw.endswith(b"\n"):
                     return
                 raise CaseDataError(str(path), number, _("this line is not a JSON object"))
-            if not (number == 1 and is_header(record)):
+            if not ((number == 1 and is_header(record)) or is_cost_note(record)):
                 yield number, raw, record
 
 

@@ -23,7 +23,8 @@ from typing import Any, Protocol
 from evaldsl.api import Spec
 from evaldsl.errors import CaseDataError, EvaldslError
 from evaldsl.i18n import _
-from evaldsl.report.journal import recover
+from evaldsl.model.requests import ModelStats
+from evaldsl.report.journal import cost_notes, recover
 from evaldsl.report.journal_read import check_version, read_entries
 from evaldsl.report.layout import SpecLayout
 from evaldsl.results import CaseResult
@@ -54,7 +55,30 @@ def merge_journals(spec: Spec, layout: SpecLayout, paths: Sequence[Path],
             for sink in sinks:
                 sink.add(entry.record)
         owner.update(dict.fromkeys(mine, path))
+        for cost in cost_notes(path):
+            found = stats_of(cost)
+            state.stats = found if state.stats is None else state.stats.merge(found)
     return state
+
+
+def stats_of(cost: dict[str, Any]) -> ModelStats:
+    """A journal's cost note (report.json's `cost`) as `ModelStats`, to add up."""
+    def get(name: str) -> int:
+        value = cost.get(name)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    sources = cost.get("cached_by")
+    stopped = cost.get("stopped_asking")
+    return ModelStats(
+        calls=get("model_calls"), cached=get("cached"), retries=get("retries"),
+        errors=get("model_errors"), prompt_tokens=get("prompt_tokens"),
+        completion_tokens=get("completion_tokens"),
+        cache_read_failures=get("cache_read_failures"),
+        cache_write_failures=get("cache_write_failures"), not_asked=get("not_asked"),
+        stopped=stopped if isinstance(stopped, str) else None, truncated=get("truncated"),
+        truncation_retries=get("truncation_retries"),
+        cached_by={str(k): v for k, v in sources.items() if isinstance(v, int)}
+        if isinstance(sources, dict) else {})
 
 
 def _same_spec(path: Path, spec: Spec) -> None:

@@ -193,6 +193,7 @@ class Run:
             with self.progress:
                 self.progress.skip(self.resumed)
                 self._consume(source)
+            self._journal_cost()
             self._check_journal_met()
         finally:
             if self.writer is not None:
@@ -214,6 +215,15 @@ class Run:
         self.state.stats = self.spec.model_stats()
 
     # ------------------------------------------------------------ journal
+
+    def _journal_cost(self) -> None:
+        """The model calls this run made, as the journal's last line (`journal.is_cost_note`):
+        `evaldsl merge` adds the shards' costs from there."""
+        if self.writer is not None and self.state.stats is not None:
+            from evaldsl.report.journal import FORMAT
+            from evaldsl.report.json_report import cost_dict
+
+            self.writer.write({"format": FORMAT, "cost": cost_dict(self.state.stats)})
 
     def _open_journal(self) -> None:
         """Lock the journal, then resume it, refuse it or start it afresh."""

@@ -160,10 +160,11 @@ def _finish_cases(run: Run, code: int | None, html: Path, errors: str) -> None:
 
 
 def _cases_in(journal: Path) -> int:
-    """Case lines of a journal being written: every line after the header."""
+    """Case lines of a journal being written: every line but the header and the cost note
+    a run ends it with (both start `{"format"`; a case line starts `{"id"`)."""
     try:
         with journal.open("rb") as lines:
-            return max(sum(1 for _line in lines) - 1, 0)
+            return sum(1 for line in lines if not line.startswith(b'{"format"'))
     except FileNotFoundError:
         return 0
 

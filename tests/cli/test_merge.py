@@ -238,3 +238,37 @@ class TestMergeGroups:
             (["app"], 6), (["web"], 4)]
         line = json.loads(journals[0].read_text("utf-8").splitlines()[1])
         assert line["groups"] == {"各渠道合格率": ["app"]}
+
+
+def test_the_merged_cost_is_the_shards_model_calls_added(tmp_path: Path, kit: Any,
+                                                          judge_server: Any) -> None:
+    """Each shard's journal ends with the model calls it made; merge adds them up, and a
+    compare or a resume reads past that line."""
+    spec = tmp_path / "judged.eval"
+    spec.write_text(kit.MODEL_SPEC, encoding="utf-8")
+    whole = tmp_path / "whole.jsonl"
+    kit.write_cases(whole, 10)
+    lines = whole.read_text("utf-8").splitlines(keepends=True)
+    env = {"EVALDSL_JUDGE_API_KEY": "sk-test", "EVALDSL_JUDGE_BACKOFF": "0.01"}
+    calls = []
+    for name, part in (("a", lines[:4]), ("b", lines[4:])):
+        cases = tmp_path / f"{name}.jsonl"
+        cases.write_text("".join(part), encoding="utf-8")
+        before = judge_server.stats()["chat"]
+        done = kit.evaldsl("run", spec, cases, "--judge", judge_server.base_url, "--no-cache",
+                           "--results", tmp_path / f"r-{name}.jsonl", "-o",
+                           tmp_path / f"{name}.json", "-q", env=env)
+        assert done.returncode in (0, 1), done.stderr
+        calls.append(judge_server.stats()["chat"] - before)
+        cost = json.loads((tmp_path / f"{name}.json").read_text("utf-8"))["cost"]
+        assert cost["model_calls"] == calls[-1] > 0
+    merged = tmp_path / "merged.json"
+    done = kit.evaldsl("merge", spec, tmp_path / "r-a.jsonl", tmp_path / "r-b.jsonl", "-o",
+                       merged)
+    assert done.returncode in (0, 1), done.stderr
+    report = json.loads(merged.read_text("utf-8"))
+    assert report["cost"]["model_calls"] == sum(calls)
+    assert report["cases"]["evaluated"] == 10
+    assert f"cost: {sum(calls)} model calls" in done.stdout
+    compared = kit.evaldsl("compare", spec, tmp_path / "r-a.jsonl", tmp_path / "r-a.jsonl")
+    assert compared.returncode == 0, compared.stderr
