@@ -9,7 +9,8 @@ spelling the tables declare. A strict match is always a normalized match.
 
 Expected values come in two styles. In the *values* style a field holds the
 expected value itself; `accept` adds acceptable alternatives per field and
-`optional` names fields that may be left out. In the *alternatives* style
+`optional` names fields that may be left out; `accept` adds alternatives in the
+alternatives style too. In the *alternatives* style
 (BFCL's gold) every field holds a list of acceptable values, `""` meaning the
 field may be omitted, and a map inside an acceptable value is again a map of
 alternatives.
@@ -32,9 +33,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+import regex
+
 from evaldsl.i18n import _
 from evaldsl.primitives.tables import NormalizationTable
-from evaldsl.stdlib.tools.argtypes import FunctionDocs
+from evaldsl.stdlib.tools.argtypes import FunctionDocs, Missing
 from evaldsl.values import ErrorValue, is_error
 
 OMITTED = ""
@@ -66,6 +69,9 @@ class Options:
     dotted_names: bool = True
     """`math.factorial` expected matches `math_factorial` (tool APIs forbid dots)."""
     order_matters: bool = False
+    contained: frozenset[str] = frozenset()
+    """Field paths whose texts also match when every word of one is a word of the other
+    (`AMC Metreon` and `AMC Metreon 16`; normalized comparison only)."""
 
 
 class Call(NamedTuple):
@@ -137,8 +143,12 @@ class Comparer:
             return False
         if self.exact:
             return strict_scalar(expected, actual)
-        return normalized_scalar(expected, actual, self.table_for(path),
-                                 self.options.coerce_numbers)
+        table = self.table_for(path)
+        if normalized_scalar(expected, actual, table, self.options.coerce_numbers):
+            return True
+        return (isinstance(expected, str) and isinstance(actual, str)
+                and any(k in self.options.contained for k in self.keys(path))
+                and contained_words(expected, actual, table))
 
     def equal_lists(self, path: str, expected: list[Any], actual: list[Any],
                     alt_maps: bool) -> bool:
@@ -153,10 +163,11 @@ class Comparer:
 
     def choices(self, path: str, spec: Any, alt_maps: bool) -> list[Any]:
         """The acceptable values of one field: its alternatives, or its value and `accept`."""
-        if alt_maps:
-            return list(spec) if isinstance(spec, list) else [spec]
         accept = self.options.accept
-        return [spec, *next((accept[k] for k in self.keys(path) if k in accept), ())]
+        more = next((accept[k] for k in self.keys(path) if k in accept), ())
+        if alt_maps:
+            return [*(spec if isinstance(spec, list) else [spec]), *more]
+        return [spec, *more]
 
     def diff_map(self, path: str, expected: Mapping[str, Any], actual: Mapping[str, Any],
                  alt_maps: bool) -> list[str]:
@@ -166,7 +177,7 @@ class Comparer:
             child = f"{path}.{key}" if path else key
             if key not in actual:
                 if not self.may_omit(child, spec, alt_maps):
-                    out.append(_("{field}: missing").format(field=child))
+                    out.append(Missing(_("{field}: missing").format(field=child)))
                 continue
             out.extend(self.diff_field(child, spec, actual[key], alt_maps))
         if not self.options.allow_extra_args:
@@ -206,6 +217,16 @@ def compare_args(expected: Mapping[str, Any], actual: Mapping[str, Any] | ErrorV
     diffs = comparer.within(name).diff_map("", expected, dict(actual),
                                            comparer.options.alternatives)
     return problems + [d for d in diffs if d.split(":", 1)[0].split(".", 1)[0] not in named]
+
+
+def contained_words(expected: str, actual: str, table: NormalizationTable | None) -> bool:
+    """Whether every word of one text (after the table, case folded) is a word of the other."""
+    left, right = (_words(canonical_text(t, table)) for t in (expected, actual))
+    return bool(left and right) and (left <= right or right <= left)
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(regex.findall(r"\w+", unicodedata.normalize("NFKC", text).casefold()))
 
 
 def strict_scalar(expected: Any, actual: Any) -> bool:

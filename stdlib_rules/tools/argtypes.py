@@ -16,6 +16,16 @@ from typing import Any
 
 from evaldsl.i18n import _
 
+
+class Missing(str):
+    """A mismatch message about an argument left out: `.missing`, apart from `.mismatches`."""
+
+    __slots__ = ()
+
+    def prefixed(self, prefix: str) -> Missing:
+        return Missing(prefix + self)
+
+
 _TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,), "any": (str,), "integer": (int,), "float": (float,),
     "number": (float, int), "boolean": (bool,), "array": (list,), "tuple": (list,),
@@ -50,8 +60,8 @@ class FunctionDocs:
             return []
         params = doc.get("parameters") or {}
         properties: Mapping[str, Any] = params.get("properties") or {}
-        out = [_("{name}: missing (required)").format(name=p) for p in params.get("required") or ()
-               if p not in actual]
+        out: list[str] = [Missing(_("{name}: missing (required)").format(name=p))
+                          for p in params.get("required") or () if p not in actual]
         for key, value in actual.items():
             if key not in properties:
                 out.append(

@@ -13,7 +13,7 @@ from functools import cache
 from typing import NamedTuple
 
 from evaldsl.stdlib.tools.argmatch import Call, Comparer, Options, Verdict, compare_args
-from evaldsl.stdlib.tools.argtypes import FunctionDocs
+from evaldsl.stdlib.tools.argtypes import FunctionDocs, Missing
 
 EXACT_LIMIT = 12
 _PASS, _PAIR = 1_000_000, 1_000
@@ -123,7 +123,8 @@ def _messages(expected: Sequence[Call], actual: Sequence[Call], outcome: PairOut
             out.append(f"call `{labels[i]}`: missing")
         else:
             prefix = f"{labels[i]}: " if len(expected) > 1 else ""
-            out.extend(prefix + p for p in problems)
+            out.extend(p.prefixed(prefix) if isinstance(p, Missing) else prefix + p
+                       for p in problems)
     if not options.allow_extra_calls:
         out.extend(f"call `{actual[j].name}`: unexpected" for j in outcome.extra)
     return out

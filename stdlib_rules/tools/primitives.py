@@ -19,7 +19,7 @@ from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.stdlib._common import Params, Table, over, unit_calls, unit_range
 from evaldsl.stdlib._pins import measured, overlay
 from evaldsl.stdlib.tools.argmatch import Options
-from evaldsl.stdlib.tools.argtypes import FunctionDocs
+from evaldsl.stdlib.tools.argtypes import FunctionDocs, Missing
 from evaldsl.stdlib.tools.calls import expected_calls, given_calls, scope_calls
 from evaldsl.stdlib.tools.pairing import match_calls, same_name
 from evaldsl.values import CheckResult
@@ -45,7 +45,11 @@ class ArgsMatchParams(Params):
     optional: list[str] = Field(default_factory=list)
     """Argument paths that may be left out (`note`, or `f.note` for `f` only)."""
     accept: dict[str, list[Any]] = Field(default_factory=dict)
-    """Argument path (`city`, or `f.city` for `f` only) -> further acceptable values."""
+    """Argument path (`city`, or `f.city` for `f` only) -> further acceptable values, in
+    either style; per case too (`accept: case.aliases`), a case's own alias list."""
+    contained: list[str] = Field(default_factory=list)
+    """Argument paths whose texts also match when every word of one is a word of the
+    other (`AMC Metreon` and `AMC Metreon 16`), after the path's table."""
     alternatives: bool = False
     """Expected arguments hold lists of acceptable values, `""` = may be omitted (BFCL)."""
     functions: list[Any] | None = None
@@ -66,7 +70,7 @@ class ArgsMatchParams(Params):
            params=ArgsMatchParams, scopes=CALL_SCOPES,
            default_scope="last_reply",
            fields={"strict": ValueType.BOOL, "mismatches": ValueType.LIST,
-                   "strict_mismatches": ValueType.LIST, "pairs": ValueType.LIST,
+                   "missing": ValueType.LIST, "strict_mismatches": ValueType.LIST, "pairs": ValueType.LIST,
                    "calls": ValueType.NUMBER},
            cost=Cost.FREE, value_range=unit_range,
            dynamic={"expected", "actual", "functions", "order_matters", "accept"},
@@ -75,9 +79,12 @@ def args_match(params: ArgsMatchParams) -> Any:
     """Tool-call arguments against expected ones, field by field.
 
     `.passed` holds after normalization (tables, numbers as numbers),
-    `.strict` with exact values; `.mismatches` and `.strict_mismatches` say
-    why, e.g. `region: 'East' ≠ 'east'` or `phone: missing`; `.score` is the
+    `.strict` with exact values; `.mismatches` says why, e.g. `region: 'East'
+    ≠ 'east'`, and `.missing` lists the arguments left out (`phone: missing`,
+    `location: missing (required)`) apart from the wrong ones;
+    `.strict_mismatches` has both for the strict comparison. `.score` is the
     share of expected arguments matched and `.value` the same share.
+    `contained: [name]` lets a name match a longer one holding all its words.
 
         table 地区 (nfkc, casefold, strip) { "华东", "East China" -> "east" }
         check 参数 = args_match(expected: case.expected_call, tables: {region: 地区})
@@ -95,8 +102,10 @@ def args_match(params: ArgsMatchParams) -> Any:
         if no_call and calls:
             verdict = verdict._replace(passed=False, strict=False)
         reason = "; ".join(verdict.mismatches)
+        missing = [str(m) for m in verdict.mismatches if isinstance(m, Missing)]
+        wrong = [str(m) for m in verdict.mismatches if not isinstance(m, Missing)]
         return CheckResult(verdict.passed, verdict.score, verdict.score,
-                           {"strict": verdict.strict, "mismatches": verdict.mismatches,
+                           {"strict": verdict.strict, "mismatches": wrong, "missing": missing,
                             "strict_mismatches": verdict.strict_mismatches,
                             "pairs": [list(p) for p in verdict.pairs], "calls": len(calls)},
                            reason)
@@ -117,7 +126,7 @@ def _options(params: ArgsMatchParams, order_matters: bool) -> Options:
         accept=params.accept, alternatives=params.alternatives,
         allow_extra_args=params.allow_extra_args, allow_extra_calls=params.allow_extra_calls,
         coerce_numbers=params.coerce_numbers, dotted_names=params.dotted_names,
-        order_matters=order_matters)
+        order_matters=order_matters, contained=frozenset(params.contained))
 
 
 class ToolCalledParams(Params):
@@ -183,6 +192,6 @@ def _pin_args(fields: dict[str, Any]) -> CheckResult:
     """`given call.strict = true` implies a normalized pass; `.strict` defaults to `.passed`."""
     passed = bool(fields.get("passed", True))
     strict = bool(fields.get("strict", passed)) and passed
-    base = CheckResult.of(passed, strict=strict, mismatches=[], strict_mismatches=[], pairs=[],
-                          calls=0)
+    base = CheckResult.of(passed, strict=strict, mismatches=[], missing=[], strict_mismatches=[],
+                          pairs=[], calls=0)
     return overlay(base, {k: v for k, v in fields.items() if k != "strict"})
