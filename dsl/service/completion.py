@@ -15,7 +15,7 @@ from evaldsl.checker.facts.annotations import param_fields
 from evaldsl.checker.facts.context import SCOPE_ARG
 from evaldsl.checker.facts.scopes import NAMED_SCOPES
 from evaldsl.checker.facts.symbols import CASE, SymbolTable
-from evaldsl.checker.facts.typer import AGGREGATES
+from evaldsl.checker.facts.typer import AGGREGATES, FUNCTIONS
 from evaldsl.i18n import _
 from evaldsl.primitives.registry import Primitive, Registry
 from evaldsl.service.context_scan import Place, place
@@ -98,7 +98,8 @@ def _argument(primitive: Primitive, name: str, symbols: SymbolTable) -> list[Com
 
 def _names(symbols: SymbolTable) -> list[Completion]:
     aggregates = [Completion(f, Kind.FUNCTION, _("aggregate")) for f in AGGREGATES]
-    return [*_values(symbols), *aggregates]
+    functions = [Completion(f, Kind.FUNCTION, _("a condition as 1 or 0")) for f in FUNCTIONS]
+    return [*_values(symbols), *aggregates, *functions]
 
 
 def _values(symbols: SymbolTable) -> list[Completion]:

@@ -63,7 +63,7 @@ def _attribute(e: n.Attribute, ctx: Context) -> Range | None:
 
 
 def _call(e: n.Call, ctx: Context) -> Range | None:
-    if e.func in ("rate", "pass_hat", "pass_at"):
+    if e.func in ("rate", "pass_hat", "pass_at", "number"):
         return UNIT
     if e.func in ("mean", "min", "max", "percentile") and e.args:
         return value_range(e.args[0], ctx)

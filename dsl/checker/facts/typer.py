@@ -34,6 +34,12 @@ AGGREGATES: dict[str, tuple[T, ...]] = {
 }
 """Aggregate functions over cases and the types of their arguments."""
 
+FUNCTIONS: dict[str, tuple[T, ...]] = {
+    "number": (T.BOOL,),
+}
+"""Per-case functions and the types of their arguments: `number(c)` is 1 where the
+condition holds, 0 where it does not, and an error where it is one."""
+
 _CONDITIONS = frozenset({T.BOOL, T.CHECK, T.ANY})
 _NUMBERS = frozenset({T.NUMBER, T.CHECK, T.ANY})
 _CONTAINERS = frozenset({T.LIST, T.MAP, T.TEXT, T.ANY})
@@ -299,6 +305,8 @@ class Typer:
         return None
 
     def call(self, e: n.Call) -> T:
+        if e.func in FUNCTIONS:
+            return self.number_of_condition(e)
         wanted = AGGREGATES.get(e.func)
         if wanted is None:
             for arg in [*e.args, *(k.value for k in e.kwargs)]:
@@ -330,6 +338,28 @@ class Typer:
                 self.percentile_rank(given[1])
             elif e.func in ("pass_hat", "pass_at"):
                 self.trials_k(e.func, given[1])
+        return T.NUMBER
+
+    def number_of_condition(self, e: n.Call) -> T:
+        """`number(c)`: one condition, positional."""
+        hint = _("write `number(condition)`, e.g. `number(polite) + number(fast)`")
+        if e.kwargs:
+            self.report("E307", _("`{func}` has no argument `{name}`").format(
+                func=e.func, name=e.kwargs[0].name), e.kwargs[0].span, hint)
+            return T.NUMBER
+        if len(e.args) != 1:
+            self.report("E307", _("`{func}` takes {count}, found {count2}").format(
+                func=e.func, count=_count(1), count2=len(e.args)), e.span, hint)
+            return T.NUMBER
+        found = self.infer(e.args[0])
+        if not is_condition(found):
+            self.report(
+                "E307",
+                _("`number` turns a condition into 1 or 0; found {found}").format(found=found),
+                e.args[0].span,
+                _("compare it first, e.g. `number(score >= 0.8)`") if found is T.NUMBER
+                else condition_hint(found),
+            )
         return T.NUMBER
 
     def trials_k(self, func: str, rank: n.Expr) -> None:

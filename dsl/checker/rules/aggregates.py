@@ -77,7 +77,7 @@ def bare_values_in_metrics(ctx: Context) -> Iterator[Diagnostic]:
         stack: list[n.Expr] = [metric.value]
         while stack:
             e = stack.pop()
-            if isinstance(e, n.Call):
+            if isinstance(e, n.Call) and e.func in AGGREGATES:
                 continue
             if isinstance(e, (n.Name, n.Attribute, n.Index)) and is_per_case(ctx, e):
                 condition = is_condition(infer_type(e, env))

@@ -14,7 +14,7 @@ from evaldsl.checker.facts.annotations import accepted_types, mentions_table, pa
 from evaldsl.checker.facts.choices import choice_hint, choices
 from evaldsl.checker.facts.context import Context, Site
 from evaldsl.checker.facts.symbols import CASE, SymbolTable
-from evaldsl.checker.facts.typer import AGGREGATES
+from evaldsl.checker.facts.typer import AGGREGATES, FUNCTIONS
 from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing, meant, similar
 from evaldsl.i18n import N_, _
 from evaldsl.primitives.valuetypes import CASE_FIELD_TYPES, ValueType
@@ -273,7 +273,7 @@ def unknown_functions(ctx: Context) -> Iterator[Diagnostic]:
     """E110: a call to something that is not an aggregate."""
     for _site, exprs in ctx.site_exprs:
         for e in exprs:
-            if isinstance(e, n.Call) and e.func not in AGGREGATES:
+            if isinstance(e, n.Call) and e.func not in AGGREGATES and e.func not in FUNCTIONS:
                 yield _unknown_function(ctx, e)
 
 
@@ -292,8 +292,9 @@ def _unknown_function(ctx: Context, call: n.Call) -> Diagnostic:
             call.func_span,
             _("define `check name = {func}(...)` and use `name`").format(func=call.func),
         )
-    close = similar(call.func, AGGREGATES)
-    known = _("the functions are {names}").format(names=listing(AGGREGATES))
+    names = [*AGGREGATES, *FUNCTIONS]
+    close = similar(call.func, names)
+    known = _("the functions are {names}").format(names=listing(names))
     return error(
         "E110",
         _("unknown function `{func}`").format(func=call.func),
