@@ -3,7 +3,10 @@
 Chinese and English lexicons ship in `lexicons/`; a spec adds its own words
 with `positive:` and `negative:`. Terms match longest first, so `不满意` is
 one negative term rather than a negated `满意`; a positive term right after a
-negator (`不是很满意`, `not happy`) counts as negative and the other way round.
+negator (`不是很满意`, `not happy`) counts as negative and the other way round,
+within one sentence. Thanks are never negated: "no thanks" declines an offer
+politely, it is not a negated "thanks". Polite refusals and closings ("No, that's
+it", "不用了", "没有了") are neutral: they match as terms and count for nothing.
 """
 
 from __future__ import annotations
@@ -44,8 +47,22 @@ class SignalsParams(Params):
 class Lexicon(NamedTuple):
     pattern: regex.Pattern[str]
     polarity: dict[str, int]
-    """Term -> +1 or -1."""
+    """Term (its `key`) -> +1, -1, or 0 for a polite refusal."""
     negators: tuple[str, ...]
+    courtesy: frozenset[str] = frozenset()
+    """Terms (their `key`) no negator flips: thanks."""
+
+
+SEPARATORS = r"[\s,，、.。!！?？;；:：]+"
+"""What may stand between two words of a term: `no, that's it` is `no that's it`."""
+SENTENCE_END = regex.compile(r"[\n.。!！?？;；]")
+"""Where a negator's reach ends: `No. Thanks!` negates nothing."""
+
+
+def key(term: str) -> str:
+    """A term as the lexicon keys it: separators as one space."""
+    spaced: str = regex.sub(SEPARATORS, " ", term)
+    return spaced.strip()
 
 
 @primitive("signals", params=SignalsParams, scopes=SIGNAL_SCOPES, default_scope="user_turns",
@@ -57,7 +74,10 @@ def signals(params: SignalsParams) -> Any:
 
     `.value` = (positive - negative) / (positive + negative), in -1..1 and 0
     with no hits; `.score` maps it to 0..1; it passes when `.value >= min`.
-    `.positive` and `.negative` list the words found.
+    `.positive` and `.negative` list the words found. A negator flips the
+    term after it in the same sentence; thanks are never negated ("no thanks"
+    declines politely), and polite refusals ("No, that's it", "不用了") count
+    for nothing.
 
         check 情绪 = signals(negative: ["还要等多久"], min: 0)
     """
@@ -89,8 +109,12 @@ def hits(lexicon: Lexicon, text: str) -> tuple[list[str], list[str]]:
     neg: list[str] = []
     for found in lexicon.pattern.finditer(folded):
         term = found.group(0)
-        polarity = lexicon.polarity[term]
-        negator = _negator(folded[: found.start()], lexicon.negators)
+        polarity = lexicon.polarity[key(term)]
+        if polarity == 0:
+            continue
+        negator = None
+        if key(term) not in lexicon.courtesy:
+            negator = _negator(folded[: found.start()], lexicon.negators)
         if negator is not None:
             polarity = -polarity
             term = f"{negator} {term}" if negator.isascii() else negator + term
@@ -103,7 +127,10 @@ def fold(text: str) -> str:
 
 
 def _negator(before: str, negators: tuple[str, ...]) -> str | None:
-    """The negator right before a term (`不是很满意`, `not happy`, `not very helpful`)."""
+    """The negator right before a term (`不是很满意`, `not happy`, `not very helpful`),
+    in the term's own sentence."""
+    ends = [m.end() for m in SENTENCE_END.finditer(before)]
+    before = before[ends[-1]:] if ends else before
     words = before.split()[-2:]
     if len(words) == 2 and words[1] not in _INTENSIFIERS:
         words = words[1:]
@@ -125,22 +152,26 @@ def build_lexicon(languages: tuple[str, ...], positive: tuple[str, ...],
     """The combined lexicon; the spec's own words win over shipped ones."""
     polarity: dict[str, int] = {}
     negators: list[str] = []
+    courtesy: set[str] = set()
     for lang in languages:
         data = shipped(lang)
-        polarity.update({fold(w): 1 for w in data["positive"]})
-        polarity.update({fold(w): -1 for w in data["negative"]})
+        polarity.update({key(fold(w)): 0 for w in data.get("refusals", [])})
+        polarity.update({key(fold(w)): 1 for w in data["positive"]})
+        polarity.update({key(fold(w)): -1 for w in data["negative"]})
         negators.extend(fold(w) for w in data["negators"])
-    polarity.update({fold(w): 1 for w in positive})
-    polarity.update({fold(w): -1 for w in negative})
+        courtesy.update(key(fold(w)) for w in data.get("courtesy", []))
+    polarity.update({key(fold(w)): 1 for w in positive})
+    polarity.update({key(fold(w)): -1 for w in negative})
     terms = sorted((t for t in polarity if t), key=len, reverse=True)
     alternatives = "|".join(_term_pattern(t) for t in terms) or r"(?!x)x"
     negs = tuple(sorted(set(negators), key=len, reverse=True))
-    return Lexicon(regex.compile(alternatives), polarity, negs)
+    return Lexicon(regex.compile(alternatives), polarity, negs, frozenset(courtesy))
 
 
 def _term_pattern(term: str) -> str:
-    """Latin words match whole words only (`hate` not in `whatever`)."""
-    escaped: str = regex.escape(term)
+    """Latin words match whole words only (`hate` not in `whatever`); a space matches
+    any run of spaces and punctuation."""
+    escaped: str = SEPARATORS.join(regex.escape(word) for word in term.split(" "))
     if term[:1].isascii() and term[:1].isalnum():
         escaped = r"(?<![a-z0-9])" + escaped
     if term[-1:].isascii() and term[-1:].isalnum():
