@@ -43,7 +43,7 @@ class TestCompletion:
     def test_result_fields_after_a_check_name(self) -> None:
         """`意图识别.` offers the result fields of `classify`."""
         assert labels("metric 新 = rate(意图识别.") == ["passed", "score", "value", "label",
-                                                    "agreement", "votes", "judges",
+                                                    "margin", "agreement", "votes", "judges",
                                                     "judge_agreement", "by_judge"]
 
     def test_the_spec_names_in_an_expression(self) -> None:
