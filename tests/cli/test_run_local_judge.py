@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 class TestMissingLocalExtra:
     @pytest.fixture(autouse=True)
     def _no_extra(self, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-        monkeypatch.setattr(local_judge, "missing_local_parts", lambda: ["llama_cpp"])
+        monkeypatch.setattr(local_judge, "missing_local_parts", lambda *_: ["llama_cpp"])
         monkeypatch.setenv("EVALDSL_CACHE_DIR", str(tmp_path / "cache"))
 
     def test_the_flag_exits_2_naming_the_extra(self, capsys: pytest.CaptureFixture[str],
