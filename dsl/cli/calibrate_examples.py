@@ -25,6 +25,7 @@ from evaldsl.analysis.neighbours import cross_validate_examples as validate
 from evaldsl.cases.case import Case
 from evaldsl.cases.loading import load_cases
 from evaldsl.cases.scopes import select
+from evaldsl.cli.calibrate_shots import spliced_examples
 from evaldsl.cli.exits import UsageError
 from evaldsl.cli.review import checked_records
 from evaldsl.diagnostics import did_you_mean
@@ -123,15 +124,7 @@ def with_examples(source: Source, check: CheckNode, learned: Sequence[Labelled])
                check.facts.constants.get("examples") or []]
     items = ",\n".join(f"    {{text: {quote(text)}, answer: {quote(label)}}}" for text, label in
                        [*written, *[(x.text, x.human) for x in learned]])
-    node = check.node.arg("examples")
-    text = source.text
-    if node is not None:
-        start = source.offset(node.name_span.line, node.name_span.col)
-        end = source.offset(node.value.span.end_line, node.value.span.end_col)
-        return text[:start] + f"examples: [\n{items}\n  ]" + text[end:]
-    span = check.node.span
-    close = source.offset(span.end_line, span.end_col) - 1
-    return text[:close] + f",\n  examples: [\n{items}\n  ]" + text[close:]
+    return spliced_examples(source, check, items)
 
 
 def spec_relabel(source: Source, check: CheckNode, cases: Mapping[str, Case]) -> Relabel:

@@ -187,6 +187,12 @@ def with_examples(source: Source, check: CheckNode, shots: Sequence[ShotCase],
     """The spec's text with `shots` as the check's `examples:` (in place of any written)."""
     items = ",\n".join(f"    {{text: {quote(s.text)}, answer: {answer(s, scale)}}}"
                        for s in shots)
+    return spliced_examples(source, check, items)
+
+
+def spliced_examples(source: Source, check: CheckNode, items: str) -> str:
+    """The spec's text with the check's `examples:` argument set to the list `items` (one
+    written item a line), in place of any written, or added before the call closes."""
     written = check.node.arg("examples")
     text = source.text
     if written is not None:
