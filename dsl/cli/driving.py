@@ -64,9 +64,9 @@ def trials_of(items: Any, k: int) -> Any:
 
 def check_target_flags(args: argparse.Namespace) -> None:
     """Refuse, before anything is sent, what a driven run cannot do; the built-in `demo`
-    target's defaults filled in (`evaldsl.target.demo`)."""
+    target's defaults filled in (`evaldsl.agents.demo`)."""
     if args.target is not None:
-        from evaldsl.target.demo import with_local_defaults
+        from evaldsl.agents.demo import with_local_defaults
 
         with_local_defaults(args, args.config)
     if args.target is None:
@@ -87,12 +87,12 @@ class Driving:
     """A driven run's parts: the driver, its transcripts file and the `target` tally."""
 
     def __init__(self, args: argparse.Namespace, spec: Any, deadline: float | None) -> None:
-        from evaldsl.target.config import load_target
-        from evaldsl.target.driver import Driver
-        from evaldsl.target.factory import make_target
-        from evaldsl.target.simulator_setup import make_simulator
-        from evaldsl.target.tally import TargetTally
-        from evaldsl.target.transcripts import Transcripts
+        from evaldsl.agents.config import load_target
+        from evaldsl.agents.driver import Driver
+        from evaldsl.agents.factory import make_target
+        from evaldsl.agents.simulator_setup import make_simulator
+        from evaldsl.agents.tally import TargetTally
+        from evaldsl.agents.transcripts import Transcripts
 
         config = load_target(args.target, args.config, key_hosts=args.key_host)
         self.concurrency = config.concurrency
@@ -114,8 +114,8 @@ class Driving:
             raise
 
     def scenarios(self, paths: list[Path], spec: Any) -> Any:
+        from evaldsl.agents.scenarios import read_scenarios
         from evaldsl.cases.rows import CaseSchema
-        from evaldsl.target.scenarios import read_scenarios
 
         return trials_of(read_scenarios(paths, CaseSchema.of(spec)), self.trials)
 

@@ -411,7 +411,7 @@ def _selection(args: argparse.Namespace, spec: Any) -> Any:
     if args.sample is None:
         return selection
     if args.target is not None:
-        from evaldsl.target.scenarios import read_scenarios
+        from evaldsl.agents.scenarios import read_scenarios
 
         cases = read_scenarios(args.cases, CaseSchema.of(spec))
     else:
@@ -630,7 +630,7 @@ def explorer_sink(args: argparse.Namespace, layout: Any, inputs: tuple[str, ...]
 
     if getattr(args, "target", None) is None:
         return Explorer(layout, inputs)
-    from evaldsl.target.scenarios import read_scenarios
+    from evaldsl.agents.scenarios import read_scenarios
 
     transcripts = None if args.transcripts is None else str(args.transcripts)
     return Explorer(layout, inputs, transcripts, read_scenarios)

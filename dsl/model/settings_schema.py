@@ -5,7 +5,7 @@ tombi); docs/settings.schema.json is this module's output, regenerated with
 `python -m evaldsl.model.settings_schema docs/settings.schema.json` and compared with it
 by a test. The schema is not a second definition of the file: the endpoint settings are
 `Endpoint`'s fields (with their types, defaults and attribute docstrings) less what the
-file may not hold, and the target settings are `evaldsl.target.config`'s own tables of
+file may not hold, and the target settings are `evaldsl.agents.config`'s own tables of
 what each kind accepts, so a setting added to a reader appears here without an edit.
 """
 
@@ -21,9 +21,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from evaldsl.agents.config import _BY_KIND, _COMMON, KINDS, TargetConfig
 from evaldsl.model.settings import ENDPOINT_FIELDS, Endpoint
 from evaldsl.primitives.fielddocs import class_docstrings
-from evaldsl.target.config import _BY_KIND, _COMMON, KINDS, TargetConfig
 
 SCHEMA_URI = "https://json-schema.org/draft/2020-12/schema"
 PROVIDERS = ("openai", "local")

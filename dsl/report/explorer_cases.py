@@ -23,7 +23,7 @@ from evaldsl.report.explorer import NAME_LIMIT, Entry, clip, page_json
 
 ROW = "row"
 """A transcript's field naming the scenario row it was driven from
-(`evaldsl.target.transcripts.ROW`, which this stage does not import)."""
+(`evaldsl.agents.transcripts.ROW`, which this stage does not import)."""
 
 TURNS_LIMIT = 60
 """Turns kept of a dialog; the rest are counted in a last line."""

@@ -32,7 +32,7 @@ def target_section(target: Mapping[str, Any] | None) -> str:
 
 
 def _simulator(simulator: Mapping[str, Any]) -> str:
-    from evaldsl.target.user_brief import KIND_WORDS
+    from evaldsl.agents.user_brief import KIND_WORDS
 
     rows = [(_("simulated conversations"), simulator["conversations"]),
             (_("simulator failures"), f"{simulator['failures']} / "

@@ -184,7 +184,7 @@ class ResultsWriter:
         """Start a new file, or with `resume_at` continue one after its good bytes.
 
         Without a `header` the file is plain JSONL, every line a record (a transcripts file,
-        `evaldsl.target.transcripts`, which `evaldsl run` reads as cases).
+        `evaldsl.agents.transcripts`, which `evaldsl run` reads as cases).
 
         A file torn before its header was complete (`resume_at == 0`) starts afresh.
         `file` is the journal already open and locked (`journal_lock.lock`); without

@@ -152,7 +152,7 @@ def simulator_line(simulator: Mapping[str, Any] | None) -> list[str]:
     simulator's own failures, which are not the agent's `errors`."""
     if not simulator:
         return []
-    from evaldsl.target.user_brief import KIND_WORDS
+    from evaldsl.agents.user_brief import KIND_WORDS
 
     kinds = " · ".join(f"{count} {_(KIND_WORDS[kind])}"
                        for kind, count in simulator["by_kind"].items() if kind in KIND_WORDS)

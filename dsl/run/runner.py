@@ -19,7 +19,7 @@ locked for the whole run (`evaldsl.report.journal_lock`) before it is read
 or written.
 
 With a `driver` (`evaldsl run --target`), each input row is a scenario: the driver sends
-its user turns to the agent under test (`evaldsl.target.driver`) and the conversation it
+its user turns to the agent under test (`evaldsl.agents.driver`) and the conversation it
 records is what is judged, as soon as it ends, in the same stream; a resumed run takes a
 scenario the driver already saved from its transcripts file instead of sending it again.
 

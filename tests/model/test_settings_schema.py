@@ -10,10 +10,10 @@ from typing import Any
 import jsonschema
 import pytest
 
+from evaldsl.agents.config import target_of
 from evaldsl.errors import ConfigError
 from evaldsl.model.settings import ENDPOINT_FIELDS, Settings
 from evaldsl.model.settings_schema import main, rendered, settings_schema
-from evaldsl.target.config import target_of
 
 SHIPPED = Path(__file__).resolve().parents[2] / "docs" / "settings.schema.json"
 VALIDATOR = jsonschema.Draft202012Validator(settings_schema())

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.target.conftest import SECRET, read_jsonl, write_scenarios
+from tests.agents.conftest import SECRET, read_jsonl, write_scenarios
 
 API_KEY = "k3y-agent-api-value-77"
 """The value of AGENT_API_KEY, sent as `X-Api-Key`."""
@@ -102,7 +102,7 @@ class TestCharsets:
 
     def test_a_wrong_declared_charset_falls_back_to_utf8(
             self, agent: Any, kit: Any, tmp_path: Path, spec: Path) -> None:
-        from evaldsl.target.http_target import decoded
+        from evaldsl.agents.http_target import decoded
 
         text = json.dumps({"reply": "空调"}, ensure_ascii=False)
         assert decoded(text.encode("utf-8"), "ascii") == text
@@ -176,8 +176,8 @@ class TestReplySize:
         assert why["s-001"] == bound and why["s-002"] == bound
 
     def test_the_default_bound_is_16_mib(self) -> None:
-        from evaldsl.target.config import target_of
-        from evaldsl.target.http_target import HttpTarget
+        from evaldsl.agents.config import target_of
+        from evaldsl.agents.http_target import HttpTarget
 
         target = HttpTarget(target_of("a", {"kind": "http", "url": "http://127.0.0.1:9/",
                                             "reply_path": "reply"}), env={})

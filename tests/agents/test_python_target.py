@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.target.conftest import read_jsonl, write_rows
+from tests.agents.conftest import read_jsonl, write_rows
 
 
 @pytest.mark.parametrize("function", ["echo", "echo_async"])

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from evaldsl.target.user_brief import (
+from evaldsl.agents.user_brief import (
     EARLY,
     FORMAT,
     OFF_GOAL,

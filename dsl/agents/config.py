@@ -83,7 +83,7 @@ def load_target(name: str, config: str | Path | None = None,
     """The target `name` of the settings file (or the built-in `demo`); a `ConfigError`
     saying what is wrong. The file is a project's, so a key it names goes only to a host the
     user allows (`evaldsl.model.keys.check_key_host`; `key_hosts` are `--key-host`'s)."""
-    from evaldsl.target import demo
+    from evaldsl.agents import demo
 
     path = Path(config) if config is not None else Path.cwd() / CONFIG_FILE
     targets = configured_targets(config)

@@ -7,7 +7,7 @@
               "facts": {"姓名": "张三", "电话": "13800138000"}}}
 
 A row gives `user` instead of, or after, its scripted `messages`: the scripted turns are sent
-first, then a model plays the user (`evaldsl.target.simulator`) until it says the stop rule
+first, then a model plays the user (`evaldsl.agents.simulator`) until it says the stop rule
 holds or `max_turns` user turns were sent. The brief is also what the simulator is held to:
 `audit` finds where the simulator, not the agent, failed (it ended before `min_turns`
 replies, left its goal by never giving a fact the goal needs, or broke its format), so such

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from evaldsl.target.canned import CannedResults
+from evaldsl.agents.canned import CannedResults
 
 Message = dict[str, Any]
 """One message in the OpenAI chat format."""

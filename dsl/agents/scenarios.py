@@ -7,8 +7,8 @@ Each row becomes a case whose messages are its user turns (role `user`), read an
 as any case file's rows are (`evaldsl.cases.loading`: the same formats, bad rows reported
 by file and line, the spec's `case {}` block enforced), so that `--where`, `--ids` and
 `--sample` select scenarios as they select cases. `tool_results`, optional, are the canned
-results the `openai` target hands back (`evaldsl.target.canned`). A row may give `user`, a
-simulated user's brief (`evaldsl.target.user_brief`), instead of or after its `messages`.
+results the `openai` target hands back (`evaldsl.agents.canned`). A row may give `user`, a
+simulated user's brief (`evaldsl.agents.user_brief`), instead of or after its `messages`.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from evaldsl.agents import canned, user_brief
+from evaldsl.agents.driver import TOOL_RESULTS
+from evaldsl.agents.user_brief import USER
 from evaldsl.cases.loading import BadRow, Item, RawRow, read_rows
 from evaldsl.cases.rows import EMPTY_SCHEMA, CaseSchema
 from evaldsl.i18n import _
-from evaldsl.target import canned, user_brief
-from evaldsl.target.driver import TOOL_RESULTS
-from evaldsl.target.user_brief import USER
 
 
 def read_scenarios(paths: Iterable[str | Path], schema: CaseSchema = EMPTY_SCHEMA,

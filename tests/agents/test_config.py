@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from evaldsl.agents.config import load_target, target_of
 from evaldsl.errors import ConfigError
-from evaldsl.target.config import load_target, target_of
 
 
 class TestTargetOf:

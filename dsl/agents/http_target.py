@@ -28,14 +28,14 @@ from urllib.parse import urljoin, urlsplit
 
 import aiohttp
 
+from evaldsl.agents.base import Conversation, Message
+from evaldsl.agents.config import TargetConfig
+from evaldsl.agents.paths import PathMissing, at_path
 from evaldsl.i18n import _
 from evaldsl.model.errors import Misconfigured, ModelError, PermanentError, TransientError
 from evaldsl.model.keys import host_of
 from evaldsl.model.loops import PerLoop
 from evaldsl.model.redact import Redactor
-from evaldsl.target.base import Conversation, Message
-from evaldsl.target.config import TargetConfig
-from evaldsl.target.paths import PathMissing, at_path
 
 DETAIL_LIMIT = 200
 """How much of an error answer's body a reason quotes."""
@@ -69,7 +69,7 @@ class HttpTarget:
         without the headers."""
         self.redactor = Redactor(self.headers.values())
         self.secrets = tuple(self.headers.values())
-        """What the driver cuts out of the agent's messages (`evaldsl.target.secrets`)."""
+        """What the driver cuts out of the agent's messages (`evaldsl.agents.secrets`)."""
         self._sessions: PerLoop[aiohttp.ClientSession] = PerLoop(self._session, _close)
 
     def _session(self) -> aiohttp.ClientSession:

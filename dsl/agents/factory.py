@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from evaldsl.target.base import Target
-from evaldsl.target.config import TargetConfig
+from evaldsl.agents.base import Target
+from evaldsl.agents.config import TargetConfig
 
 
 def make_target(config: TargetConfig) -> Target:
     """The target `config` describes (its kind was checked when it was read)."""
     if config.kind == "http":
-        from evaldsl.target.http_target import HttpTarget
+        from evaldsl.agents.http_target import HttpTarget
 
         return HttpTarget(config)
     if config.kind == "openai":
-        from evaldsl.target.openai_target import OpenAITarget
+        from evaldsl.agents.openai_target import OpenAITarget
 
         return OpenAITarget(config)
-    from evaldsl.target.python_target import PythonTarget
+    from evaldsl.agents.python_target import PythonTarget
 
     return PythonTarget(config)

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.target.conftest import env, http_target, read_jsonl, write_scenarios
+from tests.agents.conftest import env, http_target, read_jsonl, write_scenarios
 
 
 def test_collect_plays_each_scenario_k_times(agent: Any, kit: Any, tmp_path: Path,

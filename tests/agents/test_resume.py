@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.target.conftest import env, http_target, read_jsonl, write_scenarios
+from tests.agents.conftest import env, http_target, read_jsonl, write_scenarios
 
 SPEC = """\
 spec "driven, timeless"

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
+from evaldsl.agents.config import load_target
 from evaldsl.errors import ConfigError
 from evaldsl.model.settings import Settings
-from evaldsl.target.config import load_target
-from tests.target.conftest import write_scenarios
+from tests.agents.conftest import write_scenarios
 
 REMOTE = "https://collector.example.net/agent"
 UNRESOLVABLE = "http://agent.invalid:9/agent"

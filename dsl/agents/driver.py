@@ -2,8 +2,8 @@
 
 Each turn appends the user's message, waits for the target's messages and stamps the reply
 (the turn's last message) with `latency_ms`, the time the target took; the target's own
-secrets are masked in them (`evaldsl.target.secrets`) before anything records them. The conversation
-ends as a transcript (`evaldsl.target.transcripts`) and as the case the spec judges; a
+secrets are masked in them (`evaldsl.agents.secrets`) before anything records them. The conversation
+ends as a transcript (`evaldsl.agents.transcripts`) and as the case the spec judges; a
 failure of the target at any turn ends it as an `error` result naming the reason and the
 turn, so a dialog with a missing turn is never judged as if it were whole.
 
@@ -21,6 +21,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from evaldsl.agents.base import Conversation, Message, Target
+from evaldsl.agents.canned import CannedResults
+from evaldsl.agents.config import TargetConfig
+from evaldsl.agents.secrets import masked, secret_values
+from evaldsl.agents.simulator import Simulator, SimulatorFailed
+from evaldsl.agents.transcripts import ROW, Transcripts
+from evaldsl.agents.user_brief import KIND_WORDS, USER, UserBrief, end_problem, turn_problem
 from evaldsl.cases.case import Case
 from evaldsl.errors import ConfigError
 from evaldsl.i18n import N_, _
@@ -29,13 +36,6 @@ from evaldsl.model.errors import ModelError
 from evaldsl.model.limits import Limiter, RetryPolicy, with_retries
 from evaldsl.results import ERROR_LABEL, CaseResult, MetricError, ReportPlan
 from evaldsl.runtime.grouping import group_key
-from evaldsl.target.base import Conversation, Message, Target
-from evaldsl.target.canned import CannedResults
-from evaldsl.target.config import TargetConfig
-from evaldsl.target.secrets import masked, secret_values
-from evaldsl.target.simulator import Simulator, SimulatorFailed
-from evaldsl.target.transcripts import ROW, Transcripts
-from evaldsl.target.user_brief import KIND_WORDS, USER, UserBrief, end_problem, turn_problem
 from evaldsl.values import CheckResult
 
 TOOL_RESULTS = "tool_results"
@@ -62,7 +62,7 @@ class Driver:
     transcripts: Transcripts | None = None
     deadline: float | None = None
     simulator: Simulator | None = None
-    """Plays the user of scenarios that give a `user` brief (`evaldsl.target.user_brief`)."""
+    """Plays the user of scenarios that give a `user` brief (`evaldsl.agents.user_brief`)."""
 
     def __post_init__(self) -> None:
         self.gate = Gate(self.config.circuit_breaker, self.deadline, N_("agent"),

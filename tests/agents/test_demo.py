@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
+from evaldsl.agents.config import load_target
+from evaldsl.agents.scenarios import read_scenarios
+from evaldsl.agents.user_brief import USER
 from evaldsl.api import load
 from evaldsl.cases.case import Case
 from evaldsl.cases.rows import CaseSchema
-from evaldsl.target.config import load_target
-from evaldsl.target.scenarios import read_scenarios
-from evaldsl.target.user_brief import USER
-from tests.target.conftest import read_jsonl, write_rows
+from tests.agents.conftest import read_jsonl, write_rows
 
 REPO = Path(__file__).resolve().parents[2]
 SCENARIOS = REPO / "scenarios" / "repair_booking.jsonl"

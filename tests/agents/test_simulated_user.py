@@ -8,7 +8,7 @@ from typing import Any
 
 import jsonschema
 
-from tests.target.conftest import env, http_target, read_jsonl, write_rows
+from tests.agents.conftest import env, http_target, read_jsonl, write_rows
 
 FACTS = {"姓名": "张三"}
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs" / "report.schema.json")

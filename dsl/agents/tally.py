@@ -1,10 +1,10 @@
 """The report's `target` section: how the agent under test answered, folded per case.
 
 A run with simulated users adds `simulator`: how many conversations a simulator played and
-how many it failed, by kind (`evaldsl.target.user_brief.FAILURE_KINDS`). Those are error
+how many it failed, by kind (`evaldsl.agents.user_brief.FAILURE_KINDS`). Those are error
 cases of the run, never counted in the agent's `errors`.
 
-Every case record of a driven run carries a `target` note (`evaldsl.target.driver`): the
+Every case record of a driven run carries a `target` note (`evaldsl.agents.driver`): the
 latency of each reply, and why the agent failed if it did. Notes are journaled with the
 case, so a resumed run folds the same ones and its section equals an uninterrupted run's
 (the latencies themselves are measurements: two runs differ there, as in `run`). The
@@ -18,7 +18,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evaldsl.target.user_brief import FAILURE_KINDS
+from evaldsl.agents.user_brief import FAILURE_KINDS
 
 PERCENTILES = (50, 90, 99)
 

@@ -18,11 +18,11 @@ from collections.abc import Callable, Mapping, Sequence
 from importlib.metadata import entry_points
 from typing import Any
 
+from evaldsl.agents.base import Conversation, Message
+from evaldsl.agents.config import TargetConfig
 from evaldsl.errors import ConfigError
 from evaldsl.i18n import _
 from evaldsl.model.errors import PermanentError, TransientError
-from evaldsl.target.base import Conversation, Message
-from evaldsl.target.config import TargetConfig
 
 GROUP = "evaldsl.targets"
 

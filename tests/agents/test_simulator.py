@@ -6,12 +6,12 @@ import asyncio
 
 import pytest
 
+from evaldsl.agents.simulator import Simulator, SimulatorFailed
+from evaldsl.agents.user_brief import FORMAT, UNAVAILABLE, UserBrief
 from evaldsl.model.errors import TransientError
 from evaldsl.model.limits import RetryPolicy
 from evaldsl.model.protocols import JudgeAnswer, JudgeRequest
 from evaldsl.model.redact import Redactor
-from evaldsl.target.simulator import Simulator, SimulatorFailed
-from evaldsl.target.user_brief import FORMAT, UNAVAILABLE, UserBrief
 
 KEY = "sk-simulator-key-0123456789"
 BRIEF = UserBrief("预约维修")

@@ -9,7 +9,7 @@ only from the variable `api_key_env` names, and is cut out of anything the serve
 
 `base_url = "local"` makes the agent the local model (`evaldsl.model.local`), started by
 evaldsl on the first turn and stopped at the end: a demo agent with no key (the built-in
-`demo` target, `evaldsl.target.demo`).
+`demo` target, `evaldsl.agents.demo`).
 """
 
 from __future__ import annotations
@@ -22,14 +22,14 @@ from typing import TYPE_CHECKING, Any
 
 import openai
 
+from evaldsl.agents.base import Conversation, Message
+from evaldsl.agents.config import DEFAULT_MAX_STEPS, TargetConfig
 from evaldsl.errors import ConfigError
 from evaldsl.i18n import N_, _
 from evaldsl.model.errors import MalformedAnswer, PermanentError
 from evaldsl.model.keys import PLACEHOLDER_KEY
 from evaldsl.model.loops import PerLoop
 from evaldsl.model.openai.judge import PATH, async_http_client, encode, translate
-from evaldsl.target.base import Conversation, Message
-from evaldsl.target.config import DEFAULT_MAX_STEPS, TargetConfig
 
 if TYPE_CHECKING:
     from evaldsl.model.local.judge import LocalJudgeServer
@@ -47,7 +47,7 @@ class OpenAITarget:
         variable = config.get("api_key_env")
         self.key = (env.get(variable) if variable else None) or PLACEHOLDER_KEY
         self.secrets: tuple[str, ...] = (self.key,)
-        """What the driver cuts out of the agent's messages (`evaldsl.target.secrets`)."""
+        """What the driver cuts out of the agent's messages (`evaldsl.agents.secrets`)."""
         self.max_steps = int(config.get("max_steps", DEFAULT_MAX_STEPS))
         self._clients: PerLoop[openai.AsyncOpenAI] = PerLoop(self._client, _aclose)
         self.server = _local_server() if config.get("base_url") == LOCAL else None

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.target.conftest import read_jsonl, write_rows
+from tests.agents.conftest import read_jsonl, write_rows
 
 TOOLS = ('tools = [{type = "function", function = {name = "book_repair", description = '
          '"book a repair visit", parameters = {type = "object", properties = {day = '

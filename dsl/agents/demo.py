@@ -32,7 +32,7 @@ def is_builtin(name: str, tables: dict[str, Any]) -> bool:
 
 def with_local_defaults(args: argparse.Namespace, config: Path | None) -> None:
     """With the built-in demo, the judge and the simulator default to the local model."""
-    from evaldsl.target.config import configured_targets
+    from evaldsl.agents.config import configured_targets
 
     if not is_builtin(args.target or "", configured_targets(config)):
         return

@@ -8,7 +8,7 @@ from typing import Any
 
 import jsonschema
 
-from tests.target.conftest import (
+from tests.agents.conftest import (
     SECRET,
     env,
     http_target,

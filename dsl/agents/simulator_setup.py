@@ -17,12 +17,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from evaldsl.agents.simulator import DEFAULT_TEMPERATURE, Simulator
 from evaldsl.errors import ConfigError
 from evaldsl.i18n import _
 from evaldsl.model.cache import AnswerCache
 from evaldsl.model.limits import Limiter, RetryPolicy
 from evaldsl.model.settings import CONFIG_FILE, Settings, _read_toml
-from evaldsl.target.simulator import DEFAULT_TEMPERATURE, Simulator
 
 LOCAL = "local"
 

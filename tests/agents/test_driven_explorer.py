@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from tests.agents.conftest import env, http_target, write_rows
 from tests.support.chromium_page import Chromium
-from tests.target.conftest import env, http_target, write_rows
 
 ROWS = [{"id": "ok", "intent": "booking", "messages": ["空调坏了", "我叫张三"]},
         {"id": "cut", "intent": "booking", "messages": ["冰箱坏了", "电话 13800138000"]}]

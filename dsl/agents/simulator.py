@@ -9,7 +9,7 @@ wherever the server honours `seed`, and a cached one repeats them anyway.
 
 The answer is a JSON object, `{"message": ..., "done": ...}`; an answer that is not one
 counts as the simulator breaking its format. There is no repair request: a repaired turn
-would hide exactly the failure the report counts (`evaldsl.target.user_brief`).
+would hide exactly the failure the report counts (`evaldsl.agents.user_brief`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from evaldsl.agents.user_brief import FORMAT, UNAVAILABLE, Failure, UserBrief
 from evaldsl.errors import ConfigError
 from evaldsl.model.cache import AnswerCache, cache_key
 from evaldsl.model.errors import ModelError
@@ -25,7 +26,6 @@ from evaldsl.model.limits import Limiter, RetryPolicy, with_retries
 from evaldsl.model.protocols import Judge, JudgeRequest
 from evaldsl.model.redact import Redactor
 from evaldsl.model.structured import Unparsed, read_answer
-from evaldsl.target.user_brief import FORMAT, UNAVAILABLE, Failure, UserBrief
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
