@@ -97,7 +97,7 @@ def _scale(text: str) -> tuple[float, float]:
 
 def run(args: argparse.Namespace) -> int:
     results = read_results(args)
-    sample = read_any_labels(args.labels)
+    sample = read_any_labels(args.labels, results.block)
     if sample.encoding == GB18030:
         _say(
             "note",

@@ -38,7 +38,7 @@ def add_parser(subparsers: Any) -> None:
         description=__doc__.split("\n\n")[0] if __doc__ else None,
         usage=_("evaldsl review RESULTS --spec SPEC -o SAMPLE [options]\n"
                 "       evaldsl review serve STORE_OR_RESULTS [--spec SPEC] [--cases FILE ...] "
-                "[--store DB] [--host HOST] [--port PORT]"))
+                "[--store DB] [--outcome BLOCK ...] [--host HOST] [--port PORT]"))
     p.add_argument("results", type=Path, metavar="RESULTS",
                    help=_("results.jsonl of a run, or `serve`"))
     p.add_argument("target", type=Path, nargs="?", metavar="STORE_OR_RESULTS",

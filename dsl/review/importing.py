@@ -39,12 +39,14 @@ def import_results(store: ReviewStore, results: Path, spec: Path,
 
 
 def store_meta(layout: SpecLayout) -> dict[str, Any]:
-    """What a store records of the spec: its name and hash, the reviewed outcome block and
-    its levels (the verdict block when there is one, else the first)."""
+    """What a store records of the spec: its name and hash, every outcome block with its
+    levels (`blocks`), and the default block a label is for when it names none, with its
+    levels (the verdict block when there is one, else the first)."""
     block = VERDICT if any(b.key == VERDICT for b in layout.blocks) else next(
         (b.key for b in layout.blocks), None)
     levels = next((list(b.labels) for b in layout.blocks if b.key == block), [])
-    return {"spec": layout.name, "spec_hash": layout.hash, "block": block, "levels": levels}
+    return {"spec": layout.name, "spec_hash": layout.hash, "block": block, "levels": levels,
+            "blocks": {b.key: list(b.labels) for b in layout.blocks}}
 
 
 def machine_view(record: Mapping[str, Any]) -> dict[str, Any]:

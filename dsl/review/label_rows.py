@@ -5,7 +5,8 @@ sample_file`); a store gives the same rows, one per saved label (a skip is no
 judgement and gives none), so pairing, the checks on every value and the
 figures are the same code whatever the reviewers used. A row's `line` is the
 label's number in the store, the number a problem names. Each row also carries
-the reviewer, the note and the dialog, for the training set.
+the reviewer, the note and the dialog, for the training set. A label is for one
+outcome block: calibration over a block reads that block's labels only.
 """
 
 from __future__ import annotations
@@ -14,23 +15,36 @@ from pathlib import Path
 
 from evaldsl.analysis.calibrate import rescale
 from evaldsl.analysis.sample_file import LabelFile, LabelRow, read_labels
+from evaldsl.diagnostics import did_you_mean
+from evaldsl.errors import CaseDataError
 from evaldsl.review.agreement import Opinion
-from evaldsl.review.store import Label, is_store, open_store
+from evaldsl.review.store import Label, is_store, open_store, unknown_block
 
 STORE_ENCODING = "SQLite"
 
 
-def read_any_labels(path: Path) -> LabelFile:
-    """A review store's labels, or a CSV or JSONL sample's rows: whichever `path` holds."""
-    return read_store_labels(path) if is_store(path) else read_labels(path)
+def read_any_labels(path: Path, block: str | None = None) -> LabelFile:
+    """A review store's labels for `block`, or a CSV or JSONL sample's rows: whichever
+    `path` holds."""
+    return read_store_labels(path, block) if is_store(path) else read_labels(path)
 
 
-def read_store_labels(path: Path) -> LabelFile:
-    """Every judgement saved in the store at `path`, as sample rows."""
+def read_store_labels(path: Path, block: str | None = None) -> LabelFile:
+    """Every judgement saved in the store at `path` for the outcome block `block` (the
+    store's default block when None), as sample rows.
+
+    A block the store knows no labels for is a `CaseDataError` naming the blocks it has:
+    calibrating another block's labels against this one would be wrong.
+    """
     with open_store(path) as store:
+        blocks = store.blocks()
+        chosen = block if block is not None else str(store.meta().get("block") or "")
+        if block is not None and blocks and block not in blocks:
+            raise CaseDataError(str(path), 1, unknown_block(block, blocks),
+                                hint=did_you_mean(block, blocks))
         dialogs = {case.id: case.dialog for case in store.queue()}
         rows = [LabelRow(label.number, _values(label, dialogs.get(label.case_id)))
-                for label in store.labels() if not label.skipped]
+                for label in store.labels(block=chosen) if not label.skipped]
     return LabelFile(path, STORE_ENCODING, rows)
 
 

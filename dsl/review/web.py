@@ -1,7 +1,8 @@
 """The review page: an aiohttp app over a review store, for people labelling cases.
 
-`make_app(store, language=None)` builds the app; `evaldsl review serve` runs
-it on 127.0.0.1, and another aiohttp app may mount it as a sub-app
+`make_app(store, language=None, blocks=None)` builds the app over the outcome
+blocks `blocks` (every block of the store when None, its default block first);
+`evaldsl review serve` runs it on 127.0.0.1, and another aiohttp app may mount it as a sub-app
 (`parent.add_subapp("/review", make_app(store))`): every address the page
 uses is made from the app's own router, so it works under any prefix.
 
@@ -11,8 +12,12 @@ JSON API beside it is what the script reads and writes:
 - `GET  api/queue?reviewer=NAME`: the queue, each case with this reviewer's
   label and how many others labelled it, progress, and reviewer agreement
 - `GET  api/case?id=ID`: one case: dialog, machine judgement, every label
-- `POST api/labels`: save a label `{case_id, reviewer, score, level, note,
-  skipped}`; a wrong one is answered 400 with the reason
+- `POST api/labels`: save a reviewer's judgement of a case `{case_id, reviewer,
+  score, levels: {BLOCK: LEVEL or null}, note, skipped}`, one label per block
+  named (a block given no level and no score loses this reviewer's label); the
+  older `{level, block}` saves one block's (the first served when `block` is
+  left out). A block the page does not serve, or a wrong label, is answered 400
+  with the reason
 
 Every request passes the shared guard (`evaldsl.webguard`): this server's own host
 name, and writes as JSON from the page itself, with the token of this start written
@@ -25,6 +30,7 @@ else the language of the moment), translated through the catalogue.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from html import escape
 from importlib.resources import files
 from typing import Any
@@ -33,12 +39,13 @@ from aiohttp import web
 
 from evaldsl.i18n import LANGUAGES, N_, _, current_language, normalize, set_language
 from evaldsl.review.agreement import Opinion, ReviewerAgreement, reviewer_agreement
-from evaldsl.review.store import Label, ReviewStore
+from evaldsl.review.store import Label, ReviewStore, unknown_block
 from evaldsl.webguard import TOKEN_HEADER, Guard
 
 STORE_KEY: web.AppKey[ReviewStore] = web.AppKey("review_store", ReviewStore)
 LANGUAGE_KEY: web.AppKey[str] = web.AppKey("review_language", str)
 GUARD_KEY: web.AppKey[Guard] = web.AppKey("review_guard", Guard)
+BLOCKS_KEY: web.AppKey[list[str]] = web.AppKey("review_blocks", list)
 
 WORDS = {
     "title": N_("Review"),
@@ -54,6 +61,9 @@ WORDS = {
     "reason": N_("reason"),
     "score": N_("score (0-100)"),
     "level": N_("level"),
+    "level_of": N_("level of `{block}`"),
+    "labelling": N_("labelling {blocks}"),
+    "block_keys": N_("b next outcome block"),
     "note": N_("note (why)"),
     "save": N_("save"),
     "skip": N_("skip"),
@@ -78,12 +88,15 @@ WORDS = {
 
 
 def make_app(store: ReviewStore, language: str | None = None,
-             guard: Guard | None = None) -> web.Application:
-    """The review app over `store`; mountable with `add_subapp(prefix, app)`, then with
-    the parent's `guard`, so its pages carry the parent's token."""
+             guard: Guard | None = None, blocks: Sequence[str] | None = None,
+             ) -> web.Application:
+    """The review app over `store`, labelling the outcome blocks `blocks` (see
+    `served_blocks`); mountable with `add_subapp(prefix, app)`, then with the parent's
+    `guard`, so its pages carry the parent's token."""
     guard = guard if guard is not None else Guard(browser=True)
     app = web.Application(middlewares=[guard.middleware()])
     app[GUARD_KEY] = guard
+    app[BLOCKS_KEY] = served_blocks(store, blocks)
     app[STORE_KEY] = store
     app[LANGUAGE_KEY] = normalize(language or "") or current_language()
     app.router.add_get("/", _page, name="page")
@@ -92,6 +105,21 @@ def make_app(store: ReviewStore, language: str | None = None,
     app.router.add_get("/api/case", _case, name="case")
     app.router.add_post("/api/labels", _save, name="labels")
     return app
+
+
+def served_blocks(store: ReviewStore, wanted: Sequence[str] | None) -> list[str]:
+    """The outcome blocks a page labels: `wanted` in its order, each one the store has
+    (`ValueError` naming the store's blocks otherwise), or, when None, every block of the
+    store with its default block first."""
+    known = store.blocks()
+    default = str(store.meta().get("block") or "")
+    if wanted is None:
+        everything = list(known) or ([default] if default else [])
+        return sorted(everything, key=lambda block: block != default)
+    for block in wanted:
+        if known and block not in known:
+            raise ValueError(unknown_block(block, known))
+    return list(dict.fromkeys(wanted))
 
 
 def words(language: str) -> dict[str, str]:
@@ -108,9 +136,12 @@ async def _page(request: web.Request) -> web.Response:
     language = normalize(request.query.get("lang", "")) or request.app[LANGUAGE_KEY]
     router = request.app.router
     page_words = words(language)
+    store, served = request.app[STORE_KEY], request.app[BLOCKS_KEY]
+    blocks = [{"key": block, "labels": store.levels(block)} for block in served]
     config = {"words": page_words, "language": language,
               "other": next(x for x in LANGUAGES if x != language),
-              "levels": request.app[STORE_KEY].levels(),
+              "levels": blocks[0]["labels"] if blocks else store.levels(),
+              "blocks": blocks,
               "token": request.app[GUARD_KEY].token, "token_header": TOKEN_HEADER,
               "urls": {name: str(router[name].url_for())
                        for name in ("page", "queue", "case", "labels")}}
@@ -126,20 +157,32 @@ async def _script(request: web.Request) -> web.Response:
 
 
 async def _queue(request: web.Request) -> web.Response:
-    store = request.app[STORE_KEY]
+    store, served = request.app[STORE_KEY], request.app[BLOCKS_KEY]
     reviewer = request.query.get("reviewer", "").strip()
-    labels = store.labels()
-    mine = {label.case_id: label for label in labels if label.reviewer == reviewer}
-    counts: dict[str, int] = {}
+    labels = [label for label in store.labels() if label.block in served]
+    mine: dict[str, list[Label]] = {}
+    reviewers: dict[str, set[str]] = {}
     for label in labels:
-        counts[label.case_id] = counts.get(label.case_id, 0) + 1
+        reviewers.setdefault(label.case_id, set()).add(label.reviewer)
+        if label.reviewer == reviewer:
+            mine.setdefault(label.case_id, []).append(label)
     cases = [{"id": case.id, "priority": case.priority, "rule": case.rule,
               "machine": case.machine.get("labels", {}),
-              "mine": mine[case.id].to_dict() if case.id in mine else None,
-              "labels": counts.get(case.id, 0)} for case in store.queue()]
+              "mine": judgement(mine[case.id]) if case.id in mine else None,
+              "labels": len(reviewers.get(case.id, ()))} for case in store.queue()]
     return web.json_response({"cases": cases, "done": len(mine), "total": len(cases),
-                              "agreement": _agreement(labels).to_dict(),
-                              "block": store.meta().get("block")})
+                              "agreement": _agreement(labels, served).to_dict(),
+                              "block": served[0] if served else store.meta().get("block"),
+                              "blocks": served})
+
+
+def judgement(labels: Sequence[Label]) -> dict[str, Any]:
+    """One reviewer's labels of a case, one per block, as the page's form shows them: the
+    score and note of the latest saved, each block's level, skipped when every one is."""
+    latest = max(labels, key=lambda label: (label.saved_at, label.number))
+    return {"score": latest.score, "note": latest.note,
+            "skipped": all(label.skipped for label in labels),
+            "levels": {label.block: label.level for label in labels if label.level}}
 
 
 async def _case(request: web.Request) -> web.Response:
@@ -148,37 +191,76 @@ async def _case(request: web.Request) -> web.Response:
     if case is None:
         raise web.HTTPNotFound(text=_("no case `{id}` in the review queue").format(
             id=request.query.get("id", "")))
-    labels = store.labels(case.id)
+    served = request.app[BLOCKS_KEY]
+    labels = [label for label in store.labels(case.id) if label.block in served]
     return web.json_response({"case": case.to_dict(),
                               "labels": [label.to_dict() for label in labels],
-                              "agreement": _agreement(labels).to_dict()})
+                              "agreement": _agreement(labels, served).to_dict()})
 
 
 async def _save(request: web.Request) -> web.Response:
+    store = request.app[STORE_KEY]
+    served: list[str] = request.app[BLOCKS_KEY]
     try:
         body = await request.json()
-        label = _label_of(body)
-        saved = request.app[STORE_KEY].save_label(label)
+        labels, cleared = labels_of(body, store, served)
+        saved = store.save_labels(labels, cleared)
     except (ValueError, TypeError, KeyError) as exc:
         return web.json_response({"error": str(exc)}, status=400)
-    return web.json_response({"label": saved.to_dict()})
+    return web.json_response({"label": saved[0].to_dict(),
+                              "labels": [label.to_dict() for label in saved]})
 
 
-def _label_of(body: Any) -> Label:
-    """A label from the page's JSON; the store checks what it means."""
+def labels_of(body: Any, store: ReviewStore, served: Sequence[str],
+              ) -> tuple[list[Label], list[tuple[str, str, str]]]:
+    """The labels a judgement from the page's JSON saves, one per block it names, and the
+    `(case, reviewer, block)` labels it empties; the store checks what each means."""
     if not isinstance(body, dict):
         raise ValueError(_("a label must be a JSON object"))
     score = body.get("score")
     if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
         raise ValueError(_("the score must be a number"))
-    return Label(str(body["case_id"]), str(body.get("reviewer") or "").strip(),
-                 None if score is None else float(score), body.get("level") or None,
-                 str(body.get("note") or ""), bool(body.get("skipped")))
+    levels = body.get("levels")
+    if levels is None:
+        levels = {str(body.get("block") or (served[0] if served else "")): body.get("level")}
+    if not isinstance(levels, dict):
+        raise ValueError(_("`levels` must be a JSON object of outcome blocks and levels"))
+    case_id, reviewer = str(body["case_id"]), str(body.get("reviewer") or "").strip()
+    skipped, note = bool(body.get("skipped")), str(body.get("note") or "")
+    known = store.blocks()
+    labels, cleared = [], []
+    for block, level in levels.items():
+        block = str(block)
+        if known and block and block not in known:
+            raise ValueError(unknown_block(block, known))
+        if served and block not in served:
+            raise ValueError(_not_served(block, served))
+        level = None if skipped or level in (None, "") else str(level)
+        if skipped or level is not None or score is not None:
+            labels.append(Label(case_id, reviewer, None if score is None else float(score),
+                                level, note, skipped, block=block))
+        else:
+            cleared.append((case_id, reviewer, block))
+    if not labels:
+        raise ValueError(_("a label needs a score or a level, or is a skip"))
+    return labels, cleared
 
 
-def _agreement(labels: list[Label]) -> ReviewerAgreement:
+def _not_served(block: str, served: Sequence[str]) -> str:
+    listed = ", ".join(f"`{x}`" for x in served)
+    if len(served) == 1:
+        return _("this page labels the outcome block {served} only, not `{block}` "
+                 "(serve it with --outcome {block})").format(served=listed, block=block)
+    return _("this page labels the outcome blocks {served} only, not `{block}` "
+             "(serve it with --outcome {block})").format(served=listed, block=block)
+
+
+def _agreement(labels: list[Label], served: Sequence[str]) -> ReviewerAgreement:
+    """Reviewer agreement over the first served block's labels (a score saved under several
+    blocks at once is one judgement, counted once)."""
+    first = served[0] if served else None
     return reviewer_agreement(Opinion(x.case_id, x.reviewer, x.score, x.level)
-                              for x in labels if not x.skipped)
+                              for x in labels if not x.skipped and x.block == first)
 
 
 def _static(name: str) -> str:

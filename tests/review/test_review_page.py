@@ -4,10 +4,8 @@ reload, and find the labels on the page and in the store."""
 from __future__ import annotations
 
 import os
-import select
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -16,29 +14,13 @@ import pytest
 
 from evaldsl.review.store import open_store
 from tests.support.chromium_page import Chromium
-from tests.support.run_kit import REPO
-
-STARTUP_S = 60.0
+from tests.support.run_kit import REPO, printed_address
 
 
 class Served(NamedTuple):
     url: str
     store: Path
     process: subprocess.Popen[str]
-
-
-def _address(process: subprocess.Popen[str]) -> str:
-    """The page's address, from the line the server prints once it listens (bounded wait)."""
-    assert process.stdout is not None
-    deadline = time.monotonic() + STARTUP_S
-    while time.monotonic() < deadline:
-        ready, _w, _x = select.select([process.stdout], [], [], 1.0)
-        if ready:
-            line = process.stdout.readline()
-            assert line, f"the server ended: {process.stderr.read() if process.stderr else ''}"
-            if "http://127.0.0.1:" in line:
-                return line[line.index("http://"):].split()[0]
-    raise AssertionError("the review server did not start in time")
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +38,7 @@ def served(tmp_path_factory: pytest.TempPathFactory, kit: Any) -> Iterator[Serve
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
         env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
-        yield Served(_address(process), store, process)
+        yield Served(printed_address(process), store, process)
     finally:
         process.terminate()
         try:

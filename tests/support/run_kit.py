@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import random
+import select
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -91,3 +93,26 @@ def start_evaldsl(*args: str | Path, env: dict[str, str] | None = None,
 def without_run(report: dict[str, Any]) -> dict[str, Any]:
     """A report minus its `run` section (about the process, not the cases)."""
     return {k: v for k, v in report.items() if k != "run"}
+
+
+STARTUP_S = 60.0
+
+
+def printed_address(process: subprocess.Popen[str], timeout: float = STARTUP_S) -> str:
+    """A local server's address, from the line it prints once it listens (bounded wait).
+
+    The pipe is read unbuffered, so lines printed together are never left waiting in a
+    buffer `select` cannot see."""
+    assert process.stdout is not None
+    fd, seen = process.stdout.fileno(), b""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ready, _w, _x = select.select([fd], [], [], 1.0)
+        if ready:
+            chunk = os.read(fd, 1 << 16)
+            assert chunk, f"the server ended: {process.stderr.read() if process.stderr else ''}"
+            seen += chunk
+            for line in seen.decode("utf-8", "replace").splitlines(keepends=True):
+                if "http://127.0.0.1:" in line and line.endswith("\n"):
+                    return line[line.index("http://"):].split()[0]
+    raise AssertionError("the server did not start in time")

@@ -5,7 +5,8 @@
   const config = JSON.parse(document.getElementById("config").textContent);
   const W = config.words;
   const SCORES = { "1": 0, "2": 25, "3": 50, "4": 75, "5": 100 };
-  const state = { cases: [], index: 0, current: null };
+  const BLOCKS = config.blocks.length ? config.blocks : [{ key: "", labels: config.levels }];
+  const state = { cases: [], index: 0, current: null, block: 0 };
   const $ = (id) => document.getElementById(id);
   const fmt = (text, values) => text.replace(/\{(\w+)\}/g, (m, k) => (k in values ? values[k] : m));
 
@@ -98,48 +99,70 @@
     return box;
   }
 
+  // One reviewer's labels of a case (one per block) as the form reads them.
+  function judgement(labels) {
+    if (!labels.length) return null;
+    const latest = labels.reduce((a, b) => (b.saved_at > a.saved_at || (b.saved_at === a.saved_at && b.number > a.number) ? b : a));
+    const levels = {};
+    for (const l of labels) if (l.level) levels[l.block] = l.level;
+    return { reviewer: latest.reviewer, score: latest.score, note: latest.note, saved_at: latest.saved_at,
+             skipped: labels.every((l) => l.skipped), levels: levels };
+  }
+
+  function byReviewer(labels) {
+    const names = [...new Set(labels.map((l) => l.reviewer))];
+    return names.map((name) => judgement(labels.filter((l) => l.reviewer === name)));
+  }
+
   function others(data) {
     const box = el("div");
     if (!data.labels.length) { box.append(el("p", W.none_yet)); return box; }
     const list = el("ul");
-    for (const l of data.labels) {
-      const words = l.skipped ? W.skipped : [l.score === null ? "" : l.score, l.level || ""].join(" ");
-      list.append(el("li", l.reviewer + ": " + words + (l.note ? " — " + l.note : "") + " (" + l.saved_at + ")"));
+    const people = byReviewer(data.labels);
+    for (const j of people) {
+      const levels = BLOCKS.filter((b) => j.levels[b.key]).map((b) => (BLOCKS.length > 1 ? b.key + ": " : "") + j.levels[b.key]);
+      const words = j.skipped ? W.skipped : [j.score === null ? "" : j.score, levels.join(" · ")].join(" ");
+      list.append(el("li", j.reviewer + ": " + words + (j.note ? " — " + j.note : "") + " (" + j.saved_at + ")"));
     }
     box.append(list);
-    const scores = data.labels.filter((l) => l.score !== null).map((l) => l.score);
+    const scores = people.filter((j) => j.score !== null && !j.skipped).map((j) => j.score);
     if (scores.length > 1) {
       box.append(el("p", fmt(W.spread, { points: Math.max(...scores) - Math.min(...scores) }), "spread"));
     }
-    const levels = data.labels.filter((l) => l.level).map((l) => l.level);
+    const levels = people.map((j) => j.levels[BLOCKS[0].key]).filter((x) => x);
     if (levels.length > 1) box.append(el("p", new Set(levels).size === 1 ? W.levels_agree : W.levels_differ));
     return box;
   }
 
   function form(data) {
-    const mine = data.labels.find((l) => l.reviewer === reviewer()) || {};
+    const mine = judgement(data.labels.filter((l) => l.reviewer === reviewer())) || { levels: {} };
     const f = el("form");
     f.id = "form";
     const score = el("input");
     Object.assign(score, { id: "score", type: "number", min: 0, max: 100, step: "any" });
     score.value = mine.score === null || mine.score === undefined ? "" : mine.score;
-    const level = el("select");
-    level.id = "level";
-    for (const name of ["", ...config.levels]) level.append(el("option", name));
-    level.value = mine.level || "";
+    const levelLabels = BLOCKS.map((block, i) => {
+      const level = el("select");
+      level.id = i ? "level-" + i : "level";
+      level.dataset.block = block.key;
+      for (const name of ["", ...block.labels]) level.append(el("option", name));
+      level.value = mine.levels[block.key] || "";
+      const label = el("label", (block.key ? fmt(W.level_of, { block: block.key }) : W.level) + " ", "block");
+      if (i === state.block) label.classList.add("active");
+      label.append(level);
+      return label;
+    });
     const note = el("textarea");
     note.id = "note";
     note.value = mine.note || "";
     const scoreLabel = el("label", W.score + " ");
     scoreLabel.append(score);
-    const levelLabel = el("label", W.level + " ");
-    levelLabel.append(level);
     const save = el("button", W.save);
     save.type = "submit";
     const skip = el("button", W.skip);
     skip.type = "button";
     skip.addEventListener("click", () => submit(true));
-    f.append(scoreLabel, levelLabel, el("div", W.note), note, save, skip, el("span", "", ""));
+    f.append(scoreLabel, ...levelLabels, el("div", W.note), note, save, skip, el("span", "", ""));
     f.lastChild.id = "status";
     f.addEventListener("submit", (e) => { e.preventDefault(); submit(false); });
     return f;
@@ -149,9 +172,13 @@
     const status = $("status");
     if (!reviewer()) { status.textContent = W.reviewer_needed; status.className = "error"; $("reviewer").focus(); return; }
     const raw = $("score").value.trim();
+    const levels = {};
+    for (const select of document.querySelectorAll("#form select")) {
+      levels[select.dataset.block] = skipped ? null : select.value || null;
+    }
     const body = { case_id: state.current.case.id, reviewer: reviewer(), skipped: skipped,
                    score: skipped || raw === "" ? null : Number(raw),
-                   level: skipped ? null : $("level").value || null, note: $("note").value };
+                   levels: levels, note: $("note").value };
     const answer = await fetch(config.urls.labels, { method: "POST", body: JSON.stringify(body),
                                                      headers: { "Content-Type": "application/json",
                                                                 [config.token_header]: config.token } });
@@ -180,8 +207,11 @@
     else if (e.key === "k") go(state.index - 1);
     else if (e.key in SCORES) $("score").value = SCORES[e.key];
     else if (e.key === "l") {
-      const select = $("level");
+      const select = document.querySelectorAll("#form select")[state.block];
       select.selectedIndex = (select.selectedIndex + 1) % select.options.length;
+    } else if (e.key === "b" && BLOCKS.length > 1) {
+      state.block = (state.block + 1) % BLOCKS.length;
+      document.querySelectorAll("#form label.block").forEach((label, i) => label.classList.toggle("active", i === state.block));
     } else if (e.key === "n") { e.preventDefault(); $("note").focus(); }
     else if (e.key === "x") submit(true);
     else if (e.key === "Enter") { e.preventDefault(); submit(false); }
@@ -193,7 +223,8 @@
     document.title = W.title;
     $("title").textContent = W.title;
     $("reviewer-word").textContent = W.reviewer;
-    $("keys").textContent = W.keys;
+    $("keys").textContent = W.keys + (BLOCKS.length > 1 ? " · " + W.block_keys : "");
+    $("blocks").textContent = fmt(W.labelling, { blocks: BLOCKS.map((b) => "`" + b.key + "`").join(", ") });
     const link = $("language");
     link.textContent = config.other === "zh" ? "中文" : "English";
     const params = new URLSearchParams(location.search);
