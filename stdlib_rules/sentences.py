@@ -16,12 +16,15 @@ import json
 import unicodedata
 from functools import lru_cache
 from importlib import resources
+from typing import Any
 
 import regex
 
 _END = regex.compile(r"(?<=[。！？!?；;…\n])|(?<=\.)(?=\s)")
 """Where a sentence ends: after 。！？!?；; or a line break; after a full stop followed by a
 space (not the point of `3.5`; the spaced ` . ` of tokenized corpora too)."""
+_CLAUSE = regex.compile(r"[,，;；、]|\s+and\s+", regex.IGNORECASE)
+"""Where a clause of a sentence ends: a comma, a semicolon, a joining "and"."""
 _NOISE = regex.compile(r"[\s\p{P}\p{S}]+")
 """Spaces, punctuation and symbols: left out before a sentence is compared with a formula."""
 
@@ -34,12 +37,25 @@ def sentences(text: str) -> list[str]:
 def is_formula(sentence: str) -> bool:
     """Whether the whole sentence is a closing or courtesy formula of the lexicon."""
     key = normalized(sentence)
-    return bool(key) and _formulas().fullmatch(key) is not None
+    if not key:
+        return False
+    formulas, acknowledgements = _formulas(), _acknowledgements()
+    if formulas.fullmatch(key) is not None:
+        return True
+    clauses = [k for k in (normalized(c) for c in _CLAUSE.split(sentence)) if k]
+    return (len(clauses) > 1
+            and all(formulas.fullmatch(k) or acknowledgements.fullmatch(k) for k in clauses)
+            and any(formulas.fullmatch(k) for k in clauses))
 
 
 def content(text: str) -> list[str]:
-    """The sentences of `text` that are not formulas: what it says of the task."""
-    return [s for s in sentences(text) if not is_formula(s)]
+    """The sentences of `text` that are not formulas: what it says of the task. A text of
+    nothing but formulas and bare acknowledgements ("Okay. Have a great day.") says nothing."""
+    kept = [s for s in sentences(text) if not is_formula(s)]
+    if kept and len(kept) < len(sentences(text)) and all(
+            _acknowledgements().fullmatch(normalized(s)) for s in kept):
+        return []
+    return kept
 
 
 def without_formulas(text: str) -> str:
@@ -54,8 +70,22 @@ def normalized(sentence: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _formulas() -> regex.Pattern[str]:
-    data = json.loads(resources.files("evaldsl.stdlib").joinpath(
+def _lexicon() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(resources.files("evaldsl.stdlib").joinpath(
         "lexicons", "formulas.json").read_text(encoding="utf-8"))
+    return data
+
+
+@lru_cache(maxsize=1)
+def _formulas() -> regex.Pattern[str]:
+    data = _lexicon()
+    patterns = [p for language in ("zh", "en") for p in data[language]]
+    return regex.compile("|".join(f"(?:{p})" for p in patterns))
+
+
+@lru_cache(maxsize=1)
+def _acknowledgements() -> regex.Pattern[str]:
+    """The bare acknowledgements ("okay", "好的") a formula clause may stand beside."""
+    data = _lexicon()["acknowledgements"]
     patterns = [p for language in ("zh", "en") for p in data[language]]
     return regex.compile("|".join(f"(?:{p})" for p in patterns))

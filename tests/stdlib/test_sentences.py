@@ -25,6 +25,61 @@ def test_a_sentence_with_task_content_is_never_a_formula() -> None:
     assert [c for c in CONTENT if is_formula(c)] == []
 
 
+WORDS = st.sampled_from(["hotel", "phone", "address", "酒店", "电话", "地址", "price", "12",
+                         "cheap", "北京", "train", "table"])
+
+
+CLOSINGS = ["Do you need help with anything else?", "Have a great day ahead!", "Have a good one.",
+            "Could I assist you further?", "Can I still be of help to you?",
+            "Will that be all?", "Anything else you need?", "What more can I help you with?",
+            "Did you need help with anything further today?", "Enjoy the rest of your day.",
+            "I am glad I could help.", "I'm happy to help.", "My pleasure to serve.",
+            "See you next time.", "Talk to you soon!", "Hope you have a lovely evening!",
+            "Do you need any further assistance then?", "May I assist you in any other way?",
+            "Have a pleasant afternoon.", "Thank you too.", "Take care."]
+COMPOUNDS = ["You're welcome, have a fine day.", "Okay, see you.", "Bye and have a nice day.",
+             "Sure, have a good day.", "Ok, have a wonderful day then", "Of course, take care.",
+             "I'm glad I was able to help you, have a great day.", "好的，祝您生活愉快！",
+             "Take care and enjoy your day.", "Its my pleasure, bye!"]
+NOT_CLOSINGS = ["Okay, the address is 12 Main Street.", "Sure, it has a garage.",
+                "Yes, have a nice day.", "Have a look at 1288 Hillsdale Boulevard.",
+                "Enjoy your stay at the Hilton, which has free wifi.", "Okay.", "Sure, 5 pm.",
+                "Do you need help finding a hotel?", "Can I help you book a table?",
+                "Have a nice day at the zoo, it opens at 9 am.", "好的，电话是010-6758。",
+                "Bye, and the fare is $20.", "I'm glad to tell you it is free."]
+
+
+def test_the_closings_of_many_wordings_are_formulas() -> None:
+    assert [f for f in CLOSINGS if not is_formula(f)] == []
+
+
+def test_a_sentence_of_formulas_joined_by_commas_or_and_is_one() -> None:
+    assert [f for f in COMPOUNDS if not is_formula(f)] == []
+
+
+def test_an_acknowledgement_or_an_answer_beside_a_formula_is_kept() -> None:
+    assert [c for c in NOT_CLOSINGS if is_formula(c)] == []
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(CLOSINGS + COMPOUNDS), min_size=1, max_size=3),
+       st.lists(WORDS, min_size=1, max_size=4), st.sampled_from([", ", " and ", "，"]))
+def test_a_clause_with_content_joined_to_formulas_is_kept(formulas: list[str], words: list[str],
+                                                          joint: str) -> None:
+    """A sentence of formula clauses with one clause that names the task is kept whole."""
+    sentence = joint.join([*[f.rstrip(".!?！。？") for f in formulas], " ".join(words)]) + "."
+    assert not is_formula(sentence)
+    assert content(sentence) == [sentence]
+
+
+def test_a_reply_of_nothing_but_acknowledgements_and_formulas_says_nothing() -> None:
+    assert content("Okay. Have a great day.") == []
+    assert content("Great! Glad I could help. Bye!") == []
+    assert content("好的。祝您生活愉快！") == []
+    assert content("Okay.") == ["Okay."]
+    assert content("Sure. The fare is $20. Have a nice day.") == ["Sure.", "The fare is $20."]
+
+
 def test_a_reply_is_cut_into_sentences_and_the_formula_left_out() -> None:
     reply = "The phone number is 01223 351880. Is there anything else I can help with?"
     assert sentences(reply) == ["The phone number is 01223 351880.",
@@ -33,9 +88,6 @@ def test_a_reply_is_cut_into_sentences_and_the_formula_left_out() -> None:
     assert content("好的，电话是010-6758。还有什么可以帮您的吗？") == ["好的，电话是010-6758。"]
     assert sentences("It costs 3.5 pounds.") == ["It costs 3.5 pounds."]
 
-
-WORDS = st.sampled_from(["hotel", "phone", "address", "酒店", "电话", "地址", "price", "12",
-                         "cheap", "北京", "train", "table"])
 
 
 @settings(max_examples=150, deadline=None)
