@@ -47,6 +47,13 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--session-idle", type=_idle, default=180.0, metavar="DURATION",
                    help=_("judge a conversation posted to /v1/traces once no span of it has "
                           "come for this long (default: 3m)"))
+    p.add_argument("--judge-sample", type=judge_sample, default=1.0, metavar="SHARE",
+                   help=_("run model checks on this share of the sessions, drawn by a hash "
+                          "of the session id (e.g. 10%%; default: all); deterministic "
+                          "checks run on every session"))
+    p.add_argument("--judge-budget", type=judge_budget, default=None, metavar="N/h",
+                   help=_("model-judge at most N sessions per hour of arrival; beyond it a "
+                          "session's model checks are skipped and counted (default: no limit)"))
     p.add_argument("--poll", type=float, default=0.1, metavar="SECONDS",
                    help=_("how often followed files are read for new lines"))
 
@@ -60,7 +67,10 @@ def run(args: argparse.Namespace) -> int:
     sinks = _sinks(args)
     spec = load(args.spec)
     review = _review(args.review, spec)
-    monitor = Monitor(spec, args.state, sinks, review)
+    from evaldsl.watch.sampling import JudgePolicy
+
+    monitor = Monitor(spec, args.state, sinks, review,
+                      JudgePolicy(args.judge_sample, args.judge_budget))
     try:
         asyncio.run(_serve(monitor, args))
     finally:
@@ -74,6 +84,32 @@ def _idle(text: str) -> float:
     from evaldsl.cli.run import parse_duration
 
     return parse_duration(text)
+
+
+def judge_sample(text: str) -> float:
+    """`10%` or `0.1`: the share of sessions model checks run on, above 0 and at most 1."""
+    spelled = text.strip()
+    try:
+        share = float(spelled[:-1]) / 100 if spelled.endswith("%") else float(spelled)
+    except ValueError:
+        share = -1.0
+    if not 0.0 < share <= 1.0:  # NaN fails this too
+        raise argparse.ArgumentTypeError(
+            _("expected a share such as `10%` or `0.1` (above 0, at most 100%), got `{text}`")
+            .format(text=text))
+    return share
+
+
+def judge_budget(text: str) -> int:
+    """`100/h` or `100`: model-judged sessions per hour, a whole number of at least 0."""
+    spelled = text.strip().lower().replace(" ", "")
+    for unit in ("/hour", "/h"):
+        spelled = spelled.removesuffix(unit)
+    if not spelled.isascii() or not spelled.isdigit():
+        raise argparse.ArgumentTypeError(
+            _("expected model-judged sessions per hour such as `100/h`, got `{text}`")
+            .format(text=text))
+    return int(spelled)
 
 
 def _review(path: Path | None, spec: Any) -> Any:

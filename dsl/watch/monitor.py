@@ -38,6 +38,7 @@ from evaldsl.values import ErrorValue
 from evaldsl.watch.alerts import AlertPlans, WindowAlert, alert_plans
 from evaldsl.watch.journal import VERSION, ForeignJournalError, WatchJournal
 from evaldsl.watch.review import Flagged, NoReview, ReviewFeed
+from evaldsl.watch.sampling import JUDGED, NOT_SAMPLED, JudgeGate, JudgePolicy, ModelReach
 from evaldsl.watch.sinks import Dispatcher, Sink
 from evaldsl.watch.windows import Windows, window_start
 
@@ -70,17 +71,22 @@ _BLANK = b" \t\r\n\x0b\x0c\x1c\x1d\x1e\x1f"
 _SPACE = b" \t\r\n\x0b\x0c\xef\xbb\xbf"
 """Bytes a row may start with before its JSON text (a UTF-8 byte order mark included)."""
 
-Prepared = tuple[Case | BadRow | None, CaseResult | None]
+Prepared = tuple[Case | BadRow | None, CaseResult | None, str | None]
 """A row decoded (a case, a bad row, None for a blank line) and, when judged in the
-worker thread, its result."""
+worker thread, its result and the judging decision it was made under (None for a spec
+without model checks)."""
 
 
 class Monitor:
     """A spec watching sessions; the journal in `state` makes it survive restarts."""
 
     def __init__(self, spec: Spec, state: Path, sinks: Sequence[Sink] = (),
-                 review: ReviewFeed | None = None) -> None:
+                 review: ReviewFeed | None = None, judging: JudgePolicy | None = None,
+                 ) -> None:
         self.spec = spec
+        self.gate = JudgeGate(judging or JudgePolicy())
+        """Which sessions the model checks run on (`--judge-sample`, `--judge-budget`)."""
+        self.reach = ModelReach.of(spec.graph)
         self.plans: AlertPlans = alert_plans(spec.graph)
         self.windows = Windows(spec, self.plans.durations or (DEFAULT_WINDOW_S,))
         self.review = review or NoReview()
@@ -124,7 +130,13 @@ class Monitor:
             if not isinstance(case_id, str) or not isinstance(record, dict):
                 raise TypeError(_("a session line needs a text `id` and a `record` object"))
             result = CaseResult.from_dict(record)
-            self.windows.add(result, record, at)
+            decision = entry.get("judging")
+            if decision is not None and not isinstance(decision, str):
+                raise TypeError(_("a session line's `judging` must be a text"))
+            if self.spec.has_model_checks:
+                decision = decision or JUDGED  # a line from before sampling existed
+                self.gate.record(decision, at)
+            self._fold(result, record, at, decision)
             self.processed.add(case_id)
         elif kind == "alert":
             key = entry["key"]
@@ -151,8 +163,8 @@ class Monitor:
             self.bad_rows += unnamed
             tally.bad += unnamed
             tally.blank += blank
-            for raw, (item, result) in rows:
-                await self._take(raw, item, result, clock(), tally)
+            for raw, (item, result, decision) in rows:
+                await self._take(raw, item, result, clock(), tally, decision)
         unnamed = tally.bad - len(tally.bad_named)
         if unnamed:
             print(ngettext("... and {n} more bad session in this batch",
@@ -172,6 +184,7 @@ class Monitor:
         if chunk is None:
             return None
         here = not self.spec.has_model_checks
+        sampling = not here and self.gate.policy.sample < 1.0
         out: list[tuple[RawRow, Prepared]] = []
         bad = unnamed = blank = 0
         for raw in chunk:
@@ -191,10 +204,14 @@ class Monitor:
                 if full:
                     unnamed += 1
                     continue
-            result = None
-            if here and isinstance(item, Case) and item.id not in self.processed:
-                result = self.spec.evaluate(item)
-            out.append((raw, (item, result)))
+            result, decision = None, None
+            if isinstance(item, Case) and item.id not in self.processed:
+                if here:
+                    result = self.spec.evaluate(item)
+                elif sampling and not self.gate.in_sample(item.id):
+                    decision = NOT_SAMPLED  # no model call: judged here as well
+                    result = self.spec.evaluate(item, pins=self.reach.pins(decision))
+            out.append((raw, (item, result, decision)))
         return out, unnamed, blank
 
     def _decode(self, raw: RawRow) -> Case | BadRow | None:
@@ -204,9 +221,9 @@ class Monitor:
             return BadRow(raw.file, raw.line, _("not valid JSON: nested too deeply"))
 
     async def _take(self, raw: RawRow, item: Case | BadRow | None, result: CaseResult | None,
-                    at: float, tally: Tally) -> None:
-        """One decoded row: counted in `tally`, judged (unless `result` is given), journaled,
-        folded and its alerts fired."""
+                    at: float, tally: Tally, decision: str | None = None) -> None:
+        """One decoded row: counted in `tally`, judged (unless `result` is given, made under
+        `decision`), journaled, folded and its alerts fired."""
         if item is None:
             tally.blank += 1
             return
@@ -217,27 +234,47 @@ class Monitor:
             self.duplicates += 1
             tally.duplicates += 1
             return
+        if self.spec.has_model_checks:
+            if decision is None:
+                decision = self.gate.decide(item.id, at)
+            else:
+                self.gate.record(decision, at)
         if result is None:
             self._judging.add(item.id)
             try:
-                result = await self.spec.evaluate_async(item)
+                if decision is None or decision == JUDGED:
+                    result = await self.spec.evaluate_async(item)
+                else:  # no model call, so nothing to wait for
+                    result = self.spec.evaluate(item, pins=self.reach.pins(decision))
             finally:
                 self._judging.discard(item.id)
+        entry: dict[str, Any] = {"kind": "session", "id": item.id, "at": at,
+                                 "origin": raw.origin}
+        if decision is not None:
+            entry["judging"] = decision
         try:
             record = result.to_dict(trace=False)
-            self.journal.append({"kind": "session", "id": item.id, "at": at,
-                                 "origin": raw.origin, "record": record})
+            self.journal.append({**entry, "record": record})
         except RecursionError:
             self._bad(BadRow(raw.file, raw.line, _("nested too deeply to be written")), tally)
             return
         self.processed.add(item.id)
-        self.windows.add(result, record, at)
+        result, _record = self._fold(result, record, at, decision)
         fired = [*self._case_alerts(item, result, at), *self._window_alerts(result, at)]
         for alert in fired:
             self._fire(alert)
         self._flag(item, result, record, fired)
         tally.judged += 1
         tally.alerts += fired
+
+    def _fold(self, result: CaseResult, record: dict[str, Any], at: float,
+              decision: str | None) -> tuple[CaseResult, dict[str, Any]]:
+        """Into the windows: a session left out by the judge sample or budget without what
+        reads a model check (`ModelReach.unjudged`); the result and record as folded."""
+        if decision is not None and decision != JUDGED:
+            result, record = self.reach.unjudged(result, record)
+        self.windows.add(result, record, at, decision)
+        return result, record
 
     def _bad(self, bad: BadRow, tally: Tally) -> None:
         self.bad_rows += 1
@@ -306,8 +343,12 @@ class Monitor:
         return {"sessions": len(self.processed), "duplicates": self.duplicates,
                 "bad_rows": self.bad_rows, "bad_examples": list(self.bad_examples),
                 "alerts_fired": len(self.fired), "alert_errors": dict(self.alert_errors),
+                **({"judging": self.gate.report(self.reach)}
+                   if self.spec.has_model_checks else {}),
                 "windows": [{"seconds": seconds, "start": start, "end": start + seconds,
-                             "report": state.report_dict()}
+                             "report": state.report_dict(),
+                             **({"judging": self.windows.judging(seconds, start)}
+                                if self.spec.has_model_checks else {})}
                             for seconds, start, state in self.windows.current()]}
 
     def close(self) -> None:

@@ -36,11 +36,24 @@ class Windows:
         self.durations = durations
         self._keep = keep
         self._states: dict[tuple[int, int], ShardState] = {}
+        self._judging: dict[tuple[int, int], dict[str, int]] = {}
+        """Per window, how many sessions each judging decision (`evaldsl.watch.sampling`)
+        had, for a spec with model checks."""
 
-    def add(self, result: CaseResult, record: dict[str, Any], at: float) -> None:
-        """Fold one session into the window of each length that holds `at`."""
+    def add(self, result: CaseResult, record: dict[str, Any], at: float,
+            decision: str | None = None) -> None:
+        """Fold one session into the window of each length that holds `at`; `decision` is
+        whether its model checks ran (None for a spec without any)."""
         for seconds in self.durations:
-            self.state(seconds, window_start(at, seconds)).add(result, record)
+            start = window_start(at, seconds)
+            self.state(seconds, start).add(result, record)
+            if decision is not None:
+                counts = self._judging.setdefault((seconds, start), {})
+                counts[decision] = counts.get(decision, 0) + 1
+
+    def judging(self, seconds: int, start: int) -> dict[str, int]:
+        """A window's sessions by judging decision (empty for a spec without model checks)."""
+        return dict(self._judging.get((seconds, start), {}))
 
     def state(self, seconds: int, start: int) -> ShardState:
         key = (seconds, start)
@@ -54,6 +67,7 @@ class Windows:
         starts = sorted(s for d, s in self._states if d == seconds)
         for start in starts[:-self._keep]:
             del self._states[(seconds, start)]
+            self._judging.pop((seconds, start), None)
 
     def metric(self, seconds: int, start: int, name: str,
                group: GroupKey | None) -> tuple[float | None, int]:

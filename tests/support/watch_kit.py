@@ -21,9 +21,10 @@ READY = re.compile(r"http://127\.0\.0\.1:(\d+)/report")
 class Watch:
     """A running watch; `post` sessions, `get` its report, `kill` it (SIGKILL) or `stop` it."""
 
-    def __init__(self, *args: str | Path, timeout: float = 60.0) -> None:
+    def __init__(self, *args: str | Path, timeout: float = 60.0,
+                 env: dict[str, str] | None = None) -> None:
         self.process = start_evaldsl("watch", *args, "--port", "0", "--quiet",
-                                     env={"EVALDSL_LANG": "en"})
+                                     env={"EVALDSL_LANG": "en", **(env or {})})
         assert self.process.stderr is not None
         deadline = time.monotonic() + timeout
         self.stderr_lines: list[str] = []
