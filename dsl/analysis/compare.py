@@ -8,6 +8,12 @@ Cases found in one run only are counted, and so are ids that appear twice in
 one journal: such a case cannot be paired (which of its two results is the
 one to compare?), so it is left out of every figure and said.
 
+Runs of repeated trials (`--trials K`: a scenario's id on K lines, each with its
+`trial`) pair by id and trial: trial 2 of a scenario with its trial 2 (a case of no
+trial counts as trial 1). A trial aggregate (`pass_hat`, `pass_at`) is compared by
+scenario: its value over the paired trials of each scenario, and its interval and
+p-value drawn over the scenarios both runs estimate, which are its sample.
+
 Each journal is streamed into compact columns (`evaldsl.analysis.compare_columns`),
 every line checked as `evaldsl merge` checks it (the version, every line's shape
 against the spec's names); the pairing is a sort-merge of the two id columns. The
@@ -28,7 +34,7 @@ from evaldsl.analysis.compare_columns import COUNTED, ERRORED, Columns, read_col
 from evaldsl.analysis.flips import Flips, check_flips, verdict_flips
 from evaldsl.analysis.paired_stats import Interval, mcnemar_p, resample
 from evaldsl.results import ReportPlan
-from evaldsl.runtime.aggregation import MetricPlan, percentile
+from evaldsl.runtime.aggregation import TRIAL_AGGREGATES, MetricPlan, percentile, trial_estimate
 from evaldsl.runtime.grouping import SMALL_GROUP
 
 if TYPE_CHECKING:
@@ -59,6 +65,8 @@ class Pairing:
     only_new: int
     duplicated_base: int
     duplicated_new: int
+    by_trial: bool = False
+    """Paired by id and trial: one run or both has repeated trials."""
 
 
 class _Ids:
@@ -78,7 +86,8 @@ def pair(base: Run, new: Run) -> Pairing:
     others."""
     import numpy as np
 
-    b, n = _Ids(base.ids), _Ids(new.ids)
+    by_trial = base.trials is not None or new.trials is not None
+    b, n = _Ids(base.keys(by_trial)), _Ids(new.keys(by_trial))
     in_b, in_n = _merge(b.once, n.once)
     return Pairing(
         b.once[in_b], b.rows[in_b], n.rows[in_n],
@@ -86,6 +95,7 @@ def pair(base: Run, new: Run) -> Pairing:
         only_new=len(n.once) - len(in_b) - int(np.isin(n.once, b.twice).sum()),
         duplicated_base=len(b.twice),
         duplicated_new=len(n.twice),
+        by_trial=by_trial,
     )
 
 
@@ -172,6 +182,8 @@ def compare_metric(plan: MetricPlan, index: int, pairing: Pairing, base: Run, ne
                    settings: Settings, grouped: bool = True) -> MetricComparison:
     """`plan` (the `index`-th metric) over the paired cases: values, difference, interval
     and p-value, and with `grouped` the same within each of its groups."""
+    if any(a.kind in TRIAL_AGGREGATES for a in plan.aggregates):
+        return _compare_trials(plan, index, pairing, base, new, settings)
     inputs = _gather(index, pairing, base, new)
     b_value = _value(plan, inputs.base)
     n_value = _value(plan, inputs.new)
@@ -209,6 +221,100 @@ def _groups(plan: MetricPlan, index: int, pairing: Pairing, base: Run, new: Run,
         out.append(GroupComparison(column.keys[code], metric, metric.paired < SMALL_GROUP))
     out.sort(key=lambda g: (-g.metric.paired, _sortable(g.key)))
     return tuple(out)
+
+
+def _compare_trials(plan: MetricPlan, index: int, pairing: Pairing, base: Run, new: Run,
+                    settings: Settings) -> MetricComparison:
+    """A metric with `pass_hat` or `pass_at` over the paired trials, scenario by scenario.
+
+    Its value in each run is the metric over the paired trials both runs count. A metric
+    that is one trial aggregate gets an interval and a p-value drawn over scenarios: each
+    scenario's estimate in both runs (those with at least k trials in both) is one pair, the
+    bootstrap resamples scenarios and the sign flips swap a scenario's two estimates. A
+    formula mixing it with other aggregates gets its values only, as its report does."""
+    import numpy as np
+
+    _both, b_rows, n_rows, den_b, den_n, err_b, err_n = _counted_rows(index, pairing, base, new)
+    scenarios = base.ids[b_rows]
+    b_values, n_values = base.metrics[index].values[b_rows], new.metrics[index].values[n_rows]
+    b_value = plan.combine([_trial_aggregate(a.kind, a.p, b_values[:, i], scenarios)
+                            for i, a in enumerate(plan.aggregates)])
+    n_value = plan.combine([_trial_aggregate(a.kind, a.p, n_values[:, i], scenarios)
+                            for i, a in enumerate(plan.aggregates)])
+    diff = None if b_value is None or n_value is None else n_value - b_value
+    interval, p, paired = None, None, len(np.unique(scenarios))
+    if len(plan.aggregates) == 1 and plan.combine([0.25]) == 0.25:
+        agg = plan.aggregates[0]
+        per_b, per_n = _per_scenario(agg.kind, int(agg.p), b_values[:, 0], n_values[:, 0],
+                                     scenarios)
+        paired = len(per_b)
+        interval, p = _scenario_stats(per_n - per_b, settings)
+    return MetricComparison(plan.name, plan.is_rate, "permutation", paired, b_value, n_value,
+                            diff, interval, p, den_b, den_n, err_b, err_n, None, "scenarios",
+                            (), plan.lower_is_better)
+
+
+def _counted_rows(index: int, pairing: Pairing, base: Run, new: Run,
+                  ) -> tuple[Any, Any, Any, int, int, int, int]:
+    b, n = base.metrics[index], new.metrics[index]
+    b_state, n_state = b.state[pairing.base_rows], n.state[pairing.new_rows]
+    both = (b_state == COUNTED) & (n_state == COUNTED)
+    return (both, pairing.base_rows[both], pairing.new_rows[both],
+            int((b_state == COUNTED).sum()), int((n_state == COUNTED).sum()),
+            int((b_state == ERRORED).sum()), int((n_state == ERRORED).sum()))
+
+
+def _trials_by_scenario(column: npt.NDArray[Any], scenarios: npt.NDArray[Any],
+                        ) -> tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any]]:
+    """(scenario ids, trials, passes) of the trials in `column` (1.0 a pass)."""
+    import numpy as np
+
+    names, which = np.unique(scenarios, return_inverse=True)
+    return (names, np.bincount(which, minlength=len(names)),
+            np.bincount(which, weights=column, minlength=len(names)).round().astype(np.int64))
+
+
+def _trial_aggregate(kind: str, p: float, column: npt.NDArray[Any],
+                     scenarios: npt.NDArray[Any]) -> float | None:
+    if kind not in TRIAL_AGGREGATES:
+        return _aggregate(kind, p, column)
+    _names, trials, passes = _trials_by_scenario(column, scenarios)
+    return trial_estimate(kind, zip(trials.tolist(), passes.tolist(), strict=True), int(p))[0]
+
+
+def _per_scenario(kind: str, k: int, base: npt.NDArray[Any], new: npt.NDArray[Any],
+                  scenarios: npt.NDArray[Any]) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+    """Each scenario's estimate in both runs, over the scenarios with at least k paired
+    trials (the same trials in both runs, so the same scenarios)."""
+    import numpy as np
+
+    _names, trials, b_pass = _trials_by_scenario(base, scenarios)
+    n_pass = _trials_by_scenario(new, scenarios)[2]
+    keep = trials >= k
+    out = []
+    for passes in (b_pass, n_pass):
+        out.append(np.array([trial_estimate(kind, [(n, c)], k)[0] or 0.0
+                             for n, c in zip(trials[keep].tolist(), passes[keep].tolist(),
+                                             strict=True)], dtype=float))
+    return out[0], out[1]
+
+
+def _scenario_stats(diffs: npt.NDArray[Any], settings: Settings,
+                    ) -> tuple[Interval | None, float | None]:
+    """The bootstrap interval of the mean difference over scenarios, and the sign-flip
+    p-value of it (two-sided), drawn from `settings.seed`."""
+    import numpy as np
+
+    m = len(diffs)
+    if m == 0:
+        return None, None
+    rng = np.random.default_rng(settings.seed)
+    draws = rng.integers(0, m, size=(settings.resamples, m))
+    low, high = np.percentile(diffs[draws].mean(1), [2.5, 97.5])
+    observed = abs(float(diffs.mean()))
+    signs = rng.choice(np.array([-1.0, 1.0]), size=(settings.resamples, m))
+    hits = int((np.abs((signs * diffs).mean(1)) >= observed - 1e-12).sum())
+    return Interval(float(low), float(high)), (1 + hits) / (settings.resamples + 1)
 
 
 def _sortable(key: tuple[Any, ...]) -> tuple[tuple[bool, str], ...]:
@@ -303,6 +409,20 @@ class Comparison:
     """Verdicts that flipped among the cases decided in both runs (`evaldsl.analysis.flips`)."""
     check_flips: tuple[Flips, ...] = ()
     """Per check, pass <-> fail flips among the cases it decided in both runs."""
+
+    @property
+    def trials(self) -> dict[str, int] | None:
+        """For runs of repeated trials: the most trials of a scenario in each run and the
+        scenarios paired; None when neither run has trials."""
+        if not self.pairing.by_trial:
+            return None
+        import numpy as np
+
+        def most(run: Run) -> int:
+            return int(run.trials.max()) if run.trials is not None and len(run.trials) else 1
+
+        scenarios = len(np.unique(self.base.ids[self.pairing.base_rows]))
+        return {"base": most(self.base), "new": most(self.new), "scenarios": scenarios}
 
 
 def compare_runs(plan: ReportPlan, base: Run, new: Run, settings: Settings) -> Comparison:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from evaldsl.analysis.compare_columns import STATUSES, Columns
+from evaldsl.analysis.compare_columns import STATUSES, Columns, key_text
 from evaldsl.results import ERROR_LABEL, VERDICT, ReportPlan
 
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ def changed_cases(plan: ReportPlan, ids: npt.NDArray[Any], rows: Rows, base: Col
     move = n[moved].astype(np.int64) - b[moved]
     worst = moved[np.argsort(-move, kind="stable")[:limit]]
     names = (*labels, ERROR_LABEL)
-    listed = tuple(ChangedCase(ids[i].decode("utf-8"), names[b[i]], names[n[i]],
+    listed = tuple(ChangedCase(key_text(ids[i]), names[b[i]], names[n[i]],
                                int(n[i]) - int(b[i]),
                                _check_moves(plan, base.checks[rows[0][i]],
                                             new.checks[rows[1][i]]))

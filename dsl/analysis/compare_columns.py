@@ -22,6 +22,7 @@ import gc
 import json
 import math
 import operator
+import re
 from array import array
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -83,6 +84,39 @@ class Columns:
     """(cases, checks) indices into `STATUSES` of each of `plan.checks`."""
     metrics: tuple[MetricColumns, ...]
     """One per `plan.metrics`."""
+    trials: npt.NDArray[Any] | None = None
+    """Per case its trial of its scenario (int32, 0 for a case of no trial): the line's
+    `trial`, else the `#N` a driven run's `--trials` puts after its row; None when no case
+    has one."""
+
+    def keys(self, by_trial: bool) -> npt.NDArray[Any]:
+        """What pairs a case: its id, or with `by_trial` its id and trial (`id TRIAL_MARK
+        N`, a case of no trial counted as trial 1)."""
+        if not by_trial:
+            return self.ids
+        import numpy as np
+
+        trials = self.trials if self.trials is not None else np.zeros(len(self.ids), np.int32)
+        marks = np.char.add(TRIAL_MARK, np.maximum(trials, 1).astype("S10"))
+        return np.char.add(self.ids, marks)
+
+
+TRIAL_MARK = b"\x1f#"
+"""Between a scenario's id and its trial in a pairing key (no id written by hand has it)."""
+_ROW_TRIAL = re.compile(r"#([1-9][0-9]{0,8})\Z")
+
+
+def key_text(key: bytes) -> str:
+    """A pairing key as people read it: `s4 #2` for trial 2 of scenario s4."""
+    return key.decode("utf-8").replace(TRIAL_MARK.decode(), " #")
+
+
+def trial_of(line: Any) -> int:
+    """A decoded line's trial: its `trial`, or the `#N` ending its row; 0 for none."""
+    if line.trial is not None:
+        return int(line.trial)
+    found = _ROW_TRIAL.search(line.row)
+    return int(found.group(1)) if found else 0
 
 
 class _Bad(Exception):
@@ -102,13 +136,13 @@ def read_columns(path: Path, plan: ReportPlan) -> Columns:
     columns = _joined(parts) if parts else _empty(plan)
     if not keep.all():
         columns = [c[keep] for c in columns]
-    ids, labels, checks, *metric = columns
+    ids, labels, checks, trials, *metric = columns
     each = iter(metric)
     """Per metric its state and values, and a grouped metric's group codes after them."""
     metrics = [MetricColumns(next(each), next(each), next(each) if m.by else None,
                              tuple(reader.keys[i])) for i, m in enumerate(plan.metrics)]
     return Columns(path, reader.header.spec_hash if reader.header else None,
-                   ids, labels, checks, tuple(metrics))
+                   ids, labels, checks, tuple(metrics), trials if trials.any() else None)
 
 
 def _joined(parts: list[list[npt.NDArray[Any]]]) -> list[npt.NDArray[Any]]:
@@ -142,7 +176,7 @@ def _empty(plan: ReportPlan) -> list[npt.NDArray[Any]]:
     import numpy as np
 
     out = [np.array([], dtype="S1"), np.zeros((0, len(plan.blocks)), np.int8),
-           np.zeros((0, len(plan.checks)), np.int8)]
+           np.zeros((0, len(plan.checks)), np.int8), np.zeros(0, np.int32)]
     for m in plan.metrics:
         out += [np.zeros(0, np.int8), np.zeros((0, len(m.aggregates)))]
         out += [np.zeros(0, np.int32)] if m.by else []
@@ -322,7 +356,8 @@ def _folder(plan: ReportPlan, keys: list[dict[tuple[Any, ...], int]],
         statuses = np.array([[skipped if (c := get(line)) is msgspec.UNSET else status[c.status]
                               for get in checks] for line in lines],
                             dtype=np.int8).reshape(len(lines), -1)
-        out = [ids, labels, statuses]
+        trials = np.array([trial_of(line) for line in lines], dtype=np.int32)
+        out = [ids, labels, statuses, trials]
         for i, (m, get) in enumerate(zip(plan.metrics, metrics, strict=True)):
             out += _metric_chunk(m.name, [a.kind in BOOL_AGGREGATES for a in m.aggregates],
                                  [get(line) for line in lines])

@@ -34,6 +34,7 @@ def to_dict(comparison: Comparison, spec_hash: str,
                   "only_new": c.pairing.only_new,
                   "duplicated_base": c.pairing.duplicated_base,
                   "duplicated_new": c.pairing.duplicated_new},
+        "trials": c.trials,
         "settings": {"seed": c.settings.seed, "resamples": c.settings.resamples,
                      "confidence": CONFIDENCE, "listed": c.settings.listed},
         "metrics": [_metric(m) for m in c.metrics],
@@ -135,10 +136,15 @@ def _headers() -> list[str]:
 
 def _cases_line(data: dict[str, Any]) -> str:
     c = data["cases"]
-    return _("{paired} cases paired, {only_base} only in base, {only_new} only in new, "
+    line = _("{paired} cases paired, {only_base} only in base, {only_new} only in new, "
              "{dup_base} duplicated ids in base, {dup_new} in new").format(
                  paired=c["paired"], only_base=c["only_base"], only_new=c["only_new"],
                  dup_base=c["duplicated_base"], dup_new=c["duplicated_new"])
+    trials = data.get("trials")
+    if trials:
+        line += "; " + _("paired by scenario and trial: up to {base} trials in base, {new} "
+                         "in new, {scenarios} scenarios").format(**trials)
+    return line
 
 
 def _gate_lines(data: dict[str, Any]) -> list[str]:

@@ -253,10 +253,14 @@ class ResultsWriter:
 
 
 def case_record(result: CaseResult, case: Case) -> dict[str, Any]:
-    """A case's journal line, before encoding: its result without the trace, and `row`,
-    the input row it judged (what a resumed run skips by)."""
+    """A case's journal line, before encoding: its result without the trace, `row`, the
+    input row it judged (what a resumed run skips by), and `trial`, the case's trial of its
+    scenario when it has one (`--trials`: `compare` pairs trials by it)."""
     record = result.to_dict(trace=False)
     record["row"] = case.origin
+    trial = case.fields.get("trial")
+    if type(trial) is int and trial >= 1:
+        record["trial"] = trial
     return record
 
 

@@ -111,6 +111,7 @@ def line_type(plan: ReportPlan) -> type[msgspec.Struct]:
         ("review", Review | None, None),
         ("lets", dict[str, Any], {}),
         ("groups", groups, msgspec.field(default_factory=groups)),
+        ("trial", Annotated[int, msgspec.Meta(ge=1)] | None, None),
     ], frozen=True, gc=False)
 
 
