@@ -10,6 +10,7 @@ the best-scoring one counts. Normalization is `evaldsl.stdlib.answer_text`.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from typing import Annotated, Any, NamedTuple
 
 from pydantic import AfterValidator, Field, model_validator
@@ -21,7 +22,7 @@ from evaldsl.primitives.registry import Cost, primitive
 from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.stdlib._common import Params, over, unit_range
 from evaldsl.stdlib._pins import scored
-from evaldsl.stdlib.answer_text import normalized, tokens
+from evaldsl.stdlib.answer_text import normalized, raw_tokens, stop_set, without
 from evaldsl.stdlib.levenshtein import distance
 from evaldsl.values import CheckResult
 
@@ -61,14 +62,14 @@ def exact(params: ExactParams) -> Any:
     """
     form = normalized if params.normalize else str.strip
     wanted = [form(e) for e in _listed(params.expect)]
+    known, first = frozenset(wanted), wanted[0]
 
     def judge(unit: Unit) -> CheckResult:
         reply = form(unit.text)
-        hit = next((w for w in wanted if w == reply), None)
-        reason = "" if hit is not None else _("`{reply}` is none of the expected answers").format(
-            reply=_short(reply))
-        return CheckResult.of(hit is not None, None, reply, reason, normalized=reply,
-                              expected=hit if hit is not None else wanted[0])
+        if reply in known:
+            return CheckResult(True, 1.0, reply, {"normalized": reply, "expected": reply})
+        reason = _("`{reply}` is none of the expected answers").format(reply=_short(reply))
+        return CheckResult(False, 0.0, reply, {"normalized": reply, "expected": first}, reason)
 
     def evaluate(case: Case, scope: Scope) -> CheckResult:
         return over(case, scope, judge)
@@ -100,10 +101,40 @@ def overlap(answer: list[str], expected: list[str]) -> Overlap:
     if not answer or not expected:
         same = float(answer == expected)
         return Overlap(same, same, same)
-    common = sum((Counter(answer) & Counter(expected)).values())
+    return _scores(_common(Counter(answer), Counter(expected)), len(answer), len(expected))
+
+
+def _common(answer: Mapping[str, int], expected: Mapping[str, int]) -> int:
+    """How many tokens two texts share, counted with repeats, from their counts."""
+    common = 0
+    for token, wanted in expected.items():
+        found = answer.get(token)
+        if found:
+            common += found if found < wanted else wanted
+    return common
+
+
+def _common_few(answer: list[str], expected: Mapping[str, int]) -> int:
+    """`_common` for an expected answer of few distinct tokens: a count of each in the
+    answer's list (in C) costs less than counting all the answer's tokens."""
+    common = 0
+    for token, wanted in expected.items():
+        found = answer.count(token)
+        if found:
+            common += found if found < wanted else wanted
+    return common
+
+
+_FEW = 6
+"""Distinct expected tokens up to which `_common_few` is the cheaper count."""
+
+
+def _scores(common: int, answered: int, size: int) -> Overlap:
+    """Precision, recall and F1 of `common` shared tokens of an answer of `answered` tokens
+    and an expected answer of `size` tokens, neither empty."""
     if common == 0:
         return Overlap(0.0, 0.0, 0.0)
-    precision, recall = common / len(answer), common / len(expected)
+    precision, recall = common / answered, common / size
     return Overlap(precision, recall, 2 * precision * recall / (precision + recall))
 
 
@@ -123,12 +154,25 @@ def f1(params: F1Params) -> Any:
 
         check 覆盖 = f1(expect: case.answer, min: 0.6)
     """
-    wanted = [t for t in (tokens(e, params.stop_words) for e in _listed(params.expect)) if t]
+    stop = stop_set(params.stop_words)
+    expected = (without(raw_tokens(e), stop) for e in _listed(params.expect))
+    wanted = [(Counter(t), len(t)) for t in expected if t]
+    none = Overlap(0.0, 0.0, 0.0)
 
     def judge(unit: Unit) -> CheckResult:
-        answer = tokens(unit.text, params.stop_words)
-        best = max((overlap(answer, w) for w in wanted), key=lambda o: o.f1,
-                   default=Overlap(0.0, 0.0, 0.0))
+        answer = without(raw_tokens(unit.text), stop)
+        best = none
+        if answer:
+            counts: Counter[str] | None = None
+            for expected, size in wanted:
+                if len(expected) <= _FEW:
+                    common = _common_few(answer, expected)
+                else:
+                    counts = Counter(answer) if counts is None else counts
+                    common = _common(counts, expected)
+                found = _scores(common, len(answer), size)
+                if found.f1 > best.f1:
+                    best = found
         passed = best.f1 >= params.min
         reason = "" if passed else _("F1 {f1:.2f} is below {min}").format(f1=best.f1,
                                                                          min=params.min)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -9,6 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+import evaldsl
+from evaldsl.stdlib import answer_text, answers
 from evaldsl.stdlib.answer_text import normalized, tokens
 from evaldsl.stdlib.answers import overlap
 from evaldsl.stdlib.levenshtein import distance
@@ -144,3 +148,130 @@ class TestLaws:
     @given(WORDS, WORDS)
     def test_distance_is_the_table_distance(self, a: str, b: str) -> None:
         assert distance(a, b) == table_distance(a, b) == distance(b, a)
+
+
+def reference_tokens(text: str) -> list[str]:
+    """The normalization as first written, a character at a time: the fast paths' oracle."""
+    import string
+    import unicodedata
+
+    def is_punct(c: str) -> bool:
+        return c in string.punctuation or unicodedata.category(c).startswith("P")
+
+    def strip_edges(word: str) -> str:
+        start, end = 0, len(word)
+        while start < end and is_punct(word[start]) and not (
+                word[start] in "-+" and word[start + 1:start + 2].isdigit()):
+            start += 1
+        while end > start and is_punct(word[end - 1]):
+            end -= 1
+        return word[start:end]
+
+    def number(t: str) -> str | None:
+        if not t or t[0] not in "0123456789-+." or not any(c.isdigit() for c in t):
+            return None
+        try:
+            value = float(t)
+        except ValueError:
+            return None
+        return repr(value) if value == value and abs(value) != float("inf") else None
+
+    def token(word: str) -> str:
+        if len(word) == 1 and not word.isdigit():
+            return "" if is_punct(word) else word
+        found = number(strip_edges(word).replace(",", ""))
+        if found is not None:
+            return found
+        bare = "".join(c for c in word if not is_punct(c))
+        found = number(bare)
+        return found if found is not None else bare
+
+    cjk = "\u4e00-\u9fff\u3400-\u4dbf\u3040-\u30ff\uac00-\ud7af\uf900-\ufaff"
+    out: list[str] = []
+    for word in text.casefold().split():
+        core = word.strip(string.punctuation)
+        if core.isascii() and core.isalpha():
+            if core not in ("a", "an", "the"):
+                out.append(core)
+            continue
+        found = number(strip_edges(word).replace(",", ""))
+        if found is not None:
+            out.append(found)
+            continue
+        for part in word.split("-"):
+            pieces = re.findall(f"[{cjk}]|[^{cjk}]+", part) if not part.isascii() else [part]
+            for piece in pieces:
+                t = piece if re.fullmatch(f"[{cjk}]", piece) else token(piece)
+                if t and t not in ("a", "an", "the"):
+                    out.append(t)
+    return out
+
+
+MIXED = st.lists(st.one_of(
+    st.sampled_from([*"ab Z,.-+'\"()[]{}:;!?$%_/北京大学の한。，：！（）²١٫", "The", " an ", "ß",
+                     "1,000", "(2.5)", "-3", "+4e5", "1_000", ".5", "3.", "nan", "inf", "①",
+                     "\u00a0", "\u3000", "・", "゠", "x-1", "--7", "+-2", "1e999"]),
+    st.characters(codec="utf-8", exclude_categories=("Cs",))), max_size=30).map("".join)
+
+
+class TestFastPathsAgree:
+    """The normalization's fast paths (plain words, no digits, CJK runs) give what reading
+    every character did."""
+
+    @settings(max_examples=600, deadline=None)
+    @given(MIXED)
+    def test_tokens_as_read_a_character_at_a_time(self, text: str) -> None:
+        assert tokens(text) == reference_tokens(text)
+        assert normalized(text) == " ".join(reference_tokens(text))
+
+    @pytest.mark.parametrize("text", [
+        "-5 +5 --5 -x (−3) 3,000. $1,000. (3.14) 1²3 ²5 ١٢٣ 3-4 covid-19 a-the-an",
+        "您好，已经为您核对了订单中的两件商品，合计 1,250 元，含税。明细：[{\"id\": 1}]",
+        "Ünïcödé «quoted» — dash… ellipsis, ‘single’ “double” ¿qué? ¡sí!",
+        "カタカナ・ひらがな゠漢字，好",
+    ])
+    def test_examples(self, text: str) -> None:
+        assert tokens(text) == reference_tokens(text)
+
+    def test_a_word_remembered_reads_as_when_first_met(self) -> None:
+        text = "The total is 1,250 dollars; 北京大学 co-op (3.14) THE total"
+        first, again = tokens(text), tokens(text)
+        assert first == again == reference_tokens(text)
+
+    def test_the_memory_of_words_starts_again_when_full(self) -> None:
+        text = " ".join(f"w{i}x-{i}" for i in range(answer_text.KNOWN_WORDS + 50))
+        assert tokens(text) == reference_tokens(text)
+        assert 0 < len(answer_text._KNOWN) <= answer_text.KNOWN_WORDS
+        assert tokens("Paris, Texas") == ["paris", "texas"]
+
+    def test_checks_with_other_stop_words_in_one_spec(self) -> None:
+        spec = evaldsl.loads(
+            'spec "s"\ncheck plain = f1(expect: "Paris, Texas")\n'
+            'check stopped = f1(expect: "Paris, Texas", stop_words: ["Paris"])\n'
+            'check other = f1(expect: "Paris, Texas", stop_words: ["Texas"])\n')
+        for _ in range(2):
+            checks = spec.evaluate(answer("Paris")).checks
+            assert [checks[n].score for n in ("plain", "stopped", "other")] == [
+                pytest.approx(2 / 3), 0.0, 1.0]
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(st.sampled_from("abcdefghij"), max_size=30),
+           st.lists(st.sampled_from("abcdefghij"), min_size=1, max_size=12))
+    def test_shared_tokens_counted_either_way(self, a: list[str], e: list[str]) -> None:
+        shared = sum((Counter(a) & Counter(e)).values())
+        assert answers._common_few(a, Counter(e)) == answers._common(Counter(a), Counter(e)) \
+            == shared
+
+    def test_expected_answers_long_and_short_in_one_check(self, run: Run) -> None:
+        long = "one two three four five six seven eight nine ten"
+        reply = answer("one two three four five six seven, and eleven")
+        r = run("f1", reply, expect=[long, "eleven twelve"])
+        assert (r.fields["precision"], r.fields["recall"]) == (7 / 9, 7 / 10)
+        assert r.score == overlap(tokens(reply.messages[-1].content), tokens(long)).f1
+        r = run("f1", reply, expect=["eleven", long])
+        assert (r.fields["precision"], r.fields["recall"]) == (7 / 9, 7 / 10)
+
+    def test_stop_words(self) -> None:
+        text = "Paris, Texas is the 1st Paris"
+        assert tokens(text, ["paris", "THE"]) == [
+            t for t in reference_tokens(text) if t not in {"paris"}]
