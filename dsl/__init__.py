@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from evaldsl.i18n import set_language
     from evaldsl.model.protocols import Embedder, Judge
     from evaldsl.primitives.registry import Cost, Registry, primitive
-    from evaldsl.results import CaseResult, Report
+    from evaldsl.report.folded import Report
+    from evaldsl.results import CaseResult
     from evaldsl.values import CheckResult, ErrorValue
 
 _HOMES = {
@@ -38,7 +39,7 @@ _HOMES = {
     "EvaldslError": "evaldsl.errors",
     "Judge": "evaldsl.model.protocols",
     "Registry": "evaldsl.primitives.registry",
-    "Report": "evaldsl.results",
+    "Report": "evaldsl.report.folded",
     "Scope": "evaldsl.cases.scopes",
     "Spec": "evaldsl.api",
     "SpecError": "evaldsl.errors",

@@ -30,7 +30,8 @@ from evaldsl.i18n import _
 from evaldsl.model.protocols import Embedder, Judge
 from evaldsl.model.requests import ModelRuntime
 from evaldsl.primitives.registry import Registry, default_registry
-from evaldsl.results import CaseResult, Report
+from evaldsl.report.folded import Report
+from evaldsl.results import CaseResult
 from evaldsl.runtime.graph import Graph, build_graph
 from evaldsl.runtime.interpreter import Interpreter, refuse_running_loop
 from evaldsl.syntax.source import Source
@@ -180,7 +181,7 @@ class Spec:
         carries its case's id. More cases in flight than the judge's
         concurrency keeps its request slots full when some cases need no call.
         """
-        from evaldsl.run.concurrency import run_concurrently
+        from evaldsl.runtime.concurrency import run_concurrently
 
         return run_concurrently(self.evaluate_async, cases, concurrency)
 
@@ -214,7 +215,7 @@ class Spec:
 
     def explain(self, format: str = "text") -> str:
         """The evaluation graph as a text tree, or as `dot` or `mermaid` source."""
-        from evaldsl.analysis.explain import render
+        from evaldsl.analysis.explain_render import render
 
         return render(self.graph, format)
 

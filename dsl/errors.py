@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from evaldsl.diagnostics import Diagnostic
+from evaldsl.i18n import _
 
 
 class EvaldslError(Exception):
@@ -64,3 +65,15 @@ class UnknownNameError(EvaldslError, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+class ResumeError(EvaldslError):
+    """The journal cannot be resumed: another spec wrote it."""
+
+
+class JournalExistsError(EvaldslError):
+    """A run without `resume` or `overwrite` would truncate the results of an earlier one."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.hint = _("add --resume to continue it, or --overwrite to start over")

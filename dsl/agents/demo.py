@@ -9,8 +9,6 @@ too. A `[targets.demo]` table in `evaldsl.toml` replaces it like any other targe
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
 from typing import Any
 
 DEMO = "demo"
@@ -28,15 +26,3 @@ time on the CPU, as the local judge does (`LOCAL_JUDGE_DEFAULTS`)."""
 def is_builtin(name: str, tables: dict[str, Any]) -> bool:
     """Whether `name` is the built-in demo: `demo`, with no `[targets.demo]` of the user's."""
     return name == DEMO and DEMO not in tables
-
-
-def with_local_defaults(args: argparse.Namespace, config: Path | None) -> None:
-    """With the built-in demo, the judge and the simulator default to the local model."""
-    from evaldsl.agents.config import configured_targets
-
-    if not is_builtin(args.target or "", configured_targets(config)):
-        return
-    if getattr(args, "simulator", None) is None:
-        args.simulator = "local"
-    if hasattr(args, "judge") and args.judge is None:
-        args.judge = "local"

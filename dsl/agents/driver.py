@@ -27,14 +27,16 @@ from evaldsl.agents.config import TargetConfig
 from evaldsl.agents.secrets import masked, secret_values
 from evaldsl.agents.simulator import Simulator, SimulatorFailed
 from evaldsl.agents.transcripts import ROW, Transcripts
-from evaldsl.agents.user_brief import KIND_WORDS, USER, UserBrief, end_problem, turn_problem
+from evaldsl.agents.user_brief import USER, UserBrief, end_problem, turn_problem
 from evaldsl.cases.case import Case
 from evaldsl.errors import ConfigError
 from evaldsl.i18n import N_, _
 from evaldsl.model.breaker import Gate
 from evaldsl.model.errors import ModelError
 from evaldsl.model.limits import Limiter, RetryPolicy, with_retries
-from evaldsl.results import ERROR_LABEL, CaseResult, MetricError, ReportPlan
+from evaldsl.report.simulator_failures import KIND_WORDS
+from evaldsl.results import ERROR_LABEL, CaseResult, MetricError
+from evaldsl.runtime.aggregation import ReportPlan
 from evaldsl.runtime.grouping import group_key
 from evaldsl.values import CheckResult
 

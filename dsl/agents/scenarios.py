@@ -21,7 +21,8 @@ from typing import Any
 from evaldsl.agents import canned, user_brief
 from evaldsl.agents.driver import TOOL_RESULTS
 from evaldsl.agents.user_brief import USER
-from evaldsl.cases.loading import BadRow, Item, RawRow, read_rows
+from evaldsl.cases.bad_rows import BadRow
+from evaldsl.cases.loading import Item, RawRow, read_rows
 from evaldsl.cases.rows import EMPTY_SCHEMA, CaseSchema
 from evaldsl.i18n import _
 

@@ -18,7 +18,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from evaldsl.agents.user_brief import FORMAT, UNAVAILABLE, Failure, UserBrief
+from evaldsl.agents.user_brief import Failure, UserBrief
 from evaldsl.errors import ConfigError
 from evaldsl.model.cache import AnswerCache, cache_key
 from evaldsl.model.errors import ModelError
@@ -26,6 +26,7 @@ from evaldsl.model.limits import Limiter, RetryPolicy, with_retries
 from evaldsl.model.protocols import Judge, JudgeRequest
 from evaldsl.model.redact import Redactor
 from evaldsl.model.structured import Unparsed, read_answer
+from evaldsl.report.simulator_failures import FORMAT, UNAVAILABLE
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

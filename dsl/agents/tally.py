@@ -1,7 +1,7 @@
 """The report's `target` section: how the agent under test answered, folded per case.
 
 A run with simulated users adds `simulator`: how many conversations a simulator played and
-how many it failed, by kind (`evaldsl.agents.user_brief.FAILURE_KINDS`). Those are error
+how many it failed, by kind (`evaldsl.report.simulator_failures.FAILURE_KINDS`). Those are error
 cases of the run, never counted in the agent's `errors`.
 
 Every case record of a driven run carries a `target` note (`evaldsl.agents.driver`): the
@@ -18,7 +18,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from evaldsl.agents.user_brief import FAILURE_KINDS
+from evaldsl.report.simulator_failures import FAILURE_KINDS
 
 PERCENTILES = (50, 90, 99)
 

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from evaldsl.cases.case import Case
+from evaldsl.errors import JournalExistsError
 from evaldsl.i18n import _
 from evaldsl.report.journal import ResultsWriter, encode, read_lines, recover
 from evaldsl.report.journal_lock import lock
-from evaldsl.run.runner import JournalExistsError
 
 ROW = "row"
 """The field naming the scenario row a transcript was driven from."""

@@ -22,19 +22,18 @@ from typing import Any
 
 import regex
 
-from evaldsl.i18n import N_, _
+from evaldsl.i18n import _
+from evaldsl.report.simulator_failures import (
+    EARLY,
+    FORMAT,
+    OFF_GOAL,
+)
 
 USER = "user"
 """The scenario field holding the brief."""
 LANGUAGES = ("zh", "en")
 """The languages whose script `audit` can tell apart."""
 DEFAULT_MAX_TURNS = 8
-EARLY, OFF_GOAL, FORMAT, UNAVAILABLE = "early", "off_goal", "format", "unavailable"
-FAILURE_KINDS = (EARLY, OFF_GOAL, FORMAT, UNAVAILABLE)
-"""How a simulated user fails: it ended too early, left its goal, broke its format, or its
-model did not answer (timeouts, errors): none of them is the agent's doing."""
-KIND_WORDS = {EARLY: N_("ended too early"), OFF_GOAL: N_("left its goal"),
-              FORMAT: N_("broke its format"), UNAVAILABLE: N_("did not answer")}
 _HAN = regex.compile(r"\p{Han}")
 _LATIN = regex.compile(r"[A-Za-z]")
 

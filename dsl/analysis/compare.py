@@ -33,9 +33,9 @@ from evaldsl.analysis.compare_changes import ChangedCase, Transitions, changed_c
 from evaldsl.analysis.compare_columns import COUNTED, ERRORED, Columns, read_columns
 from evaldsl.analysis.flips import Flips, check_flips, verdict_flips
 from evaldsl.analysis.paired_stats import Interval, mcnemar_p, resample
-from evaldsl.results import ReportPlan
-from evaldsl.runtime.aggregation import TRIAL_AGGREGATES, MetricPlan, percentile, trial_estimate
+from evaldsl.runtime.aggregation import TRIAL_AGGREGATES, MetricPlan, ReportPlan, trial_estimate
 from evaldsl.runtime.grouping import SMALL_GROUP
+from evaldsl.stats import percentile
 
 if TYPE_CHECKING:
     import numpy.typing as npt

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from evaldsl.analysis.compare_columns import STATUSES, Columns, key_text
-from evaldsl.results import ERROR_LABEL, VERDICT, ReportPlan
+from evaldsl.results import ERROR_LABEL, VERDICT
+from evaldsl.runtime.aggregation import ReportPlan
 
 if TYPE_CHECKING:
     import numpy.typing as npt

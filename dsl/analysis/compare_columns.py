@@ -44,7 +44,7 @@ from evaldsl.runtime.aggregation import BOOL_AGGREGATES
 if TYPE_CHECKING:
     import numpy.typing as npt
 
-    from evaldsl.results import ReportPlan
+    from evaldsl.runtime.aggregation import ReportPlan
 
 STATUSES = ("passed", "failed", "error", "skipped")
 """A check's status codes: its index here; `skipped` for a check a case did not compute."""

@@ -13,8 +13,8 @@ from evaldsl.analysis.compare import Comparison, GateResult, MetricComparison
 from evaldsl.analysis.flips import Flips
 from evaldsl.analysis.paired_stats import CONFIDENCE
 from evaldsl.i18n import _
+from evaldsl.report.figures import better_note
 from evaldsl.report.group_rows import key_text
-from evaldsl.report.markdown import better_note
 from evaldsl.report.terminal import pad, width
 from evaldsl.runtime.grouping import SMALL_GROUP
 

@@ -229,17 +229,3 @@ def _subexpressions(e: n.Expr) -> Iterable[n.Expr]:
             yield child.value
         else:
             yield child  # type: ignore[misc]
-
-
-# ---------------------------------------------------------------- rendering
-
-
-def render(graph: Graph, fmt: str = "text") -> str:
-    """The graph as a text tree, or as Graphviz `dot` or `mermaid` source."""
-    from evaldsl.analysis.explain_render import render_dot, render_mermaid, render_text
-
-    renderers: dict[str, Callable[[Graph, Needs], str]] = {
-        "text": render_text, "dot": render_dot, "mermaid": render_mermaid}
-    if fmt not in renderers:
-        raise ValueError(f"unknown format `{fmt}`; use one of {', '.join(FORMATS)}")
-    return renderers[fmt](graph, needs(graph))

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 
-from evaldsl.analysis.explain import EVERY, NEVER, Needs, samples_of
+from evaldsl.analysis.explain import EVERY, FORMATS, NEVER, Needs, needs, samples_of
 from evaldsl.cases.scopes import scope_words
 from evaldsl.i18n import N_, _
 from evaldsl.runtime.graph import CheckNode, Graph
@@ -159,3 +160,12 @@ def _dq(text: str) -> str:
 
 def _mq(text: str) -> str:
     return '"' + text.replace('"', "#quot;") + '"'
+
+
+def render(graph: Graph, fmt: str = "text") -> str:
+    """The graph as a text tree, or as Graphviz `dot` or `mermaid` source."""
+    renderers: dict[str, Callable[[Graph, Needs], str]] = {
+        "text": render_text, "dot": render_dot, "mermaid": render_mermaid}
+    if fmt not in renderers:
+        raise ValueError(f"unknown format `{fmt}`; use one of {', '.join(FORMATS)}")
+    return renderers[fmt](graph, needs(graph))

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from evaldsl.analysis.alpha import Level, alpha_of_coincidences
 from evaldsl.analysis.compare_changes import Rows, verdict_block
 from evaldsl.analysis.compare_columns import STATUSES, Columns
-from evaldsl.results import ReportPlan
+from evaldsl.report.alpha import Level, alpha_of_coincidences
+from evaldsl.runtime.aggregation import ReportPlan
 
 if TYPE_CHECKING:
     import numpy.typing as npt
@@ -42,7 +42,7 @@ class Flips:
     undecided: int
     """Paired cases an error (or, for a check, not computing it) left out of the rate."""
     alpha: float | None = None
-    """Krippendorff's alpha of the two runs over the decided cases (`evaldsl.analysis.alpha`):
+    """Krippendorff's alpha of the two runs over the decided cases (`evaldsl.report.alpha`):
     agreement beyond chance; None when every decided case has one and the same value."""
 
     @property

@@ -26,15 +26,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from evaldsl.cases.bad_rows import BadRow
 from evaldsl.cases.case import Case
 from evaldsl.cases.limits import MAX_YAML_NODES, yaml_expanded_size
 from evaldsl.cases.rows import EMPTY_SCHEMA, CaseSchema, RowProblem, to_case
 from evaldsl.cases.values import screened_loads
-from evaldsl.errors import CaseDataError
 from evaldsl.i18n import N_, _
 
 if TYPE_CHECKING:
@@ -42,26 +41,6 @@ if TYPE_CHECKING:
 
 Policy = Literal["skip", "fail"]
 YAML_SUFFIXES = (".yaml", ".yml")
-
-
-@dataclass(frozen=True)
-class BadRow:
-    """A row that could not become a case."""
-
-    file: str
-    line: int
-    reason: str
-    field: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "field": self.field, "reason": self.reason}
-
-    def __str__(self) -> str:
-        where = _(" field `{field}`:").format(field=self.field) if self.field else ""
-        return f"{self.file}:{self.line}:{where} {self.reason}"
-
-    def error(self) -> CaseDataError:
-        return CaseDataError(self.file, self.line, self.reason, self.field)
 
 
 Item = Case | BadRow
@@ -151,7 +130,11 @@ def _traced(path: Path, input_format: str | None) -> Iterator[RawRow] | None:
     """A trace file's conversations as rows (`evaldsl.cases.traces`), or None for a chat file."""
     from evaldsl.cases.traces import trace_rows
 
-    return trace_rows(path, input_format)
+    rows = trace_rows(path, input_format)
+    if rows is None:
+        return None
+    name = str(path)
+    return (RawRow(name, line, data) for line, data in rows)
 
 
 def _rows(path: Path) -> Iterator[RawRow]:

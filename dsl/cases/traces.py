@@ -34,10 +34,13 @@ from pathlib import Path
 from typing import Any
 
 from evaldsl.cases import openinference, otel
-from evaldsl.cases.loading import BadRow, RawRow
+from evaldsl.cases.bad_rows import BadRow
 from evaldsl.cases.otlp import Span, SpanProblem, read_otlp, sniff
 from evaldsl.cases.spanview import AGENT, MODEL, TOOL, Message, SpanError, SpanView, tool_call
 from evaldsl.i18n import _
+
+Row = tuple[int, Any]
+"""A row of a trace file: its line and its value (JSON bytes, a value, or a `BadRow`)."""
 
 FORMATS = ("chat", "otel", "openinference")
 """What `--input-format` takes; without it the format is detected by content."""
@@ -55,9 +58,10 @@ def is_trace_file(path: Path) -> bool:
         return False
 
 
-def trace_rows(path: Path, input_format: str | None = None) -> Iterator[RawRow] | None:
-    """The conversations of a trace file as rows, or None when the file is not one (a chat
-    file, or `--input-format chat`)."""
+def trace_rows(path: Path, input_format: str | None = None) -> Iterator[Row] | None:
+    """The conversations of a trace file as rows (line, a row's value or a `BadRow`), which
+    `evaldsl.cases.loading` reads as it reads a chat file's, or None when the file is not one
+    (a chat file, or `--input-format chat`)."""
     if input_format == "chat" or (input_format is None and not is_trace_file(path)):
         return None
     return _rows(path, input_format)
@@ -72,7 +76,7 @@ class _Trace:
     """The earliest start of its spans, which orders conversations."""
 
 
-def _rows(path: Path, input_format: str | None) -> Iterator[RawRow]:
+def _rows(path: Path, input_format: str | None) -> Iterator[Row]:
     name = str(path)
     traces: dict[str, _Trace] = {}
     for item in read_otlp(path):
@@ -105,7 +109,7 @@ def _rows(path: Path, input_format: str | None) -> Iterator[RawRow]:
         while line in used:
             line += 1
         used.add(line)
-        yield RawRow(name, line, encoded(row))
+        yield line, encoded(row)
 
 
 def encoded(row: dict[str, Any]) -> bytes | dict[str, Any]:
@@ -127,9 +131,9 @@ def view_of(span: Span, input_format: str | None) -> SpanView:
     return otel.view(span.attrs)
 
 
-def _bad(name: str, line: int, where: str, span_id: str, reason: str) -> RawRow:
+def _bad(name: str, line: int, where: str, span_id: str, reason: str) -> Row:
     text = _("span {span}: {reason}").format(span=span_id, reason=reason) if span_id else reason
-    return RawRow(name, line, BadRow(name, line, text, where or None))
+    return line, BadRow(name, line, text, where or None)
 
 
 def assemble(key: str, spans: list[tuple[Span, SpanView]]) -> dict[str, Any] | None:

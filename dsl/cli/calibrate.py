@@ -43,11 +43,11 @@ from evaldsl.cli.review import check_written_by, checked_records, read_layout
 from evaldsl.diagnostics import did_you_mean
 from evaldsl.i18n import N_, _
 from evaldsl.report.layout import VERDICT
-from evaldsl.report.stats import percent
 from evaldsl.review.agreement import render_agreement, reviewer_agreement
 from evaldsl.review.label_rows import opinions as label_opinions
 from evaldsl.review.label_rows import read_any_labels
 from evaldsl.review.training import render_training, training_set, write_training
+from evaldsl.stats import percent
 
 LISTED = 25
 

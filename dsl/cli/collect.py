@@ -73,8 +73,8 @@ def failure_reason(note: dict[str, Any]) -> str:
 
 async def _collect(driving: Driving, scenarios: Any) -> int:
     """Drive every scenario; the number the agent failed."""
-    from evaldsl.cases.loading import BadRow
-    from evaldsl.run.concurrency import run_concurrently
+    from evaldsl.cases.bad_rows import BadRow
+    from evaldsl.runtime.concurrency import run_concurrently
 
     async def one(item: Any) -> Any:
         if isinstance(item, BadRow):

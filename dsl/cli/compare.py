@@ -134,7 +134,7 @@ def _check_hashes(spec_hash: str, journals: list[tuple[Path, str | None]],
 
 def _write(args: argparse.Namespace, data: dict[str, Any]) -> None:
     from evaldsl.analysis.compare_render import render_markdown, render_terminal
-    from evaldsl.report.atomic import replace_file
+    from evaldsl.atomic import replace_file
 
     outputs = [(args.output, json.dumps(data, ensure_ascii=False, indent=2) + "\n"),
                (args.md, None)]

@@ -62,12 +62,23 @@ def trials_of(items: Any, k: int) -> Any:
                           fields={**item.fields, "trial": trial})
 
 
+def with_local_defaults(args: argparse.Namespace, config: Path | None) -> None:
+    """With the built-in demo, the judge and the simulator default to the local model."""
+    from evaldsl.agents.config import configured_targets
+    from evaldsl.agents.demo import is_builtin
+
+    if not is_builtin(args.target or "", configured_targets(config)):
+        return
+    if getattr(args, "simulator", None) is None:
+        args.simulator = "local"
+    if hasattr(args, "judge") and args.judge is None:
+        args.judge = "local"
+
+
 def check_target_flags(args: argparse.Namespace) -> None:
     """Refuse, before anything is sent, what a driven run cannot do; the built-in `demo`
     target's defaults filled in (`evaldsl.agents.demo`)."""
     if args.target is not None:
-        from evaldsl.agents.demo import with_local_defaults
-
         with_local_defaults(args, args.config)
     if args.target is None:
         for flag, value in (("--transcripts", args.transcripts),

@@ -152,7 +152,8 @@ def _rule_text(layout: SpecLayout, index: Any) -> str | None:
 
 
 def _attach_dialogs(rows: list[dict[str, Any]], files: Iterable[Path]) -> None:
-    from evaldsl.cases.loading import BadRow, read_cases
+    from evaldsl.cases.bad_rows import BadRow
+    from evaldsl.cases.loading import read_cases
 
     wanted = {r["id"]: r for r in rows}
     for item in read_cases(list(files), on_bad_row="skip"):

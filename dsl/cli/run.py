@@ -682,7 +682,7 @@ def _parent(path: Path) -> None:
 
 
 def report_thresholds(thresholds: list[Threshold], report: dict[str, Any]) -> int:
-    from evaldsl.report.markdown import metric_value
+    from evaldsl.report.figures import metric_value
 
     metrics = {m["name"]: m for m in report["metrics"]}
     missed = 0

@@ -16,8 +16,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain
 from typing import Any, NamedTuple
 
+from evaldsl.cases.bad_rows import BadRow
 from evaldsl.cases.case import Case, Message
-from evaldsl.cases.loading import BadRow, Item, read_rows
+from evaldsl.cases.loading import Item, read_rows
 from evaldsl.i18n import _, ngettext
 from evaldsl.report.explorer import NAME_LIMIT, Entry, clip, page_json
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaldsl.i18n import _, ngettext
-from evaldsl.report.markdown import interval_span, metric_value
-from evaldsl.report.stats import fraction
+from evaldsl.report.figures import interval_span, metric_value
 from evaldsl.runtime.grouping import SMALL_GROUP
+from evaldsl.stats import fraction
 
 
 @dataclass(frozen=True, slots=True)

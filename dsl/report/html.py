@@ -13,7 +13,6 @@ contain anything, `<script>` included.
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from importlib import resources
@@ -23,10 +22,10 @@ from typing import Any
 from evaldsl.i18n import N_, _, current_language, ngettext
 from evaldsl.report import group_rows
 from evaldsl.report.explorer import Explorer
-from evaldsl.report.markdown import interval_span, parts_of
-from evaldsl.report.stats import fraction, number, percent
+from evaldsl.report.figures import interval_span, parts_of
+from evaldsl.report.html_pieces import PALETTE, esc, outcome_name, section
+from evaldsl.stats import fraction, number, percent
 
-PALETTE = ("#2e7d4f", "#3b6fd8", "#b7791f", "#c05621", "#c0392b", "#805ad5", "#2c7a7b")
 ERROR_COLOUR = "#6b46c1"
 _CJK = re.compile(r"[\u3400-\u9fff]")
 COST_WORDS = {
@@ -44,17 +43,6 @@ COST_WORDS = {
     "truncation_retries": N_("asked again after a cut-off answer"),
 }
 """The cost section's keys in words; an unknown key is shown as it is."""
-STATUS_WORDS = {
-    "passed": N_("passed"),
-    "failed": N_("failed"),
-    "error": N_("error"),
-    "not_needed": N_("not needed"),
-}
-
-
-def esc(value: object) -> str:
-    """Text safe inside HTML elements and attribute values."""
-    return html.escape("" if value is None else str(value), quote=True)
 
 
 def render_html(report: Mapping[str, Any], cases: Explorer | None = None) -> str:
@@ -77,7 +65,7 @@ def html_parts(report: Mapping[str, Any], cases: Explorer | None = None) -> Iter
     yield "\n".join([_metrics(report["metrics"]), _groups(report["metrics"]),
                      _outcomes(report["outcomes"])]) + "\n"
     yield from _cases(cases)
-    from evaldsl.report.html_target import target_section  # it imports this module
+    from evaldsl.report.html_target import target_section  # only a driven run has it
 
     yield "\n" + "\n".join([_checks(report["checks"]), _slots(report["slots"]),
                              target_section(report.get("target")), _cost(report["cost"]),
@@ -117,17 +105,7 @@ def _of(label: str, count: int, total: int) -> str:
     return _("{label}: {count} of {total}").format(label=label, count=count, total=total)
 
 
-def section(ident: str, title: str, body: str) -> str:
-    """A titled section of the page; `body` is markup already escaped."""
-    return f'<section id="{ident}">\n<h2>{esc(title)}</h2>\n{body}\n</section>'
-
-
 _section = section
-
-
-def outcome_name(key: str | None) -> str:
-    """An outcome block as the page names it: the unnamed one is the verdict."""
-    return _("verdict") if key in (None, "outcome") else str(key)
 
 
 def _cases(cases: Explorer | None) -> Iterator[str]:
@@ -136,7 +114,7 @@ def _cases(cases: Explorer | None) -> Iterator[str]:
         yield _section("cases", _("Cases"), _empty(
             _("This page was written from report.json alone, without the case results.")))
         return
-    from evaldsl.report.html_explorer import case_sections  # it imports this module
+    from evaldsl.report.html_explorer import case_sections  # only with case records
 
     yield from case_sections(cases)
 

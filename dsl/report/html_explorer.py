@@ -17,8 +17,8 @@ from importlib import resources
 from evaldsl.i18n import _, ngettext
 from evaldsl.report.explorer import Explorer, page_json
 from evaldsl.report.explorer_cases import CaseTexts, read_back
-from evaldsl.report.html import PALETTE, STATUS_WORDS, esc, outcome_name, section
-from evaldsl.report.stats import number, percent
+from evaldsl.report.html_pieces import PALETTE, STATUS_WORDS, esc, outcome_name, section
+from evaldsl.stats import number, percent
 
 REVIEW_LISTED = 500
 """Sampled cases the review section lists; the rest are counted."""

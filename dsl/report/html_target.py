@@ -11,7 +11,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from evaldsl.i18n import _
-from evaldsl.report.html import esc, section
+from evaldsl.report.html_pieces import esc, section
+from evaldsl.report.simulator_failures import KIND_WORDS
 from evaldsl.report.terminal import ms
 
 
@@ -32,8 +33,6 @@ def target_section(target: Mapping[str, Any] | None) -> str:
 
 
 def _simulator(simulator: Mapping[str, Any]) -> str:
-    from evaldsl.agents.user_brief import KIND_WORDS
-
     rows = [(_("simulated conversations"), simulator["conversations"]),
             (_("simulator failures"), f"{simulator['failures']} / "
                                       f"{simulator['conversations']} ({simulator['rate']:.1%})"),

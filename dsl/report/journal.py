@@ -31,10 +31,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
+from evaldsl.atomic import named
 from evaldsl.cases.case import Case
 from evaldsl.errors import CaseDataError
 from evaldsl.i18n import _
-from evaldsl.report.atomic import named
 from evaldsl.report.finite import encode_finite
 from evaldsl.report.journal_lock import lock
 from evaldsl.results import CaseResult

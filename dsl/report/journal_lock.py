@@ -21,9 +21,9 @@ import stat
 from pathlib import Path
 from typing import IO
 
+from evaldsl.atomic import named
 from evaldsl.errors import EvaldslError
 from evaldsl.i18n import _
-from evaldsl.report.atomic import named
 
 LOCKS = Path("/proc/locks")
 

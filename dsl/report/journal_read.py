@@ -26,7 +26,7 @@ from evaldsl.report.journal import VERSION, Header, read_lines
 from evaldsl.report.record_shape import problem
 
 if TYPE_CHECKING:
-    from evaldsl.results import ReportPlan
+    from evaldsl.runtime.aggregation import ReportPlan
 
 
 class JournalVersionError(EvaldslError):

@@ -20,11 +20,11 @@ from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from evaldsl.analysis.alpha import Level, alpha_of_coincidences, unit_coincidences
 from evaldsl.cases.case import Case
+from evaldsl.report.alpha import Level, alpha_of_coincidences, unit_coincidences
 from evaldsl.report.failures import ErrorTally
 from evaldsl.report.layout import VERDICT, SpecLayout
-from evaldsl.report.stats import HISTOGRAM_BINS, wilson
+from evaldsl.stats import HISTOGRAM_BINS, wilson
 
 FORMAT, VERSION = "evaldsl-report", 1
 WORST_CASES = 10

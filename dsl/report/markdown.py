@@ -9,37 +9,21 @@ backtick inside gets a longer fence.
 
 from __future__ import annotations
 
-import html
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from evaldsl.i18n import _, ngettext
-from evaldsl.report.stats import breakdown, fraction, number, percent
+from evaldsl.report.figures import (
+    better_note,
+    interval_span,
+    judge_agreement,
+    metric_value,
+    parts_of,
+)
+from evaldsl.report.markdown_text import code, md
+from evaldsl.stats import fraction, percent
 
 WORST_LISTED = 5
-
-
-def md(text: object) -> str:
-    """Text safe in a Markdown table cell."""
-    escaped = html.escape("" if text is None else str(text), quote=False)
-    return escaped.replace("|", "\\|").replace("\n", " ").replace("`", "'")
-
-
-def code(text: object, cell: bool = False) -> str:
-    """A code span: its text is literal in Markdown, so nothing is HTML-escaped;
-    line breaks become spaces, and in a table cell pipes are escaped (the table
-    splits on them before the span is read).
-    A backtick inside is fenced by a longer run (the CommonMark rule), padded by a
-    space where the text touches the fence or a space could be stripped."""
-    body = ("" if text is None else str(text)).replace("\n", " ")
-    if cell:
-        body = body.replace("|", "\\|")
-    runs = re.findall("`+", body)
-    fence = "`" * (max((len(r) for r in runs), default=0) + 1)
-    if body.startswith("`") or body.endswith("`"):
-        body = f" {body} "
-    return f"{fence}{body}{fence}"
 
 
 def render_markdown(report: Mapping[str, Any]) -> str:
@@ -72,38 +56,6 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def metric_value(m: Mapping[str, Any]) -> str:
-    if m.get("is_rate"):
-        return percent(m["value"])
-    return number(m["value"])
-
-
-def shown(m: Mapping[str, Any], value: float | None) -> str:
-    """A value of metric `m` as its own value is shown: a percentage for rates."""
-    return percent(value) if m.get("is_rate") else number(value)
-
-
-def interval_span(m: Mapping[str, Any], sep: str = " – ") -> str:
-    """`47.0% – 75.8%`, with `(bootstrap)` after a formula metric's interval; empty without."""
-    interval = m.get("interval")
-    if not interval:
-        return ""
-    span = f"{shown(m, interval['low'])}{sep}{shown(m, interval['high'])}"
-    return span + _(" (bootstrap)") if interval["method"] == "bootstrap" else span
-
-
-def parts_of(m: Mapping[str, Any]) -> str | None:
-    """A formula metric's parts in its expression (`rate(a) 0.6 (6/10) + 0.5 × ...`)."""
-    template = m.get("template")
-    return breakdown(template, m["parts"]) if template is not None else None
-
-
-def better_note(m: Mapping[str, Any]) -> str:
-    """` (lower is better)` after a metric written so, else nothing: a reader of a figure
-    should not have to guess which way is good."""
-    return " " + _("(lower is better)") if m.get("better") == "lower" else ""
-
-
 def _metrics(metrics: list[Mapping[str, Any]]) -> list[str]:
     if not metrics:
         return []
@@ -124,7 +76,7 @@ def _metrics(metrics: list[Mapping[str, Any]]) -> list[str]:
 
 
 def _groups(metrics: list[Mapping[str, Any]]) -> list[str]:
-    """The grouped metrics' tables; imported here, as they read this module's formatting."""
+    """The grouped metrics' tables (`evaldsl.report.markdown_groups`), imported when shown."""
     from evaldsl.report.markdown_groups import group_tables
 
     return group_tables(metrics)
@@ -157,20 +109,6 @@ def _checks(checks: list[Mapping[str, Any]]) -> list[str]:
     ]
     return [_("**checks** (pass rate, lowest first): ") + " · ".join(parts), "",
             *(part for line in judge_agreement(checks, code) for part in (line, ""))]
-
-
-def judge_agreement(checks: list[Mapping[str, Any]], name: Any = str) -> list[str]:
-    """A line per check asked of several judges: their Krippendorff's alpha and its units."""
-    lines = []
-    for c in checks:
-        agreement = c.get("judges")
-        if agreement is not None:
-            alpha = agreement["alpha"]
-            lines.append(_("judges of {check} agree: alpha {alpha} ({level}, {cases} cases "
-                           "two or more answered)").format(
-                check=name(c["name"]), alpha="n/a" if alpha is None else f"{alpha:.2f}",
-                level=agreement["level"], cases=agreement["cases"]))
-    return lines
 
 
 def _errors(count: int) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 from evaldsl.i18n import _
 from evaldsl.report import group_rows
-from evaldsl.report.markdown import code, md
+from evaldsl.report.markdown_text import code, md
 
 GROUPS_SHOWN = 20
 """Groups listed per grouped metric; the rest are counted on one line."""

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evaldsl.report.atomic import replace_file
+from evaldsl.atomic import replace_file
 
 EVENT = "gen_ai.evaluation.result"
 Compact = tuple[str, str, tuple[tuple[str, float | None, str, str], ...]]

@@ -22,7 +22,7 @@ from evaldsl.i18n import _
 from evaldsl.results import ERROR_LABEL
 
 if TYPE_CHECKING:
-    from evaldsl.results import ReportPlan
+    from evaldsl.runtime.aggregation import ReportPlan
 
 STATUSES = frozenset({"passed", "failed", "error"})
 

@@ -28,7 +28,7 @@ import msgspec
 from evaldsl.results import ERROR_LABEL
 
 if TYPE_CHECKING:
-    from evaldsl.results import ReportPlan
+    from evaldsl.runtime.aggregation import ReportPlan
 
 
 class Error(msgspec.Struct, forbid_unknown_fields=True, frozen=True, gc=False):

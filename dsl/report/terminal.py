@@ -17,14 +17,15 @@ from typing import Any
 
 from evaldsl.i18n import _, ngettext
 from evaldsl.report import group_rows
-from evaldsl.report.markdown import (
+from evaldsl.report.figures import (
     better_note,
     interval_span,
     judge_agreement,
     metric_value,
     parts_of,
 )
-from evaldsl.report.stats import fraction, percent
+from evaldsl.report.simulator_failures import KIND_WORDS
+from evaldsl.stats import fraction, percent
 
 GROUPS_SHOWN = 10
 """Groups listed per grouped metric; the rest are counted on one line."""
@@ -152,8 +153,6 @@ def simulator_line(simulator: Mapping[str, Any] | None) -> list[str]:
     simulator's own failures, which are not the agent's `errors`."""
     if not simulator:
         return []
-    from evaldsl.agents.user_brief import KIND_WORDS
-
     kinds = " · ".join(f"{count} {_(KIND_WORDS[kind])}"
                        for kind, count in simulator["by_kind"].items() if kind in KIND_WORDS)
     return [_("simulated user: {conversations} conversations · {failures} failures "

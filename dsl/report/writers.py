@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from evaldsl.atomic import replace_file
 from evaldsl.errors import EvaldslError
 from evaldsl.i18n import _
-from evaldsl.report.atomic import replace_file
 from evaldsl.report.finite import encode_finite
 
 if TYPE_CHECKING:
@@ -74,6 +74,6 @@ def write_report(path: Path, report: Mapping[str, Any], format: str = "json",
 
 
 def write_atomic(path: Path, text: str | Iterable[str]) -> None:
-    """Write via a temporary file and rename (`evaldsl.report.atomic`), creating the folder."""
+    """Write via a temporary file and rename (`evaldsl.atomic`), creating the folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
     replace_file(path, text)

@@ -60,7 +60,8 @@ def machine_view(record: Mapping[str, Any]) -> dict[str, Any]:
 
 def read_dialogs(files: Iterable[Path], wanted: set[str]) -> dict[str, list[dict[str, Any]]]:
     """The dialogs of the `wanted` cases in `files`, with tool calls and latencies."""
-    from evaldsl.cases.loading import BadRow, read_cases
+    from evaldsl.cases.bad_rows import BadRow
+    from evaldsl.cases.loading import read_cases
 
     found: dict[str, list[dict[str, Any]]] = {}
     for item in read_cases(list(files), on_bad_row="skip"):

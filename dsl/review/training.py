@@ -19,8 +19,8 @@ from typing import Any
 
 from evaldsl.analysis.calibrate import Judged
 from evaldsl.analysis.sample_file import LabelRow
+from evaldsl.atomic import replace_file
 from evaldsl.i18n import _
-from evaldsl.report.atomic import replace_file
 
 
 @dataclass(frozen=True)

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evaldsl.cases.loading import BadRow
+from evaldsl.atomic import replace_file
+from evaldsl.cases.bad_rows import BadRow
 from evaldsl.errors import CaseDataError
 from evaldsl.i18n import _
-from evaldsl.report.atomic import replace_file
 from evaldsl.report.journal import Header
 
 PART_VERSION = 1

@@ -29,8 +29,9 @@ from multiprocessing.connection import Connection, wait
 from types import TracebackType
 from typing import Any, NamedTuple, Protocol
 
+from evaldsl.cases.bad_rows import BadRow
 from evaldsl.cases.case import Case
-from evaldsl.cases.loading import BadRow, RawRow
+from evaldsl.cases.loading import RawRow
 from evaldsl.cases.rows import CaseSchema
 from evaldsl.errors import EvaldslError
 from evaldsl.model.keys import keys_withheld

@@ -39,16 +39,18 @@ from pathlib import Path
 from typing import Any
 
 from evaldsl.api import Spec
+from evaldsl.cases.bad_rows import BadRow
 from evaldsl.cases.case import Case
-from evaldsl.cases.loading import BadRow, RawRow, read_rows
+from evaldsl.cases.loading import RawRow, read_rows
 from evaldsl.cases.remote import fetched, is_uri
 from evaldsl.cases.rows import CaseSchema
+from evaldsl.errors import JournalExistsError, ResumeError
 from evaldsl.i18n import _
 from evaldsl.report.journal import Header, ResultsWriter, encode
 from evaldsl.report.journal_lock import lock
 from evaldsl.report.layout import SpecLayout
 from evaldsl.run.parts import Part, RunDirectory, part_name, read_part, record_of
-from evaldsl.run.runner import JournalExistsError, ResumeError, Run, RunOptions, RunResult, Sink
+from evaldsl.run.runner import Run, RunOptions, RunResult, Sink
 from evaldsl.run.shards import ShardState, run_shard
 
 BATCH_ROWS = 1000

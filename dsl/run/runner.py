@@ -38,34 +38,24 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from evaldsl.api import Spec
+from evaldsl.cases.bad_rows import BadRow
 from evaldsl.cases.case import Case
-from evaldsl.cases.loading import BadRow, Item
-from evaldsl.errors import CaseDataError, EvaldslError
+from evaldsl.cases.loading import Item
+from evaldsl.errors import CaseDataError, JournalExistsError, ResumeError
 from evaldsl.i18n import _, ngettext
+from evaldsl.report.folded import Report
 from evaldsl.report.journal import Header, ResultsWriter, case_record, recover
 from evaldsl.report.journal_lock import lock
 from evaldsl.report.journal_read import check_version, read_entries
 from evaldsl.report.layout import SpecLayout
 from evaldsl.report.progress import Progress
-from evaldsl.results import CaseResult, Report
+from evaldsl.results import CaseResult
 from evaldsl.run.journaled import Journaled
 from evaldsl.run.selection import LeftOut, Selection
 from evaldsl.run.shards import ShardState
 
 BAD_ROWS_LISTED = 100
 """Skipped rows listed by file and line in the report; all of them are counted."""
-
-
-class ResumeError(EvaldslError):
-    """The journal cannot be resumed: another spec wrote it."""
-
-
-class JournalExistsError(EvaldslError):
-    """A run without `resume` or `overwrite` would truncate the results of an earlier one."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.hint = _("add --resume to continue it, or --overwrite to start over")
 
 
 @dataclass(frozen=True)
@@ -341,7 +331,7 @@ class Run:
             self._record(case, evaluate(case))
 
     async def _drive_async(self, cases: Iterator[Case]) -> None:
-        from evaldsl.run.concurrency import run_concurrently
+        from evaldsl.runtime.concurrency import run_concurrently
 
         results = run_concurrently(self._evaluate, cases, self.options.concurrency)
         try:

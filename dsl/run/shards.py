@@ -25,10 +25,11 @@ from typing import TYPE_CHECKING, Any
 
 from evaldsl.api import Spec
 from evaldsl.cases.case import Case
+from evaldsl.report.folded import Report
 from evaldsl.report.journal import case_record
 from evaldsl.report.json_report import ReportBuilder, Row, publish
 from evaldsl.report.layout import SpecLayout
-from evaldsl.results import CaseResult, Report
+from evaldsl.results import CaseResult
 from evaldsl.runtime.aggregation import MetricPlan
 
 if TYPE_CHECKING:
@@ -153,7 +154,7 @@ class Shard:
         return row
 
     async def _evaluate_async(self, cases: Sequence[Case]) -> list[CaseResult]:
-        from evaldsl.run.concurrency import run_concurrently
+        from evaldsl.runtime.concurrency import run_concurrently
 
         results: list[CaseResult | None] = [None] * len(cases)
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from evaldsl.report.stats import breakdown
+from evaldsl.stats import breakdown, percentile
 
 if TYPE_CHECKING:
     from evaldsl.runtime.grouping import GroupValue
@@ -258,7 +258,7 @@ class MetricState:
         plan = self.plan
         if not plan.is_formula:
             return (), None, None
-        from evaldsl.runtime.bootstrap import bootstrap  # it imports this module
+        from evaldsl.runtime.bootstrap import bootstrap  # only formula metrics resample
 
         n = self.denominator
         parts = tuple(MetricPart(text, v, _part_numerator(a.kind, v, n), n)
@@ -357,16 +357,6 @@ def _tidy(x: float) -> float:
     return float(nearest) if abs(x - nearest) < 1e-9 * max(1.0, abs(x)) else x
 
 
-def percentile(ordered: Sequence[float], p: float) -> float | None:
-    """The `p`-th percentile (0..100) with linear interpolation, as numpy's default."""
-    if not ordered:
-        return None
-    rank = (len(ordered) - 1) * min(max(p, 0.0), 100.0) / 100.0
-    lo = math.floor(rank)
-    hi = min(lo + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (rank - lo)
-
-
 @dataclass(frozen=True)
 class MetricPart:
     """One aggregate of a formula metric with its own value and denominator."""
@@ -447,3 +437,13 @@ class MetricValue:
 
 def _num(x: float) -> str:
     return str(int(x)) if float(x).is_integer() else f"{x:.4g}"
+
+
+@dataclass(frozen=True)
+class ReportPlan:
+    """What a report of one spec tallies; built once per spec by the graph."""
+
+    blocks: tuple[tuple[str, tuple[str, ...]], ...]
+    """(block key, its labels in branch order) per outcome block."""
+    metrics: tuple[MetricPlan, ...]
+    checks: tuple[str, ...]

@@ -18,9 +18,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from evaldsl.runtime.aggregation import AggregateSpec, percentile
+from evaldsl.stats import percentile
+
+if TYPE_CHECKING:
+    from evaldsl.runtime.aggregation import AggregateSpec
 
 SEED = 20250
 """The seed of every bootstrap: the same cases give the same interval."""

@@ -21,7 +21,7 @@ from evaldsl.cases.scopes import Scope, select
 from evaldsl.i18n import _
 from evaldsl.model.requests import ModelRequest
 from evaldsl.primitives.registry import Cost
-from evaldsl.results import ReportPlan
+from evaldsl.runtime.aggregation import ReportPlan
 from evaldsl.runtime.compiler import Compiler, Slots
 from evaldsl.runtime.frame import MISSING, Fn, Frame
 from evaldsl.runtime.graph import BlockNode, CheckNode, Graph

@@ -65,7 +65,7 @@ async def save(request: web.Request) -> web.Response:
     text = (await read_json(request)).get("text")
     if not isinstance(text, str):
         raise web.HTTPBadRequest(text=_("`text` must be a string"))
-    from evaldsl.report.atomic import replace_file
+    from evaldsl.atomic import replace_file
 
     path = request.app[SPEC_KEY]
     try:

@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from evaldsl.cases.loading import BadRow, RawRow
+from evaldsl.cases.bad_rows import BadRow
+from evaldsl.cases.loading import RawRow
 from evaldsl.i18n import _
 from evaldsl.watch.monitor import Monitor
 

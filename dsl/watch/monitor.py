@@ -29,8 +29,9 @@ from pathlib import Path
 from typing import Any
 
 from evaldsl.api import Spec
+from evaldsl.cases.bad_rows import BadRow
 from evaldsl.cases.case import Case
-from evaldsl.cases.loading import BadRow, RawRow
+from evaldsl.cases.loading import RawRow
 from evaldsl.cases.rows import CaseSchema
 from evaldsl.i18n import _, ngettext
 from evaldsl.results import CaseResult

@@ -7,11 +7,12 @@ import asyncio
 import pytest
 
 from evaldsl.agents.simulator import Simulator, SimulatorFailed
-from evaldsl.agents.user_brief import FORMAT, UNAVAILABLE, UserBrief
+from evaldsl.agents.user_brief import UserBrief
 from evaldsl.model.errors import TransientError
 from evaldsl.model.limits import RetryPolicy
 from evaldsl.model.protocols import JudgeAnswer, JudgeRequest
 from evaldsl.model.redact import Redactor
+from evaldsl.report.simulator_failures import FORMAT, UNAVAILABLE
 
 KEY = "sk-simulator-key-0123456789"
 BRIEF = UserBrief("预约维修")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evaldsl.analysis.alpha import Level, alpha_of_coincidences, krippendorff_alpha
 from evaldsl.analysis.flips import pair_coincidences
+from evaldsl.report.alpha import Level, alpha_of_coincidences, krippendorff_alpha
 
 
 @pytest.mark.parametrize("level", ["nominal", "ordinal", "interval"])

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from evaldsl.cases.bad_rows import BadRow
 from evaldsl.cases.case import Case
 from evaldsl.cases.fieldmap import FieldMap
-from evaldsl.cases.loading import BadRow, read_cases
+from evaldsl.cases.loading import read_cases
 from evaldsl.cases.rows import CaseSchema
 from evaldsl.errors import ConfigError
 

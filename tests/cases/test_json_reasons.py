@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from evaldsl.cases.loading import BadRow, read_cases
+from evaldsl.cases.bad_rows import BadRow
+from evaldsl.cases.loading import read_cases
 from evaldsl.i18n import set_language
 
 

@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from evaldsl.cases.bad_rows import BadRow
 from evaldsl.cases.case import Case
-from evaldsl.cases.loading import BadRow, load_cases, read_cases
+from evaldsl.cases.loading import load_cases, read_cases
 from evaldsl.cases.rows import CaseSchema
 from evaldsl.cases.values import screened_loads, unwritable
 from evaldsl.errors import CaseDataError

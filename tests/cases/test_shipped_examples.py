@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 import evaldsl
-from evaldsl.cases.loading import BadRow, read_cases
+from evaldsl.cases.bad_rows import BadRow
+from evaldsl.cases.loading import read_cases
 from evaldsl.cases.rows import CaseSchema
 
 REPO = Path(__file__).resolve().parents[2]

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import evaldsl
+from evaldsl.cases.bad_rows import BadRow
 from evaldsl.cases.case import Case
-from evaldsl.cases.loading import BadRow, read_cases
+from evaldsl.cases.loading import read_cases
 from evaldsl.cases.scopes import Scope, select
 from evaldsl.model.prompts import render_unit
 

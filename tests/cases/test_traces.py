@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 import evaldsl
+from evaldsl.cases.bad_rows import BadRow
 from evaldsl.cases.case import Case
-from evaldsl.cases.loading import BadRow, read_cases, read_rows
+from evaldsl.cases.loading import read_cases, read_rows
 from evaldsl.cases.traces import is_trace_file
 from evaldsl.values import ErrorValue
 from tests.support.run_kit import evaldsl as run_evaldsl

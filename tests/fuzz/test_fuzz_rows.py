@@ -17,8 +17,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from evaldsl.cases.bad_rows import BadRow
 from evaldsl.cases.case import Case
-from evaldsl.cases.loading import BadRow, read_cases
+from evaldsl.cases.loading import read_cases
 from evaldsl.cli.main import main
 from tests.support.fuzz import fuzz
 from tests.support.run_kit import SPEC, case_row

@@ -136,7 +136,7 @@ def test_an_unknown_report_format(chinese: None, tmp_path: Path) -> None:
 
 
 def test_a_journal_another_run_wrote(chinese: None) -> None:
-    from evaldsl.run.runner import JournalExistsError
+    from evaldsl.errors import JournalExistsError
 
     assert _chinese(JournalExistsError("x").hint)
 

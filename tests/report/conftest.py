@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from evaldsl.cases.bad_rows import BadRow
 from evaldsl.cases.case import Case
-from evaldsl.cases.loading import BadRow
 from evaldsl.report.json_report import ReportBuilder, metric_entry
 from evaldsl.report.layout import SpecLayout, layout_of
 from evaldsl.syntax.source import Source

@@ -12,7 +12,8 @@ import pytest
 
 from evaldsl.i18n import set_language
 from evaldsl.report.explorer import Explorer
-from evaldsl.report.html import esc, histogram_svg, outcome_chart, render_html
+from evaldsl.report.html import histogram_svg, outcome_chart, render_html
+from evaldsl.report.html_pieces import esc
 from evaldsl.report.json_report import metric_entry
 from tests.support import formula_kit
 

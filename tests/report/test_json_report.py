@@ -132,7 +132,7 @@ class TestJudgeAgreement:
     def test_alpha_over_the_cases_two_judges_answered(self, layout: SpecLayout) -> None:
         """Points 8/8, 2/2, 8/2 and one judge that failed: three units, alpha as the
         coincidence formula gives it, the third case being the only disagreement."""
-        from evaldsl.analysis.alpha import krippendorff_alpha
+        from evaldsl.report.alpha import krippendorff_alpha
 
         answers = [{"m1": 8.0, "m2": 8.0}, {"m1": 2.0, "m2": 2.0}, {"m1": 8.0, "m2": 2.0},
                    {"m1": 5.0, "m2": None}]

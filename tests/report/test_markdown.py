@@ -6,7 +6,8 @@ import re
 from typing import Any
 
 from evaldsl.report.json_report import metric_entry
-from evaldsl.report.markdown import code, md, render_markdown
+from evaldsl.report.markdown import render_markdown
+from evaldsl.report.markdown_text import code, md
 from tests.support import formula_kit
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from evaldsl.cases.loading import BadRow
+from evaldsl.cases.bad_rows import BadRow
 from evaldsl.errors import CaseDataError
 from evaldsl.report.journal import Header
 from evaldsl.run.parts import Part, RunDirectory, part_name, read_part

@@ -7,7 +7,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaldsl.runtime.aggregation import AggregateSpec, ExactSum, MetricPlan, MetricState, percentile
+from evaldsl.runtime.aggregation import AggregateSpec, ExactSum, MetricPlan, MetricState
+from evaldsl.stats import percentile
 
 
 class TestExactSum:

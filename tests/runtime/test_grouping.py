@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 import evaldsl
-from evaldsl.results import CaseResult, Report
+from evaldsl.report.folded import Report
+from evaldsl.results import CaseResult
 from evaldsl.runtime.grouping import SMALL_GROUP, GroupValue
 
 SPEC = """

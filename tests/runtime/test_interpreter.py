@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import evaldsl
 from evaldsl.primitives.registry import Cost, Primitive
-from evaldsl.run.concurrency import run_concurrently
+from evaldsl.runtime.concurrency import run_concurrently
 from evaldsl.values import CheckResult
 from tests.support import interpreter_kit as kit
 

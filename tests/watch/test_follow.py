@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evaldsl.cases.loading import BadRow
+from evaldsl.cases.bad_rows import BadRow
 from evaldsl.watch.follow import Follower
 from tests.support.watch_kit import Watch, wait_for
 from tests.watch.test_watch_cli import SPEC, session

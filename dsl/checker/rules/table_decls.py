@@ -1,6 +1,6 @@
 """Normalization tables: E208 unknown or malformed option, E207 one source, two targets.
 
-Option values are read by `evaldsl.checker.facts.table_options`, the same readers the
+Option values are read by `evaldsl.checker.facts.consts`, the same readers the
 runtime's tables are built with.
 
 A table is applied after its options, so two sources that differ only in
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from evaldsl.checker.facts.consts import option_problem, table_settings
 from evaldsl.checker.facts.context import Context
-from evaldsl.checker.facts.table_options import option_problem, table_settings
 from evaldsl.diagnostics import Diagnostic, error, listing, meant, similar
 from evaldsl.i18n import _
 from evaldsl.primitives.tables import FLAG_OPTIONS, VALUE_OPTIONS, NormalizationTable

@@ -32,8 +32,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, cast
 
+from evaldsl.atomic import replace_file
 from evaldsl.model.settings import LOCAL_CONTEXT
-from evaldsl.report.atomic import replace_file
 
 MODEL_ALIAS = "judge"
 DEFAULT_MAX_TOKENS = 512
@@ -217,7 +217,7 @@ def _watch_parent(parent_pid: int) -> None:
 
 
 def _write_port(path: Path, port: int) -> None:
-    """Whole or not at all (`evaldsl.report.atomic`): the parent polls the file for the port."""
+    """Whole or not at all (`evaldsl.atomic`): the parent polls the file for the port."""
     replace_file(path, str(port))
 
 

@@ -2,7 +2,7 @@
 
 Editors validate and complete a TOML file from a JSON Schema (Taplo, Even Better TOML,
 tombi); docs/settings.schema.json is this module's output, regenerated with
-`python -m evaldsl.model.settings_schema docs/settings.schema.json` and compared with it
+`python -m evaldsl.settings_schema docs/settings.schema.json` and compared with it
 by a test. The schema is not a second definition of the file: the endpoint settings are
 `Endpoint`'s fields (with their types, defaults and attribute docstrings) less what the
 file may not hold, and the target settings are `evaldsl.agents.config`'s own tables of

@@ -124,3 +124,13 @@ def breakdown(template: str, parts: Sequence[Mapping[str, Any]]) -> str:
     shown = [f"{p['aggregate']} {number(p['value'])} "
              f"({fraction(p['numerator'], p['denominator'])})" for p in parts]
     return template.format(*shown)
+
+
+def percentile(ordered: Sequence[float], p: float) -> float | None:
+    """The `p`-th percentile (0..100) with linear interpolation, as numpy's default."""
+    if not ordered:
+        return None
+    rank = (len(ordered) - 1) * min(max(p, 0.0), 100.0) / 100.0
+    lo = math.floor(rank)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (rank - lo)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaldsl.analysis.alpha import krippendorff_alpha
+from evaldsl.report.alpha import krippendorff_alpha
 
 N = None
 RELIABILITY_DATA = list(zip(

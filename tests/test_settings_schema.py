@@ -13,9 +13,9 @@ import pytest
 from evaldsl.agents.config import target_of
 from evaldsl.errors import ConfigError
 from evaldsl.model.settings import ENDPOINT_FIELDS, Settings
-from evaldsl.model.settings_schema import main, rendered, settings_schema
+from evaldsl.settings_schema import main, rendered, settings_schema
 
-SHIPPED = Path(__file__).resolve().parents[2] / "docs" / "settings.schema.json"
+SHIPPED = Path(__file__).resolve().parents[1] / "docs" / "settings.schema.json"
 VALIDATOR = jsonschema.Draft202012Validator(settings_schema())
 
 ACCEPTED = [
@@ -54,7 +54,7 @@ def loads_fine(text: str, tmp_path: Path) -> bool:
 
 class TestShippedFile:
     def test_the_shipped_schema_is_the_generated_one(self) -> None:
-        """After a setting changes, `python -m evaldsl.model.settings_schema
+        """After a setting changes, `python -m evaldsl.settings_schema
         docs/settings.schema.json` regenerates the file."""
         assert SHIPPED.read_text("utf-8") == rendered()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evaldsl.report.stats import bin_of, histogram, wilson
+from evaldsl.stats import bin_of, histogram, wilson
 
 
 @given(st.integers(1, 10_000), st.data())
