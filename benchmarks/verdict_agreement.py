@@ -17,6 +17,15 @@ Dialogs are split into dev and test by a fixed hash of their id (a broken varian
 with its dialog); the specs were tuned on dev, so the figures printed are test's
 unless `--split` says otherwise. Without `--dialogs` it reads the dialog.v1 files of
 `../shared/data` when they are there. `--smoke` runs a few dialogs of each file.
+
+`--judge local` (or `openai`, the configured endpoint) adds the configuration with a chat
+judge: on a sample of `--sample` recorded dialogs per dataset (the first by a fixed hash
+of the id) and their broken variants, `specs/layered/judged.eval` asks the judge whether
+the agent gave everything the user asked for, and a dialog counts as all answered (L2
+kappa) and a success (L3) only when the rules say so and the judge agrees (the judge
+reads only the dialogs the rules passed: it can only take a success away). It prints
+the rules' figures on the same sample beside them. The local judge runs on the CPU: a
+sample of 20 takes some minutes.
 """
 
 from __future__ import annotations
@@ -70,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     scored = [(r, g, predictions[r["id"]]) for r, g in rows if g is not None]
     if scored:
         print(_table(scored, schemas, args.split))
+    if args.judge and scored:
+        print(_judged_table(scored, schemas, args))
     print(f"{len(rows)} dialogs ({sum(1 for r, _g in rows if '#' in r['id'])} broken) "
           f"in {time.perf_counter() - started:.1f} s")
     return 0
@@ -81,6 +92,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--predictions", type=Path, default=None, metavar="OUT.jsonl")
     p.add_argument("--split", choices=("test", "dev", "all"), default="test")
     p.add_argument("--smoke", action="store_true", help="a few dialogs of each file")
+    p.add_argument("--judge", choices=("local", "openai"), default=None,
+                   help="also judge a sample with a chat judge (specs/layered/judged.eval)")
+    p.add_argument("--sample", type=int, default=20, metavar="N",
+                   help="recorded dialogs per dataset the judge reads (with their variants)")
     return p
 
 
@@ -135,20 +150,85 @@ def _with_variants(records: list[dict[str, Any]], split: str,
     return out
 
 
+def judge_sample(ids: list[str], n: int) -> set[str]:
+    """The first `n` recorded dialogs by a fixed hash of the id, with their variants."""
+    recorded = sorted((i for i in ids if "#" not in i),
+                      key=lambda i: variants.fraction(i + "#judge"))[:n]
+    chosen = set(recorded)
+    return {i for i in ids if i.split("#")[0] in chosen}
+
+
+def _judged_table(scored: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]],
+                  schemas: dict[str, Any], args: argparse.Namespace) -> str:
+    """The rules and the rules with the judge, on the same sample of each dataset."""
+    os.environ["EVALDSL_JUDGE"] = args.judge
+    started = time.perf_counter()
+    lines = [f"judged sample: {args.sample} recorded dialogs per dataset and their broken "
+             f"variants; judge: {args.judge}",
+             "dataset      n   L1 acc (n)       L2 MAE (n)  L2 kappa   L3 acc   L3 kappa"]
+    for source in sorted({r["source"] for r, _g, _p in scored}):
+        mine = [(r, g, p) for r, g, p in scored if r["source"] == source]
+        sample = judge_sample([r["id"] for r, _g, _p in mine], args.sample)
+        mine = [(r, g, p) for r, g, p in mine if r["id"] in sample]
+        # the judge can only take a success away: it reads the dialogs the rules passed
+        verdicts = _judge([r for r, _g, p in mine
+                           if p["success"] or p["completion"] in (None, 1.0)])
+        rules = [(g, p) for _r, g, p in mine]
+        judged = [(g, _with_judge(p, verdicts.get(p["id"]))) for _r, g, p in mine]
+        lines.append(_row(source, rules, schemas).replace(source, f"{source[:6]} rules", 1))
+        lines.append(_row(source, judged, schemas).replace(source, f"{source[:6]} +judge", 1))
+        errors = sum(1 for v in verdicts.values() if v is None)
+        vetoed = sum(1 for v in verdicts.values() if v is False)
+        lines.append(f"  {source}: {len(mine)} dialogs in the sample, {len(verdicts)} the rules "
+                     f"passed read by the judge, {vetoed} failed by it, {errors} judge errors")
+    lines.append(f"judged in {time.perf_counter() - started:.0f} s")
+    return "\n".join(lines)
+
+
+def _judge(records: list[dict[str, Any]]) -> dict[str, bool | None]:
+    """Per dialog, whether the judge passed every exchange (None: an error)."""
+    spec = evaldsl.load(REPO / "specs" / "layered" / "judged.eval")
+    try:
+        results = _run(spec, records)
+    finally:
+        spec.close()
+    out: dict[str, bool | None] = {}
+    for result in results:
+        verdict = result.labels.get("outcome")
+        out[result.id] = None if verdict in (None, "error") else verdict == "answered"
+    return out
+
+
+def _with_judge(prediction: dict[str, Any], passed: bool | None) -> dict[str, Any]:
+    """The rules' prediction with the judge's veto: not all answered (L2 kappa) and no
+    success when the judge found an exchange unanswered; the share (L2 MAE) stays the
+    rules', and a judge error leaves the prediction as it was."""
+    if passed is not False:
+        return prediction
+    return dict(prediction, all_answered=False,
+                success=False if prediction["success"] is not None else None)
+
+
+def _run(spec: Any, records: list[dict[str, Any]]) -> list[Any]:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "cases.jsonl"
+        with open(path, "w", encoding="utf-8") as handle:
+            for record in records:
+                handle.write(json.dumps(_text_only(record), ensure_ascii=False) + "\n")
+        cases = read_cases([path], CaseSchema.of(spec, FieldMap.load(MAP)), "fail")
+        return asyncio.run(_evaluate(spec, cases))
+
+
 def _predict(records: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """Every record judged by its source's layered spec, from a text-only copy."""
     out: dict[str, dict[str, Any]] = {}
     for source in sorted({r["source"] for r in records}):
         spec = evaldsl.load(REPO / "specs" / "layered" / SPECS[source])
         mine = [r for r in records if r["source"] == source]
-        with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder) / f"{source}.jsonl"
-            with open(path, "w", encoding="utf-8") as handle:
-                for record in mine:
-                    handle.write(json.dumps(_text_only(record), ensure_ascii=False) + "\n")
-            cases = read_cases([path], CaseSchema.of(spec, FieldMap.load(MAP)), "fail")
-            results = asyncio.run(_evaluate(spec, cases))
-        spec.close()
+        try:
+            results = _run(spec, mine)
+        finally:
+            spec.close()
         out.update({r.id: _prediction(r) for r in results})
     return out
 
@@ -200,10 +280,11 @@ def _row(source: str, pairs: list[tuple[dict[str, Any], dict[str, Any]]],
     l1 = [(labels, label) for labels, label in l1 if labels]
     acc1 = _mean([label is not None and label.lower() in {x.lower() for x in labels}
                   for labels, label in l1])
-    l2 = [(gold.completion(g), p["completion"]) for g, p in pairs]
-    l2 = [(want, got) for want, got in l2 if want is not None]
-    mae = _mean([abs(want - got) if got is not None else 1.0 for want, got in l2])
-    kappa2 = kappa([(want == 1.0, got is not None and got == 1.0) for want, got in l2])
+    l2 = [(gold.completion(g), p["completion"], p.get("all_answered", True)) for g, p in pairs]
+    l2 = [(want, got, every) for want, got, every in l2 if want is not None]
+    mae = _mean([abs(want - got) if got is not None else 1.0 for want, got, _e in l2])
+    kappa2 = kappa([(want == 1.0, got is not None and got == 1.0 and every)
+                    for want, got, every in l2])
     l3 = [(gold.success(g, schemas), p["success"]) for g, p in pairs]
     acc3 = _mean([want == got for want, got in l3])
     kappa3 = kappa([(want, got is True) for want, got in l3])

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -89,3 +91,48 @@ def test_smoke_run_prints_the_figures(shared_data: Path) -> None:
                                             "EVALDSL_SHARED_DATA": str(shared_data)})
     assert done.returncode == 0, done.stderr
     assert "crosswoz" in done.stdout and "sgd" in done.stdout and "L3 kappa" in done.stdout
+
+
+def test_the_judged_sample_is_fixed_and_keeps_each_dialogs_variants() -> None:
+    from verdict_agreement import judge_sample
+
+    ids = [f"d{i}" for i in range(30)] + [f"d{i}#cut" for i in range(30)]
+    chosen = judge_sample(ids, 5)
+    assert chosen == judge_sample(list(reversed(ids)), 5)  # by the hash, not the order
+    recorded = {i for i in chosen if "#" not in i}
+    assert len(recorded) == 5 and {i + "#cut" for i in recorded} <= chosen
+    assert len(chosen) == 10
+
+
+def test_the_judge_only_takes_a_success_away() -> None:
+    from verdict_agreement import _row, _with_judge
+
+    passed = {"id": "a", "intent": "hotel", "completion": 1.0, "success": True}
+    assert _with_judge(passed, True) == passed and _with_judge(passed, None) == passed
+    vetoed = _with_judge(passed, False)
+    assert vetoed["success"] is False and vetoed["completion"] == 1.0  # the MAE keeps the share
+    # the veto counts as "not all answered" for the L2 kappa: with it the two dialogs
+    # (one cut short, one whole) agree with the gold, kappa 1; without it, kappa 0
+    cut = variants.cut(RECORD)
+    assert cut is not None and gold.completion(cut) != 1.0
+    assert "+1.000" in _row("multiwoz21", [(cut, vetoed), (RECORD, passed)], {})
+    assert "+0.000" in _row("multiwoz21", [(cut, passed), (RECORD, passed)], {})
+
+
+@pytest.mark.slow
+def test_a_judged_run_against_a_chat_server(shared_data: Path, judge_server: Any,
+                                            tmp_path: Path) -> None:
+    """`--judge openai` reads the sample through a real judge (the project's test server)
+    and prints the rules and the rules with the judge on the same dialogs."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "EVALDSL_"))}
+    env.update(EVALDSL_SHARED_DATA=str(shared_data), EVALDSL_JUDGE_BASE_URL=judge_server.base_url,
+               EVALDSL_JUDGE_API_KEY="sk-test", EVALDSL_CACHE_DIR=str(tmp_path / "cache"),
+               XDG_CONFIG_HOME=str(tmp_path / "no-config"))
+    done = subprocess.run([sys.executable, str(REPO / "benchmarks" / "verdict_agreement.py"),
+                           "--dialogs", str(shared_data / "multiwoz21" / "dialogs_test.jsonl"),
+                           "--smoke", "--split", "all", "--judge", "openai", "--sample", "2"],
+                          capture_output=True, text=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "multiw rules" in done.stdout and "multiw +judge" in done.stdout
+    assert "0 judge errors" in done.stdout
+    assert judge_server.stats()["chat"] >= 1
