@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from dataclasses import dataclass
+from typing import NamedTuple
 
 _WIDE = str.maketrans("０１２３４５６７８９．－＋％，−", "0123456789.-+%,-")
 """Full-width digits and signs, and the minus sign U+2212, as ASCII."""
@@ -46,6 +46,18 @@ _CHINESE = re.compile(
     rf"(?:点[{''.join(_CN_DIGITS)}]+)?)"
 )
 _START = re.compile(rf"[-+负\d{_FRACTIONS}百{''.join(_CN_DIGITS)}十]")
+_CHINESE_FIRST = frozenset(["百", "负", *_CN_DIGITS, "十"])
+"""The characters a Chinese numeral (`_CHINESE`) can start with."""
+_WIDE_ANY = re.compile("[０１２３４５６７８９．－＋％，−]")
+"""A character `_WIDE` changes."""
+
+
+def _narrow(text: str) -> str:
+    """`text.translate(_WIDE)`, by replacing each wide character the text has: a Chinese
+    text has its commas, but `translate` with a table pays for every other character."""
+    for wide in set(_WIDE_ANY.findall(text)):
+        text = text.replace(wide, chr(_WIDE[ord(wide)]))
+    return text
 
 MEASURE_WORDS = frozenset("个元块角次天人岁年月日号位件张本只条种分秒周倍米斤克吨升"
                           "折层楼家名台辆间套份杯瓶双对页章级度")
@@ -53,8 +65,7 @@ MEASURE_WORDS = frozenset("个元块角次天人岁年月日号位件张本只�
 Chinese characters it is part of a word (`一下`, `统一`)."""
 
 
-@dataclass(frozen=True)
-class Number:
+class Number(NamedTuple):
     """A number read from a text, with where it stood."""
 
     value: float
@@ -74,19 +85,54 @@ def numbers_in(text: str) -> list[Number]:
     >>> [n.value for n in numbers_in("共 1,200 元，折合1.5万日元，三个人")]
     [1200.0, 15000.0, 3.0]
     """
-    text = text.translate(_WIDE)
+    if text.isascii():
+        plain = _ascii_numbers(text)
+        if plain is not None:
+            return plain
+    else:
+        text = _narrow(text)
     found: list[Number] = []
     pos = 0
+    search = _START.search
     while True:
-        start = _START.search(text, pos)
+        start = search(text, pos)
         if start is None:
             return found
-        number = _read_at(text, start.start())
+        at = start.start()
+        number = _read_at(text, at)
         if number is None:
-            pos = start.start() + 1
+            pos = at + 1
             continue
         found.append(number)
         pos = number.end
+
+
+_ASCII_NUMBER = re.compile(
+    r"(?=[-+0-9])(?<![0-9A-Za-z.])"
+    r"(?>(?P<sign>[-+])?(?P<int>[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])|[0-9]+)?"
+    r"(?:\.(?P<dec>[0-9]+))?(?:[eE](?P<exp>[-+]?[0-9]+))?(?P<pct>%)?)"
+    r"(?(int)|(?(dec)|(?!)))(?![0-9A-Za-z])"
+)
+"""`_START`, `_read_at` and `_ARABIC` on an ASCII text, as one pattern: a number starts at a
+sign or a digit with no letter, digit or point before it, is read whole (an atomic group,
+as `_ARABIC.match` reads it), has digits, and no letter or digit follows it."""
+
+
+def _ascii_numbers(text: str) -> list[Number] | None:
+    """`numbers_in` an ASCII text with one scan; None when a number overflows (the reader
+    then tries the next character, which this scan does not)."""
+    found: list[Number] = []
+    append, new = found.append, tuple.__new__  # `new`: a `Number` without a Python call
+    for m in _ASCII_NUMBER.finditer(text):
+        sign, digits, dec, exp, pct = m.groups()
+        literal = f"{digits.replace(',', '') if digits else '0'}.{dec or '0'}"
+        value = float(f"{literal}e{exp}" if exp else literal)
+        if not math.isfinite(value):
+            return None
+        start, end = m.span()
+        append(new(Number, (-value if sign == "-" else value, pct is not None, start, end,
+                            m.group())))
+    return found
 
 
 def whole_number(text: str) -> Number | None:
@@ -97,7 +143,7 @@ def whole_number(text: str) -> Number | None:
     >>> whole_number("5 some text") is None
     True
     """
-    core = text.translate(_WIDE).strip().strip(_EDGE).strip()
+    core = _narrow(text).strip().strip(_EDGE).strip()
     for sign in _CURRENCIES:
         core = core.removeprefix(sign)
     numbers = numbers_in(core)
@@ -112,36 +158,39 @@ _CURRENCIES = ("$", "£", "€", "¥", "￥")
 
 def _read_at(text: str, at: int) -> Number | None:
     """The number starting at `at`, or None when what starts there is not one."""
-    if _glued_before(text, at):
-        return None
-    chinese = _CHINESE.match(text, at)
-    if chinese is not None and chinese.group("num"):
-        return _chinese(text, chinese)
+    if at:
+        prev = text[at - 1]  # glued to a Latin letter, a digit or a point before: `H2O`
+        if prev.isdigit() or prev == "." or (prev.isalpha() and not _is_cjk(prev)):
+            return None
+    if text[at] in _CHINESE_FIRST:
+        chinese = _CHINESE.match(text, at)
+        if chinese is not None:
+            return _chinese(text, chinese)
     arabic = _ARABIC.match(text, at)
-    if arabic is None or not (arabic.group("int") or arabic.group("dec") or arabic.group("frac")):
+    if arabic is None:
+        return None
+    sign, digits, _, dec, exp, frac, mult, pct = arabic.groups()
+    if not (digits or dec or frac):
         return None
     end = arabic.end()
-    if _glued_after(text, end):
-        return None
-    value = _arabic_value(arabic)
-    if value is None:
-        return None
-    return Number(value, bool(arabic.group("pct")), at, end, text[at:end])
-
-
-def _arabic_value(m: re.Match[str]) -> float | None:
-    digits = (m.group("int") or "").replace(",", "")
-    literal = f"{digits or '0'}.{m.group('dec') or '0'}"
-    if m.group("exp"):
-        literal += f"e{m.group('exp')}"
+    if end < len(text):
+        after = text[end]  # glued to a Latin letter or a digit after: `42abc`
+        if after.isdigit() or (after.isalpha() and not _is_cjk(after)
+                               and after not in _CN_CHARS):
+            return None
+    literal = f"{digits.replace(',', '') if digits else '0'}.{dec or '0'}"
+    if exp:
+        literal += f"e{exp}"
     value = float(literal)
-    if m.group("frac"):
-        value += unicodedata.numeric(m.group("frac"))
-    if m.group("mult"):
-        value *= _MULTIPLIERS[m.group("mult")]
-    if m.group("sign") in ("-", "负"):
+    if frac:
+        value += unicodedata.numeric(frac)
+    if mult:
+        value *= _MULTIPLIERS[mult]
+    if sign == "-" or sign == "负":
         value = -value
-    return value if math.isfinite(value) else None
+    if not math.isfinite(value):
+        return None
+    return Number(value, pct is not None, at, end, text[at:end])
 
 
 def _chinese(text: str, m: re.Match[str]) -> Number | None:
@@ -182,19 +231,3 @@ def _cn_integer(text: str) -> int:
 
 def _is_cjk(char: str) -> bool:
     return bool(char) and "\u4e00" <= char <= "\u9fff"
-
-
-def _glued_before(text: str, at: int) -> bool:
-    """A Latin letter, a digit or a decimal point right before: `H2O`, `x2`, `3.14.15`."""
-    if at == 0:
-        return False
-    prev = text[at - 1]
-    return prev.isdigit() or prev == "." or (prev.isalpha() and not _is_cjk(prev))
-
-
-def _glued_after(text: str, end: int) -> bool:
-    """A Latin letter or a digit right after: `42abc`, `5x`."""
-    if end >= len(text):
-        return False
-    nxt = text[end]
-    return nxt.isdigit() or (nxt.isalpha() and not _is_cjk(nxt) and nxt not in _CN_CHARS)

@@ -20,7 +20,7 @@ from evaldsl.cases.case import Case
 from evaldsl.cases.scopes import TEXT_SCOPES, Scope, Unit
 from evaldsl.i18n import _
 from evaldsl.primitives.registry import Cost, primitive
-from evaldsl.primitives.tables import IDENTITY, NormalizationTable
+from evaldsl.primitives.tables import IDENTITY, NormalizationTable, Tolerance
 from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.stdlib._common import Params, Table, over
 from evaldsl.stdlib._pins import measured
@@ -97,26 +97,34 @@ def numeric(params: NumericParams) -> Any:
     """
     table = params.table or IDENTITY
     wanted = targets(params)
-    tolerance = params.tolerance
+    tolerance, location = params.tolerance, params.location
+    exact_only = not table.units and table.tolerance == Tolerance()
+    close = None if exact_only else table.close  # with no tolerance, `close` is `==`
+    expected = " / ".join(t.text for t in wanted)
+    alone = wanted[0] if len(wanted) == 1 and location in ("last", "first") else None
 
     def equal(found: Number, target: Number) -> bool:
-        if not found.same_kind(target):
+        if found.percent != target.percent:
             return False
         a, b = found.value, target.value
-        return a == b or abs(a - b) <= tolerance or table.close(a, b)
+        return a == b or abs(a - b) <= tolerance or (close is not None and close(a, b))
 
     def judge(unit: Unit) -> CheckResult:
-        found = _read(unit.text, table, params.location)
-        picked = _pick(found, wanted, params.location, equal)
+        found = _read(unit.text, table, location)
+        if alone is not None:  # one target: the number of its kind at the location
+            picked = _nearest(found, alone, location)
+        else:
+            picked = _pick(found, wanted, location, equal)
         numbers = [n.value for n in found]
         if picked is None:
             return CheckResult(False, 0.0, None, {"number": None, "numbers": numbers},
-                               _no_number(params.location))
-        passed = any(equal(picked, t) for t in wanted)
-        reason = "" if passed else _("read {found}, expected {expected}").format(
-            found=picked.text.strip(), expected=" / ".join(t.text for t in wanted))
-        return CheckResult.of(passed, None, picked.value, reason, number=picked.value,
-                              numbers=numbers)
+                               _no_number(location))
+        fields = {"number": picked.value, "numbers": numbers}
+        if equal(picked, alone) if alone is not None else any(equal(picked, t) for t in wanted):
+            return CheckResult(True, 1.0, picked.value, fields)
+        reason = _("read {found}, expected {expected}").format(found=picked.text.strip(),
+                                                               expected=expected)
+        return CheckResult(False, 0.0, picked.value, fields, reason)
 
     def evaluate(case: Case, scope: Scope) -> CheckResult:
         return over(case, scope, judge)
@@ -150,6 +158,14 @@ def _with_unit(number: Number, text: str, table: NormalizationTable) -> Number:
             end = after.start(1) + size
             return Number(quantity, False, number.start, end, text[number.start:end])
     return number
+
+
+def _nearest(found: list[Number], target: Number, location: str) -> Number | None:
+    """The last (or the first) number of `target`'s kind: what `_pick` gives for one target."""
+    for number in reversed(found) if location == "last" else found:
+        if number.percent == target.percent:
+            return number
+    return None
 
 
 def _pick(found: list[Number], wanted: list[Number], location: str,

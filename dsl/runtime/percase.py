@@ -56,14 +56,23 @@ class TargetCache:
     def get(self, values: dict[str, Any], names: tuple[str, ...],
             make: Callable[[dict[str, Any]], Any]) -> Any:
         """`make(values)`, or what it returned before for equal values of `names`."""
-        try:
-            key = tuple(freeze(values[name]) if name in values else _NOT_GIVEN
-                        for name in names)
-        except _Unkeyable:
-            return make(values)
-        found = self._made.get(key)
+        key: list[Hashable] = []
+        for name in names:
+            if name not in values:
+                key.append(_NOT_GIVEN)
+                continue
+            value = values[name]
+            kind = type(value)
+            if kind is str or kind is int or kind is bool or value is None:
+                key.append((kind, value))  # `freeze` of a plain value, without the call
+                continue
+            try:
+                key.append(freeze(value))
+            except _Unkeyable:
+                return make(values)
+        found = self._made.get(frozen := tuple(key))
         if found is None:
             found = make(values)
             if len(self._made) < LIMIT:
-                self._made[key] = found
+                self._made[frozen] = found
         return found

@@ -9,9 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+import evaldsl
 from evaldsl.primitives.tables import NormalizationTable, Tolerance
 from evaldsl.stdlib.numerals import numbers_in, whole_number
-from tests.stdlib.conftest import Run, dialog
+from tests.stdlib.conftest import Run, dialog, run_primitive
 
 LOCATIONS = {"end": "last", "begin": "first", "any": "any", "exact": "exact"}
 
@@ -174,3 +175,112 @@ class TestReadsBackWhatWasWritten:
     @given(st.integers(min_value=0, max_value=10**8 - 1))
     def test_chinese_numerals(self, n: int) -> None:
         assert [m.value for m in numbers_in(f"共{chinese(n)}个")] == [n]
+
+
+def reference_numbers(text: str) -> list[tuple[float, bool, int, int, str]]:
+    """The numbers of `text` as the reader was first written: every start tried with both
+    patterns, the wide characters translated by a table; the fast paths' oracle."""
+    import math
+    import unicodedata
+
+    from evaldsl.stdlib import numerals as n
+
+    text = text.translate(str.maketrans("０１２３４５６７８９．－＋％，−", "0123456789.-+%,-"))
+    found: list[tuple[float, bool, int, int, str]] = []
+    pos = 0
+
+    def is_cjk(c: str) -> bool:
+        return bool(c) and "\u4e00" <= c <= "\u9fff"
+
+    def read_at(at: int) -> tuple[float, bool, int, int, str] | None:
+        prev = text[at - 1] if at else ""
+        if prev and (prev.isdigit() or prev == "." or (prev.isalpha() and not is_cjk(prev))):
+            return None
+        chinese = n._CHINESE.match(text, at)
+        if chinese is not None and chinese.group("num"):
+            number = n._chinese(text, chinese)
+            return None if number is None else tuple(number)  # type: ignore[return-value]
+        m = n._ARABIC.match(text, at)
+        if m is None or not (m.group("int") or m.group("dec") or m.group("frac")):
+            return None
+        end = m.end()
+        nxt = text[end:end + 1]
+        if nxt and (nxt.isdigit() or (nxt.isalpha() and not is_cjk(nxt)
+                                      and nxt not in n._CN_CHARS)):
+            return None
+        digits = (m.group("int") or "").replace(",", "")
+        literal = f"{digits or '0'}.{m.group('dec') or '0'}"
+        if m.group("exp"):
+            literal += f"e{m.group('exp')}"
+        value = float(literal)
+        if m.group("frac"):
+            value += unicodedata.numeric(m.group("frac"))
+        if m.group("mult"):
+            value *= n._MULTIPLIERS[m.group("mult")]
+        if m.group("sign") in ("-", "负"):
+            value = -value
+        if not math.isfinite(value):
+            return None
+        return (value, bool(m.group("pct")), at, end, text[at:end])
+
+    while True:
+        start = n._START.search(text, pos)
+        if start is None:
+            return found
+        number = read_at(start.start())
+        if number is None:
+            pos = start.start() + 1
+            continue
+        found.append(number)
+        pos = number[3]
+
+
+NUMBERY = st.lists(st.one_of(
+    st.sampled_from([*"0123456789 ,.-+%eEx万千亿三百十两零点个一下负分钟½１２，．－＋％−", "1,000",
+                     "12,34", "1e400", "9" * 320, "百分之", "H2O", "5abc", "3.14.15", "٣"]),
+    st.characters(codec="utf-8", exclude_categories=("Cs",))), max_size=25).map("".join)
+
+
+class TestFastPathsAgree:
+    """The reader's fast paths (an ASCII text in one scan, wide characters replaced only
+    where present, a Chinese numeral tried only at its first characters) read what trying
+    every start with both patterns read."""
+
+    @settings(max_examples=600, deadline=None)
+    @given(NUMBERY)
+    def test_numbers_as_first_read(self, text: str) -> None:
+        assert [tuple(x) for x in numbers_in(text)] == reference_numbers(text)
+
+    @settings(max_examples=600, deadline=None)
+    @given(st.lists(st.sampled_from([*"0123456789 ,.-+%eExa_(", "1,000", "12,34", "1e400",
+                                     "9" * 320, "H2O", "-.5", "+-3", "1,234,5", "1.5e"]),
+                    max_size=14).map("".join))
+    def test_ascii_numbers_as_first_read(self, text: str) -> None:
+        assert [tuple(x) for x in numbers_in(text)] == reference_numbers(text)
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(st.integers(-50, 50), min_size=0, max_size=6),
+           st.integers(-50, 50), st.sampled_from(["first", "last"]), st.booleans())
+    def test_one_target_picks_as_several_do(self, values: list[int], target: int,
+                                            location: str, percent: bool) -> None:
+        mark = "%" if percent else ""
+        reply = answer(" and ".join(f"{v}{mark if i % 2 else ''}" for i, v in enumerate(values))
+                       or "nothing")
+        one = run_primitive("numeric", reply, expect=f"{target}%", location=location)
+        two = run_primitive("numeric", reply, expect=[f"{target}%", f"{target}%"],
+                            location=location)
+        assert (one.passed, one.value, one.fields) == (two.passed, two.value, two.fields)
+
+    def test_checks_with_other_parameters_in_one_spec(self) -> None:
+        spec = evaldsl.loads(
+            'spec "s"\ntable near (tolerance: 0.5) {}\n'
+            'check at_end = numeric(expect: 3)\n'
+            'check at_start = numeric(expect: 3, location: first)\n'
+            'check loose = numeric(expect: 2, tolerance: 1.2)\n'
+            'check tabled = numeric(expect: 2.6, table: near)\n'
+            'check percent = numeric(expect: "40%")\n')
+        for _ in range(2):
+            checks = spec.evaluate(answer("first 3, then 40% and 3.1")).checks
+            assert {k: (r.passed, r.value) for k, r in checks.items()} == {
+                "at_end": (False, 3.1), "at_start": (True, 3.0), "loose": (True, 3.1),
+                "tabled": (True, 3.1), "percent": (True, 40.0)}
