@@ -86,29 +86,36 @@ def json_match(params: JsonMatchParams) -> Any:
 def score(params: JsonMatchParams, actual: Any, expected: Any) -> CheckResult:
     """The verdict on `actual` against `expected` under `params`."""
     listed = isinstance(expected, list)
-    if listed != isinstance(actual, list) or not all(
-            isinstance(x, Mapping) for x in (actual if isinstance(actual, list) else [actual])):
+    if listed != isinstance(actual, list) or not _objects(actual if listed else [actual]):
         shape = _("a list of objects") if listed else _("an object")
         return CheckResult.of(False, 0.0, 0.0, _("the reply's JSON is not {shape}").format(
             shape=shape), keys={}, items=[])
-    pairs = _pairs(actual, expected, params) if listed else [(actual, expected)]
-    rows = [_keys(a, e, params) for a, e in pairs]
-    rows = [r for r in rows if r]
+    skip = frozenset(params.exclude_keys)
+    pairs = _pairs(actual, expected, params.mode, skip) if listed else [(actual, expected)]
+    rows = [r for r in (_keys(a, e, skip, params.tables) for a, e in pairs) if r]
     items = [_combine(list(r.values()), params.aggregate) for r in rows]
     total = (_combine(items, params.list_aggregate) if listed else items[0]) if rows else 0.0
     keys = _per_key(rows, params.list_aggregate if listed else "average")
-    passed = total >= params.min
-    reason = "" if passed else _("score {score:.2f} is below {min}; keys {keys}").format(
+    if total >= params.min:
+        return CheckResult(True, total, total, {"keys": keys, "items": items})
+    reason = _("score {score:.2f} is below {min}; keys {keys}").format(
         score=total, min=params.min, keys=", ".join(f"{k} {v:.2f}" for k, v in keys.items()))
-    return CheckResult.of(passed, total, total, reason, keys=keys, items=items)
+    return CheckResult(False, total, total, {"keys": keys, "items": items}, reason)
 
 
-def _pairs(actual: list[Mapping[str, Any]], expected: list[Mapping[str, Any]],
-           params: JsonMatchParams) -> list[Pair]:
+def _objects(values: list[Any]) -> bool:
+    """Whether every value is a JSON object (a dict, as decoded, or another mapping)."""
+    for value in values:
+        if type(value) is not dict and not isinstance(value, Mapping):
+            return False
+    return True
+
+
+def _pairs(actual: list[Mapping[str, Any]], expected: list[Mapping[str, Any]], mode: Mode,
+           skip: frozenset[str]) -> list[Pair]:
     """Items paired the way openevals pairs them: by position, or each item (of the
     reply; of the expected list for `superset`) in turn with the free item on the other
     side that has the most equal keys (excluded keys aside), the first of those on a tie."""
-    mode, skip = params.mode, frozenset(params.exclude_keys)
     if mode == "ordered":
         size = max(len(actual), len(expected))
         return [(actual[i] if i < len(actual) else None,
@@ -116,8 +123,10 @@ def _pairs(actual: list[Mapping[str, Any]], expected: list[Mapping[str, Any]],
     if mode == "superset":
         return [(a, e) for e, a in _greedy(expected, actual, skip) if e is not None]
     pairs = _greedy(actual, expected, skip)
-    free = [e for e in expected if not any(p[1] is e for p in pairs)]
-    return pairs + ([(None, e) for e in free] if mode == "same_elements" else [])
+    if mode != "same_elements":
+        return pairs
+    taken = {id(e) for _, e in pairs if e is not None}
+    return pairs + [(None, e) for e in expected if id(e) not in taken]
 
 
 def _greedy(left: list[Mapping[str, Any]], right: list[Mapping[str, Any]],
@@ -128,23 +137,38 @@ def _greedy(left: list[Mapping[str, Any]], right: list[Mapping[str, Any]],
         if not free:
             out.append((item, None))
             continue
-        best = max(free, key=lambda j: (_equal_keys(item, right[j], skip), -j))
+        best, most = free[0], -1
+        for j in free:  # the most equal keys; the first such on a tie
+            equal = _equal_keys(item, right[j], skip)
+            if equal > most:
+                best, most = j, equal
         free.remove(best)
         out.append((item, right[best]))
     return out
 
 
 def _equal_keys(a: Mapping[str, Any], b: Mapping[str, Any], skip: frozenset[str]) -> int:
-    return sum(1 for k in a if k in b and k not in skip and a[k] == b[k])
+    equal = 0
+    for k in a:
+        if k in b and k not in skip and a[k] == b[k]:
+            equal += 1
+    return equal
 
 
 def _keys(actual: Mapping[str, Any] | None, expected: Mapping[str, Any] | None,
-          params: JsonMatchParams) -> dict[str, float]:
-    """Each key of either side (but the excluded ones): 1 when both hold equal values."""
+          skip: frozenset[str], tables: Mapping[str, NormalizationTable]) -> dict[str, float]:
+    """Each key of either side (but the excluded ones), the reply's first: 1 when both
+    hold equal values."""
     a, e = actual or {}, expected or {}
-    names = [k for k in dict.fromkeys([*a, *e]) if k not in params.exclude_keys]
-    return {k: float(k in a and k in e and _same(a[k], e[k], params.tables.get(k)))
-            for k in names}
+    out: dict[str, float] = {}
+    for k in a:
+        if k not in skip:
+            out[k] = float(k in e and (bool(a[k] == e[k]) if not tables
+                                       else _same(a[k], e[k], tables.get(k))))
+    for k in e:
+        if k not in out and k not in skip:
+            out[k] = 0.0  # not in the reply's object
+    return out
 
 
 def _same(a: Any, b: Any, table: NormalizationTable | None) -> bool:
@@ -163,7 +187,10 @@ def _combine(scores: list[float], how: Aggregate) -> float:
     if not scores:
         return 0.0
     if how == "all":
-        return float(all(s == 1 for s in scores))
+        for s in scores:
+            if s != 1:
+                return 0.0
+        return 1.0
     return sum(scores) / len(scores)
 
 
@@ -175,12 +202,17 @@ def _per_key(rows: list[dict[str, float]], how: Aggregate) -> dict[str, float]:
     return {k: _combine(v, how) for k, v in by_key.items()}
 
 
+_JSON_STARTS = frozenset('{["-0123456789tfnNI')
+"""The characters a JSON value can start with (`NaN` and `Infinity` as Python reads them)."""
+
+
 def _reply_json(text: str) -> Any:
     """The reply as JSON, else the first object or array in its text; None when there is none."""
-    try:
-        return json.loads(text)
-    except ValueError:
-        pass
+    if text.lstrip(" \t\n\r")[:1] in _JSON_STARTS:  # else `json.loads` fails, and raising costs
+        try:
+            return json.loads(text)
+        except ValueError:
+            pass
     for item in iter_json(text):
         return item.data if isinstance(item, Found) else None
     return None

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
+import evaldsl
 from evaldsl.primitives.tables import NormalizationTable
+from evaldsl.stdlib.json_match import _reply_json
+from evaldsl.stdlib.json_scan import Found, iter_json
 from tests.stdlib.conftest import Run, dialog
+
+
+def answer(text: str) -> Any:
+    return dialog(("user", "?"), ("assistant", text))
 
 AB = [{"a": 1, "b": 2}, {"a": 1, "b": 2}]
 MIXED_OUT = [{"a": 1, "d": 2}, {"a": 1, "b": 2}]
@@ -100,3 +108,46 @@ class TestTheReply:
         assert run("json_match", case, expected={"city": "paris", "n": 2}).score == 0.5
         assert run("json_match", case, expected={"city": "paris", "n": 2},
                    tables={"city": table}).passed is True
+
+
+class TestFastPaths:
+    """The reply read as JSON only when it can start as JSON, the pairing and the keys in
+    loops of their own: what reading and comparing everything gave."""
+
+    @pytest.mark.parametrize("text", [
+        '{"a": 1}', ' \n\t[{"a": 1}]', "NaN", "Infinity", "-Infinity", "-1", "true", "null",
+        '"x"', '\ufeff{"a": 1}', '\u3000{"a": 1}', 'say {"a": 1} or [2]', "{oops} [1]",
+        "", "   ", "nothing here", '[{"a": 1}] trailing', "tru", "{"])
+    def test_the_reply_as_json_is_read_as_before(self, text: str) -> None:
+        def reference(text: str) -> Any:
+            try:
+                return json.loads(text)
+            except ValueError:
+                pass
+            for item in iter_json(text):
+                return item.data if isinstance(item, Found) else None
+            return None
+
+        got, wanted = _reply_json(text), reference(text)
+        assert got == wanted or (got != got and wanted != wanted)  # NaN is not NaN
+
+    def test_the_first_most_equal_item_pairs_on_a_tie(self, run: Run) -> None:
+        reply = answer(json.dumps([{"a": 1, "b": 9}, {"a": 1, "b": 2}]))
+        r = run("json_match", reply, expected=[{"a": 1, "b": 2}, {"a": 1, "b": 3}],
+                list_aggregate="average")
+        assert r.fields["items"] == [0.5, 0.5]  # {"a": 1, "b": 9} took the first, a tie
+        r = run("json_match", reply, expected=[{"a": 1, "b": 3}, {"a": 1, "b": 2}],
+                list_aggregate="average", mode="superset")
+        assert r.fields["items"] == [0.5, 1.0]
+
+    def test_checks_with_other_parameters_in_one_spec(self) -> None:
+        spec = evaldsl.loads(
+            'spec "s"\ncheck plain = json_match(expected: [{"id": 1, "n": "x"}])\n'
+            'check loose = json_match(expected: [{"id": 1, "n": "y"}], exclude_keys: ["n"])\n'
+            'check part = json_match(expected: [{"id": 1, "n": "x"}, {"id": 2}], '
+            'mode: subset)\n')
+        for _ in range(2):
+            checks = spec.evaluate(answer('[{"id": 1, "n": "x"}]')).checks
+            assert {k: (r.passed, r.score) for k, r in checks.items()} == {
+                "plain": (True, 1.0), "loose": (True, 1.0), "part": (True, 1.0)}
+            assert checks["loose"].fields["keys"] == {"id": 1.0}
