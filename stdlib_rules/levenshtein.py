@@ -19,6 +19,14 @@ def distance(a: str, b: str) -> int:
     """
     if len(a) > len(b):
         a, b = b, a
+    start, end = 0, len(a)
+    while start < end and a[start] == b[start]:  # a common prefix costs no edit
+        start += 1
+    shift = len(b) - len(a)
+    while end > start and a[end - 1] == b[end - 1 + shift]:  # nor a common suffix
+        end -= 1
+    if start or end < len(a):
+        a, b = a[start:end], b[start:end + shift]
     width = len(b)
     if not a:
         return width
@@ -26,20 +34,15 @@ def distance(a: str, b: str) -> int:
     for i, char in enumerate(b):
         masks[char] = masks.get(char, 0) | (1 << i)
     full = (1 << width) - 1
-    top = 1 << (width - 1)
-    plus, minus, score = full, 0, width
-    for char in a:
-        eq = masks.get(char, 0)
+    plus, minus = full, 0
+    for eq in [masks.get(char, 0) for char in a]:
         xv = eq | minus
         xh = (((eq & plus) + plus) ^ plus) | eq
         hp = minus | ~(xh | plus)
         hm = plus & xh
-        if hp & top:
-            score += 1
-        elif hm & top:
-            score -= 1
         hp = (hp << 1) | 1
         hm <<= 1
         plus = (hm | ~(xv | hp)) & full
-        minus = hp & xv & full
-    return score
+        minus = hp & xv
+    # `plus` and `minus` are the last column's vertical steps, from the top row's len(a)
+    return len(a) + plus.bit_count() - minus.bit_count()

@@ -113,6 +113,18 @@ class TestEditDistance:
         with pytest.raises(ValidationError, match="not both"):
             run("edit_distance", answer("x"), expect="y", min=0.5, max_distance=1)
 
+    @pytest.mark.parametrize(("a", "b"), [
+        ("abcXdef", "abcYYdef"), ("aaa", "aaaa"), ("aaaa", "aa"), ("abab", "baba"),
+        ("same", "same"), ("", "abc"), ("prefix only", "prefix"), ("x suffix", "suffix"),
+        ("The total is 1,250 dollars.", "Thanks, the total is 1,250 dollars for both."),
+    ])
+    def test_a_shared_prefix_and_suffix_cost_no_edit(self, a: str, b: str) -> None:
+        assert distance(a, b) == distance(b, a) == table_distance(a, b)
+
+    def test_the_closest_of_several_counts(self, run: Run) -> None:
+        r = run("edit_distance", answer("kitten"), expect=["sitting", "mitten", "bitten"])
+        assert (r.fields["distance"], r.passed) == (1, True)
+
     def test_chinese_characters_are_one_edit_each(self, run: Run) -> None:
         r = run("edit_distance", answer("北京大学"), expect="北京大楼")
         assert (r.fields["distance"], r.score) == (1, 0.75)
