@@ -9,12 +9,18 @@ conventions, grouping and merging, and the rows' validation into `Case`s.
     python benchmarks/trace_read.py                  # 20,000 conversations, 60,000 spans
     python benchmarks/trace_read.py --conversations 50000
     python benchmarks/trace_read.py --smoke          # a tiny file, to check the script runs
+
+Each read runs in a fresh process, which prints its peak RSS: a file `--times` (4) times
+larger is read too, and the two peaks say whether memory stays flat in the file size.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -78,30 +84,64 @@ def write(path: Path, conversations: int) -> int:
 
 
 def measure(path: Path) -> tuple[int, float]:
+    """The cases read and the CPU seconds it took (wall time counts the other processes of
+    a shared machine; the reader runs on one core)."""
     from evaldsl.cases.case import Case
     from evaldsl.cases.loading import read_cases
 
-    started = time.perf_counter()
+    started = time.process_time()
     count = sum(1 for item in read_cases([path], on_bad_row="skip") if isinstance(item, Case))
-    return count, time.perf_counter() - started
+    return count, time.process_time() - started
+
+
+def child(path: Path) -> None:
+    """Read `path` in this process and print the cases, the seconds and the peak RSS (KiB)."""
+    count, elapsed = measure(path)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"cases": count, "seconds": elapsed, "peak_kib": peak}))
+
+
+def in_child(path: Path) -> dict[str, Any]:
+    """One read in a fresh process, so its peak RSS is the reader's alone."""
+    done = subprocess.run([sys.executable, __file__, "--child", str(path)], check=True,
+                          capture_output=True, text=True)
+    figures: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+    return figures
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--conversations", type=int, default=20_000)
+    parser.add_argument("--times", type=int, default=4,
+                        help="the second file for peak memory is this many times larger")
     parser.add_argument("--smoke", action="store_true", help="a tiny file")
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.child is not None:
+        child(args.child)
+        return 0
     size = 50 if args.smoke else args.conversations
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "traces.jsonl"
-        spans = write(path, size)
-        megabytes = path.stat().st_size / 1e6
-        count, elapsed = measure(path)
-    if count != size:
-        print(f"error: {count} cases from {size} conversations")
-        return 1
-    print(f"{spans} spans ({megabytes:.1f} MB) -> {count} cases in {elapsed:.2f}s: "
-          f"{spans / elapsed:,.0f} spans/s (target >= 20,000)")
+        runs = []
+        for conversations in (size, size * args.times):
+            path = Path(tmp) / f"traces-{conversations}.jsonl"
+            spans = write(path, conversations)
+            megabytes = path.stat().st_size / 1e6
+            figures = in_child(path)
+            path.unlink()
+            if figures["cases"] != conversations:
+                print(f"error: {figures['cases']} cases from {conversations} conversations")
+                return 1
+            runs.append((spans, megabytes, figures))
+    for spans, megabytes, figures in runs:
+        print(f"{spans} spans ({megabytes:.1f} MB) -> {figures['cases']} cases in "
+              f"{figures['seconds']:.2f} CPU s: {spans / figures['seconds']:,.0f} spans/s "
+              f"(target >= 20,000); peak RSS {figures['peak_kib'] / 1024:.0f} MiB")
+    (small, _, one), (large, _, other) = runs
+    print(f"peak RSS {one['peak_kib'] / 1024:.0f} MiB at {small} spans, "
+          f"{other['peak_kib'] / 1024:.0f} MiB at {large} spans "
+          f"(x{other['peak_kib'] / one['peak_kib']:.2f} for x{large / small:.0f} the file; "
+          "flat is about x1)")
     return 0
 
 

@@ -7,6 +7,12 @@ per line), and one span per line (`{"traceId", "spanId", ...}`). Attribute value
 plain Python values, so the readers of conventions (`evaldsl.cases.otel`,
 `evaldsl.cases.openinference`) see `{"gen_ai.usage.input_tokens": 20, ...}`.
 
+A document is first decoded into typed structs (`_Doc`: an export or a span, attribute
+values as `_AnyValue`), which msgspec builds without a dict per attribute; a document
+that does not fit them (an attribute list written as a plain mapping, a field of another
+type, nesting deeper than they take) is read again by the general path, which names what
+is wrong, so both paths give the same spans and the same problems.
+
 Hostile data is bounded: an attribute value longer than `MAX_ATTRIBUTE_CHARS` or nested
 past `MAX_VALUE_DEPTH`, a timestamp that is not a whole number of nanoseconds, a span that
 ends before it starts, a span without ids: each is a `SpanProblem` naming where it stands
@@ -31,9 +37,10 @@ MAX_VALUE_DEPTH = 32
 MAX_TIME_NS = 2**63 - 1
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Span:
-    """One span, its attributes as plain values."""
+    """One span, its attributes as plain values (not frozen: a frozen dataclass's
+    `__init__` sets each field through `object.__setattr__`, a fifth of reading a span)."""
 
     trace_id: str
     span_id: str
@@ -126,6 +133,17 @@ def read_document(raw: bytes | str, line: int, counter: list[int] | None = None,
     """The spans of one JSON document: an export or a single span. `counter` numbers the
     spans across documents; `lines` gives a whole file's span lines by id."""
     counter = counter if counter is not None else [0]
+    fast = _typed(raw, line, counter[0], lines)
+    if fast is not None:
+        counter[0] += len(fast)
+        yield from fast
+        return
+    yield from _general(raw, line, counter, lines)
+
+
+def _general(raw: bytes | str, line: int, counter: list[int],
+             lines: Mapping[str, int] | None) -> Iterator[Span | SpanProblem]:
+    """`read_document` on decoded plain values: any document, each problem named."""
     try:
         doc = decode(raw)
     except RecursionError:
@@ -306,3 +324,151 @@ def _check_plain(value: Any) -> None:
     if isinstance(value, str) and len(value) > MAX_ATTRIBUTE_CHARS:
         raise _Bad(_("an attribute is longer than {limit} characters").format(
             limit=MAX_ATTRIBUTE_CHARS))
+
+
+# ------------------------------------------------------------------ the typed fast path
+
+def _structs() -> Any:
+    """The typed decoder and the unset marker, imported on first use (a chat run never
+    loads msgspec)."""
+    global _DECODER
+    if _DECODER is None:
+        from msgspec import UNSET
+
+        from evaldsl.cases.otlp_structs import DECODER
+
+        _DECODER = (DECODER, UNSET, None)
+    return _DECODER
+
+
+_DECODER: Any = None
+
+
+def _typed(raw: bytes | str, line: int, before: int, lines: Mapping[str, int] | None,
+           ) -> list[Span | SpanProblem] | None:
+    """The spans of a document by the typed structs, or None when it does not fit them
+    (the general path then reads it and names what is wrong)."""
+    decoder, unset, _unused = _structs()
+    try:
+        doc = decoder.decode(raw)
+    except Exception:  # noqa: BLE001 - any refusal: the general path says what it is
+        return None
+    out: list[Span | SpanProblem] = []
+    try:
+        if doc.resourceSpans is unset:
+            out.append(_typed_span(doc, line, "", "", before + 1, lines, unset))
+            return out
+        for r, batch in enumerate(doc.resourceSpans):
+            resource = batch.resource
+            service = ""
+            if resource is not None and resource.attributes:
+                name = _typed_attributes(resource.attributes, unset).get("service.name")
+                service = name if isinstance(name, str) else ""
+            scopes = batch.scopeSpans
+            if scopes is unset:
+                scopes = batch.instrumentationLibrarySpans
+            for s, scope in enumerate(scopes or ()):
+                for i, span in enumerate(scope.spans):
+                    out.append(_typed_span(span, line,
+                                           f"resourceSpans[{r}].scopeSpans[{s}].spans[{i}]",
+                                           service, before + len(out) + 1, lines, unset))
+    except _Bad:
+        return None  # a resource's attributes: the general path names the batch
+    return out
+
+
+def _typed_span(data: Any, line: int, where: str, service: str, order: int,
+                lines: Mapping[str, int] | None, unset: Any) -> Span | SpanProblem:
+    span_id = data.spanId
+    ident = span_id if isinstance(span_id, str) else ""
+    at = lines.get(ident, line) if lines is not None else line
+    try:
+        trace_id = _typed_ident(data.traceId, "traceId")
+        ident = _typed_ident(span_id, "spanId")
+        parent = data.parentSpanId or ""
+        if not isinstance(parent, str):
+            raise _Bad(_("`parentSpanId` is not a text"))
+        start = _typed_time(data.startTimeUnixNano, "startTimeUnixNano")
+        end = _typed_time(data.endTimeUnixNano, "endTimeUnixNano")
+        if end < start:
+            raise _Bad(_("the span ends before it starts"))
+        attrs = _typed_attributes(data.attributes, unset) if data.attributes else {}
+        status = data.status
+        error = None
+        if isinstance(status, dict) and status.get("code") in (2, "STATUS_CODE_ERROR"):
+            error = str(status.get("message") or "error")
+    except _Bad as exc:
+        return SpanProblem(at, where, ident, str(exc))
+    name = data.name
+    return Span(trace_id, ident, parent, name if isinstance(name, str) else "", start, end,
+                attrs, service, at, where, order, error)
+
+
+def _typed_ident(value: Any, key: str) -> str:
+    if not isinstance(value, str) or not value or len(value) > 64:
+        raise _Bad(_("`{key}` is missing or not an id").format(key=key))
+    return value
+
+
+def _typed_time(value: Any, key: str) -> int:
+    if type(value) is str and value.isdigit() and len(value) <= 19:
+        number = int(value)
+        if number <= MAX_TIME_NS:
+            return number
+    return _time({key: value}, key)  # the general check, with its words
+
+
+def _typed_attributes(items: Any, unset: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items:
+        value = item.value
+        if value is None:
+            out[item.key] = None
+            continue
+        text = value.stringValue
+        if text is not unset:
+            if text is not None and len(text) > MAX_ATTRIBUTE_CHARS:
+                raise _Bad(_("an attribute is longer than {limit} characters").format(
+                    limit=MAX_ATTRIBUTE_CHARS))
+            out[item.key] = text
+        else:
+            out[item.key] = _typed_value(value, 0, unset)
+    return out
+
+
+def _typed_value(value: Any, depth: int, unset: Any) -> Any:
+    """`any_value` over a typed `_AnyValue`: the same checks in the same order."""
+    if depth > MAX_VALUE_DEPTH:
+        raise _Bad(_("an attribute is nested more than {limit} levels deep").format(
+            limit=MAX_VALUE_DEPTH))
+    if value is None:
+        return None
+    if value.stringValue is not unset:
+        text = value.stringValue
+        if text is not None and len(text) > MAX_ATTRIBUTE_CHARS:
+            raise _Bad(_("an attribute is longer than {limit} characters").format(
+                limit=MAX_ATTRIBUTE_CHARS))
+        return text
+    if value.intValue is not unset:
+        number = value.intValue
+        try:
+            return int(number)
+        except (TypeError, ValueError):
+            raise _Bad(_("`intValue` is not a whole number: {value}").format(
+                value=_short(number))) from None
+    if value.doubleValue is not unset:
+        number = value.doubleValue
+        return float(number) if isinstance(number, (int, float, str)) else None
+    if value.boolValue is not unset:
+        return bool(value.boolValue)
+    if value.arrayValue is not unset:
+        inner = value.arrayValue
+        return [_typed_value(v, depth + 1, unset) for v in (inner.values or ())] \
+            if inner is not None else []
+    if value.kvlistValue is not unset:
+        inner = value.kvlistValue
+        return {kv.key: _typed_value(kv.value, depth + 1, unset)
+                for kv in (inner.values or ())} if inner is not None else {}
+    if value.bytesValue is not unset:
+        return value.bytesValue
+    return None

@@ -57,20 +57,24 @@ class SpanView:
         return self.inputs is not None or self.outputs is not None
 
 
+_DUMPS = json.JSONEncoder(ensure_ascii=False).encode
+"""`json.dumps(value, ensure_ascii=False)` without building an encoder per call."""
+
+
 def text_of(value: Any) -> str:
     """A part's content or a tool's result as text: JSON for anything but a text."""
     if isinstance(value, str):
         return value
     if value is None:
         return ""
-    return json.dumps(value, ensure_ascii=False)
+    return _DUMPS(value)
 
 
 def arguments_text(value: Any) -> str | None:
     """Tool-call arguments as JSON text (a decoded object is written back)."""
     if value is None:
         return None
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return value if isinstance(value, str) else _DUMPS(value)
 
 
 def tool_call(name: Any, call_id: Any, arguments: Any) -> dict[str, Any]:

@@ -8,7 +8,14 @@ as OTLP/JSON (`evaldsl.cases.otlp`); each span is read by OpenInference when it 
 `openinference.span.kind`, else by the GenAI conventions (`--input-format` forces one).
 
 Spans are grouped into conversations: a trace belongs to the `gen_ai.conversation.id` one
-of its spans names, else to its `session.id`, else it is a conversation of its own. A
+of its spans names, else to its `session.id`, else it is a conversation of its own.
+A JSONL file is read twice so that memory does not grow with it: a first pass reads only
+each span's trace and those two attributes (`grouping_keys`, the message texts skipped
+undecoded) and learns the line where each conversation's last span stands; the second
+reads the spans in full and gives each conversation as soon as that line is read, so only
+the conversations still open are held. Conversations come in the order their last spans
+stand in the file (those ending on one line by their first span's time); a whole `.json`
+file, one document, is read once and its conversations given in time order. A
 conversation's spans are taken in time order (by end, so a model call comes before the
 agent span around it) and their messages merged: a message a span repeats (each model
 call is sent the history again) is matched, in order, against those already there and
@@ -35,8 +42,17 @@ from typing import Any
 
 from evaldsl.cases import openinference, otel
 from evaldsl.cases.bad_rows import BadRow
-from evaldsl.cases.otlp import Span, SpanProblem, read_otlp, sniff
-from evaldsl.cases.spanview import AGENT, MODEL, TOOL, Message, SpanError, SpanView, tool_call
+from evaldsl.cases.otlp import Span, SpanProblem, read_document, read_otlp, sniff
+from evaldsl.cases.spanview import (
+    AGENT,
+    MODEL,
+    TOOL,
+    Message,
+    SpanError,
+    SpanView,
+    text_or_none,
+    tool_call,
+)
 from evaldsl.i18n import _
 
 Row = tuple[int, Any]
@@ -77,6 +93,9 @@ class _Trace:
 
 
 def _rows(path: Path, input_format: str | None) -> Iterator[Row]:
+    if path.suffix.lower() != ".json":
+        yield from _streamed(path, input_format)
+        return
     name = str(path)
     traces: dict[str, _Trace] = {}
     for item in read_otlp(path):
@@ -110,6 +129,126 @@ def _rows(path: Path, input_format: str | None) -> Iterator[Row]:
             line += 1
         used.add(line)
         yield line, encoded(row)
+
+
+CONVERSATION, SESSION = "gen_ai.conversation.id", "session.id"
+
+
+def grouping_keys(raw: bytes, line: int) -> list[tuple[str, str | None, str | None]]:
+    """(trace id, conversation, session) of each span of one document, its other attributes
+    left undecoded; a document the typed structs refuse is read in full instead."""
+    try:
+        return fast_grouping_keys(raw)
+    except Exception:  # noqa: BLE001 - the general reader takes what the structs refuse
+        return [(s.trace_id, text_or_none(s.attrs.get(CONVERSATION)),
+                 text_or_none(s.attrs.get(SESSION)))
+                for s in read_document(raw, line) if isinstance(s, Span)]
+
+
+def fast_grouping_keys(raw: bytes) -> list[tuple[str, str | None, str | None]]:
+    """`grouping_keys` by the typed structs; raises for a document they refuse."""
+    from msgspec import UNSET
+
+    from evaldsl.cases.otlp_structs import KEYS_DECODER, VALUE_DECODER
+
+    doc = KEYS_DECODER.decode(raw)
+    spans: list[Any]
+    if doc.resourceSpans is UNSET:
+        spans = [doc]
+    else:
+        spans = [span for batch in doc.resourceSpans
+                 for scope in (batch.instrumentationLibrarySpans
+                               if batch.scopeSpans is UNSET else batch.scopeSpans) or ()
+                 for span in scope.spans]
+    out = []
+    for span in spans:
+        trace = span.traceId
+        if not isinstance(trace, str) or not trace or len(trace) > 64:
+            continue  # not a span the second pass reads
+        found: dict[str, str | None] = {}
+        for item in span.attributes or ():
+            if item.key in (CONVERSATION, SESSION):  # the last one, as a dict keeps it
+                value = VALUE_DECODER.decode(item.value)
+                text = value.stringValue if value is not None else None
+                found[item.key] = text if isinstance(text, str) and text else None
+        out.append((trace, found.get(CONVERSATION), found.get(SESSION)))
+    return out
+
+
+def _streamed(path: Path, input_format: str | None) -> Iterator[Row]:
+    """A JSONL trace file's conversations, each given once the line of its last span is
+    read (see the module docstring)."""
+    name = str(path)
+    owners: dict[str, list[Any]] = {}
+    """Each trace's [conversation, session, last line]."""
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            if not raw.strip():
+                continue
+            for trace, conversation, session in grouping_keys(raw, number):
+                entry = owners.get(trace)
+                if entry is None:
+                    owners[trace] = [conversation, session, number]
+                else:
+                    entry[0] = entry[0] or conversation
+                    entry[1] = entry[1] or session
+                    entry[2] = number
+    key_of = {trace: entry[0] or entry[1] or trace for trace, entry in owners.items()}
+    last: dict[str, int] = {}
+    for trace, entry in owners.items():
+        key = key_of[trace]
+        last[key] = max(last.get(key, 0), entry[2])
+    del owners
+    ends: dict[int, list[str]] = {}
+    for key, number in last.items():
+        ends.setdefault(number, []).append(key)
+    del last
+    open_: dict[str, list[tuple[Span, SpanView]]] = {}
+    used: set[int] = set()
+    counter = [0]
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            if not raw.strip():
+                continue
+            for item in read_document(raw, number, counter):
+                if isinstance(item, SpanProblem):
+                    yield _bad(name, item.line, item.where, item.span_id, item.reason)
+                    continue
+                try:
+                    seen = view_of(item, input_format)
+                except SpanError as exc:
+                    yield _bad(name, item.line, item.where, item.span_id, str(exc))
+                    continue
+                key = key_of.get(item.trace_id, item.trace_id)
+                open_.setdefault(key, []).append((item, seen))
+            done = [open_.pop(key) for key in ends.pop(number, ()) if key in open_]
+            done.sort(key=lambda spans: min(s.start for s, _v in spans))
+            for spans in done:
+                yield from _conversation(name, spans, used)
+    for spans in sorted(open_.values(), key=lambda spans: min(s.start for s, _v in spans)):
+        yield from _conversation(name, spans, used)
+
+
+def _conversation(name: str, spans: list[tuple[Span, SpanView]], used: set[int],
+                  ) -> Iterator[Row]:
+    key = _key(spans)
+    row = assemble(key, spans)
+    if row is None:
+        return
+    line = min(span.line for span, _v in spans)
+    while line in used:
+        line += 1
+    used.add(line)
+    yield line, encoded(row)
+
+
+def _key(spans: list[tuple[Span, SpanView]]) -> str:
+    """A conversation's id, as the grouping named it: the first conversation id its
+    spans give, else their first session id, else the trace."""
+    first = spans[0][0].trace_id
+    conversation = next((v.conversation for _s, v in spans if v.conversation), None)
+    session = next((v.session for _s, v in spans if v.session), None)
+    return conversation or session or first
 
 
 def encoded(row: dict[str, Any]) -> bytes | dict[str, Any]:
