@@ -55,6 +55,10 @@ class AnsweredParams(Params):
     unless: list[str] = Field(default_factory=list)
     """Patterns that stop a user sentence from counting as a request: the negations of
     the domain ("not ready to book", "don't need the address", "不用")."""
+    fallback: str | None = None
+    """An attribute of `asks` that a sentence asks for only when it asks for no other one:
+    the catch-all of questions the spec has no name for (`other: ["tell me the"]`), so a
+    sentence that names a known attribute is one request of it, not two."""
     within: Literal["later", "exchange"] = "later"
     """Where the answer may come: in any later agent turn, or before the user speaks again."""
     formulas: Literal["leave_out", "keep"] = "leave_out"
@@ -87,6 +91,9 @@ class AnsweredParams(Params):
         if unknown:
             raise ValueError(_("`gives` names `{name}`, which `asks` does not: every attribute "
                                "given must be one the user can ask for").format(name=unknown[0]))
+        if self.fallback is not None and self.fallback not in self.asks:
+            raise ValueError(_("`fallback` names `{name}`, which `asks` does not: the catch-all "
+                               "needs its own patterns in `asks`").format(name=self.fallback))
         return self
 
 
@@ -115,6 +122,7 @@ class _Rules:
         self.cues = _union(tuple(params.cues), case) if params.cues else None
         self.unless = _union(tuple(params.unless), case) if params.unless else None
         self.split = content if params.formulas == "leave_out" else sentences
+        self.fallback = params.fallback
 
     def asked(self, text: str) -> list[str]:
         """The attributes a user message asks for, in the order `asks` names them."""
@@ -124,8 +132,12 @@ class _Rules:
                 continue
             if self.unless is not None and timed_search(self.unless, sentence):
                 continue
-            found.update(name for name, rule in self.asks.items()
-                         if name not in found and timed_search(rule, sentence))
+            hits = [name for name, rule in self.asks.items()
+                    if name != self.fallback and timed_search(rule, sentence)]
+            if not hits and self.fallback is not None and timed_search(
+                    self.asks[self.fallback], sentence):
+                hits = [self.fallback]
+            found.update(hits)
         return [name for name in self.asks if name in found]
 
     def gives_in(self, name: str, text: str) -> bool:

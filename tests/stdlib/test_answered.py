@@ -86,3 +86,33 @@ def test_an_exchange_scope_where_none_applies_is_said() -> None:
                          'asks: {phone: ["phone"]})\n')
     result = spec.evaluate({"id": "1", "messages": [{"role": "assistant", "content": "Hi"}]})
     assert result.checks["c"].is_error and "each_exchange" in result.checks["c"].reason
+
+
+def test_a_fallback_attribute_counts_only_where_no_named_one_is_asked() -> None:
+    """`fallback` names the catch-all of questions the spec has no attribute for: a sentence
+    asks for it only when it asks for no other attribute, so "tell me the phone" is one
+    request of the phone, and "tell me the dress code" one of the catch-all."""
+    case = dialog(("user", "Can you tell me the phone?"), ("assistant", "It is 01223 351880."),
+                  ("user", "Can you tell me the dress code?"), ("assistant", "Smart casual."))
+    asks = {**ASKS, "other": [r"tell me the"]}
+    primitive = default_registry().get("answered")
+    gives = {"phone": [r"\d"], "other": [r"\w"]}
+    with_fallback = primitive.factory(primitive.params.model_validate(
+        {"asks": asks, "gives": gives, "fallback": "other"}))(case, Scope("dialog"))
+    assert with_fallback.fields["asked"] == ["phone", "other"]
+    assert with_fallback.passed is True
+    without = primitive.factory(primitive.params.model_validate({"asks": asks}))(
+        case, Scope("dialog"))
+    assert without.fields["asked"] == ["phone", "other", "other"]
+
+
+def test_a_fallback_that_asks_does_not_name_is_an_error() -> None:
+    import pytest
+
+    import evaldsl
+    from evaldsl.errors import SpecError
+
+    with pytest.raises(SpecError, match="E204") as caught:
+        evaldsl.loads('spec "s"\ncheck c = answered(asks: {phone: ["phone"]}, '
+                      'fallback: "other")\n')
+    assert "`fallback` names `other`, which `asks` does not" in str(caught.value)
