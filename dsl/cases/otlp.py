@@ -141,6 +141,16 @@ def read_document(raw: bytes | str, line: int, counter: list[int] | None = None,
     yield from _general(raw, line, counter, lines)
 
 
+def read_export(raw: bytes, line: int = 1) -> list[Span | SpanProblem]:
+    """The spans of one posted body (an export or a span); raises `ValueError` (or
+    `RecursionError`) when the body is not JSON at all, so nothing of it is kept."""
+    fast = _typed(raw, line, 0, None)
+    if fast is not None:
+        return fast
+    decode(raw)  # raises for a body that is not JSON
+    return list(_general(raw, line, [0], None))
+
+
 def _general(raw: bytes | str, line: int, counter: list[int],
              lines: Mapping[str, int] | None) -> Iterator[Span | SpanProblem]:
     """`read_document` on decoded plain values: any document, each problem named."""

@@ -112,3 +112,13 @@ class DocumentKeys(Struct, gc=False):
 
 KEYS_DECODER = msgspec.json.Decoder(DocumentKeys)
 VALUE_DECODER = msgspec.json.Decoder(AnyValue | None)
+
+
+class Spooled(Struct, gc=False):
+    """A line of watch's span spool: when a body came, and the body undecoded."""
+
+    at: float = 0.0
+    spans: msgspec.Raw = msgspec.Raw(b"null")
+
+
+SPOOL_DECODER = msgspec.json.Decoder(Spooled)

@@ -2,7 +2,9 @@
 
 An OTLP/HTTP JSON body (`{"resourceSpans": [...]}`) is read into spans
 (`evaldsl.cases.otlp`), appended to the spool (`spans.jsonl` in `--state`, fsynced) and
-only then acknowledged. Spans are grouped by trace, traces into conversations as a trace
+only then acknowledged. The spool line holds the body as it came, its line breaks (which
+JSON allows only between tokens) made spaces: the body is decoded once, never written
+back out and read again. Spans are grouped by trace, traces into conversations as a trace
 file's are (`evaldsl.cases.traces`). A conversation is judged when no span of it has arrived
 for `--session-idle` (3 minutes by default), or at once when a span marks its end
 (`evaldsl.conversation.end: true`); it then goes to the monitor as one session, whose
@@ -14,15 +16,15 @@ arrival, so nothing is lost and nothing judged twice.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from evaldsl.cases.loading import RawRow
-from evaldsl.cases.otlp import Span, SpanProblem, read_document
+from evaldsl.cases.otlp import Span, SpanProblem, read_export
 from evaldsl.cases.spanview import SpanError, SpanView
 from evaldsl.cases.traces import assemble, encoded, view_of
 from evaldsl.i18n import _
@@ -52,17 +54,23 @@ class SpanGroups:
         self.traces: dict[str, _Open] = {}
         self.judged: int = 0
         self._handle: Any = None
+        self._lock = threading.Lock()
+        """Bodies are added in worker threads while the event loop takes the due ones."""
 
     def load(self, done: set[str]) -> None:
         """The spool read again after a restart; conversations in `done` are dropped."""
+        from evaldsl.cases.otlp_structs import SPOOL_DECODER as decoder
+
         if self.spool.exists():
+            _cut_torn(self.spool)
             with self.spool.open("rb") as handle:
                 for raw in handle:
                     try:
-                        entry = json.loads(raw)
-                    except ValueError:  # a torn last line: its request was not answered
+                        entry = decoder.decode(raw)
+                        spans = read_export(bytes(entry.spans))
+                    except (ValueError, RecursionError):  # a torn last line: not answered
                         continue
-                    self._take(entry.get("spans"), float(entry.get("at") or 0.0))
+                    self._take(spans, entry.at)
         for key, members in self._groups().items():
             if key in done:
                 for trace in members:
@@ -73,18 +81,21 @@ class SpanGroups:
         """A posted body into the spool (on the disk when this returns) and the groups; its
         malformed spans, which are not kept. Raises `ValueError` for a body that is not
         JSON (nothing is spooled)."""
-        doc = json.loads(body)
-        if self._handle is None:
-            self._handle = self.spool.open("ab")
-        self._handle.write(json.dumps({"at": at, "spans": doc}, ensure_ascii=False)
-                           .encode("utf-8") + b"\n")
-        self._handle.flush()
-        os.fsync(self._handle.fileno())
-        return self._take(doc, at)
+        spans = read_export(body)
+        flat = body.replace(b"\r", b" ").replace(b"\n", b" ")
+        with self._lock:
+            if self._handle is None:
+                self._handle = self.spool.open("ab")
+            self._handle.write(b'{"at":%s,"spans":%s}\n' % (repr(float(at)).encode(), flat))
+            self._handle.flush()
+            handle = self._handle
+        os.fsync(handle.fileno())  # outside the lock: bodies posted together share the disk
+        with self._lock:
+            return self._take(spans, at)
 
-    def _take(self, doc: Any, at: float) -> list[SpanProblem]:
+    def _take(self, spans: list[Span | SpanProblem], at: float) -> list[SpanProblem]:
         problems: list[SpanProblem] = []
-        for item in read_document(json.dumps(doc), 1):
+        for item in spans:
             if isinstance(item, SpanProblem):
                 problems.append(item)
                 continue
@@ -110,6 +121,10 @@ class SpanGroups:
 
     def due(self, now: float) -> list[RawRow]:
         """The conversations idle long enough or ended, as rows, taken out of the groups."""
+        with self._lock:
+            return self._due(now)
+
+    def _due(self, now: float) -> list[RawRow]:
         rows = []
         for key, members in self._groups().items():
             traces = [self.traces[t] for t in members]
@@ -132,8 +147,26 @@ class SpanGroups:
             self._handle = None
 
 
+def _cut_torn(path: Path, block: int = 65536) -> None:
+    """A spool whose last line was torn by a crash (its request was never answered) cut
+    back to its last line break, so the next body starts a line of its own."""
+    with path.open("rb+") as handle:
+        end = handle.seek(0, os.SEEK_END)
+        at = end
+        while at > 0:
+            start = max(0, at - block)
+            handle.seek(start)
+            found = handle.read(at - start).rfind(b"\n")
+            if found >= 0:
+                if start + found + 1 < end:
+                    handle.truncate(start + found + 1)
+                return
+            at = start
+        handle.truncate(0)
+
+
 async def close_idle(monitor: Any, groups: SpanGroups, stop: asyncio.Event,
-                     interval_s: float = 0.2) -> None:
+                     interval_s: float = 0.1) -> None:
     """Judge the conversations that fall due, until `stop` is set."""
     while not stop.is_set():
         await judge_due(monitor, groups, time.time())
