@@ -9,6 +9,8 @@ input, or a spec that does not compile.
      +-- CaseDataError    a data row is malformed; names file, line, field
      +-- ConfigError      settings (model endpoints, evaldsl.toml) are unusable
      +-- UnknownNameError a name asked of a report or spec it does not have (also a KeyError)
+     +-- RequestError     what a call asks of its inputs they cannot give (results of another
+                          spec, an outcome block no case has); the hint says what to do
 """
 
 from __future__ import annotations
@@ -77,3 +79,13 @@ class JournalExistsError(EvaldslError):
     def __init__(self, message: str) -> None:
         super().__init__(message)
         self.hint = _("add --resume to continue it, or --overwrite to start over")
+
+
+class RequestError(EvaldslError):
+    """A call asks of its inputs what they cannot give: results another spec wrote, an
+    outcome block none of their cases has, labels that name no case. The message says
+    why, the hint what to do."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.hint = hint

@@ -9,7 +9,7 @@ the bias (automatic minus human) and rank correlation; and it lists the cases
 whose deviation exceeds a threshold, the ones to read when refining the spec.
 
 Everything here is pure arithmetic over `Judged` records; reading results and
-label files is `evaldsl.cli.calibrate`'s job.
+label files is `evaldsl.calibration`'s job.
 """
 
 from __future__ import annotations

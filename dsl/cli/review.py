@@ -1,14 +1,21 @@
 """`evaldsl review RESULTS --spec SPEC -o sample.jsonl`: the review sample, ready to label.
 
-`evaldsl review serve ...` serves the same sample as a web page instead
-(`evaldsl.cli.review_serve`).
+`evaldsl review serve STORE_OR_RESULTS` serves the same sample as a web page
+instead: given a run's results.jsonl (with `--spec`, and `--cases` for the
+dialogs), the spec's review sample is put into a review store (`--store`, by
+default the results' name with `.review.db`) and served; given a store, it is
+served as it is. Importing again keeps every saved label. `--outcome BLOCK`
+(repeated, or a comma list) names the outcome blocks the page labels; without
+it the page labels every outcome block of the spec, the verdict block first.
+The page is `evaldsl.review.web`; the store `evaldsl.review.store`. The address
+is printed once the server listens (`--port 0` picks a free port).
 
 The spec's `review` block decides, per case, whether it is drawn and with
-which priority (deterministic in seed and case id; the decision is in every
-results line). This verb collects the drawn cases, highest priority first
-(ties by id), and writes a file people fill in: JSONL or CSV (by the output's
-extension; `evaldsl.analysis.sample_file` has the format) with the automatic
-verdicts for reference and empty `label`, `score` and `note` columns.
+which priority; this verb collects the drawn cases (`evaldsl.review.sample`),
+highest priority first (ties by id), and writes a file people fill in: JSONL
+or CSV (by the output's extension; `evaldsl.analysis.sample_file` has the
+format) with the automatic verdicts for reference and empty `label`, `score`
+and `note` columns.
 `evaldsl calibrate RESULTS sample.jsonl` reads it back. With `--cases` the
 dialogs are copied in, so reviewers need nothing else.
 """
@@ -16,20 +23,15 @@ dialogs are copied in, so reviewers need nothing else.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable, Mapping
+import asyncio
 from pathlib import Path
 from typing import Any
 
-from evaldsl.analysis.sample_file import HUMAN_COLUMNS, write_sample
+from evaldsl.analysis.sample_file import write_sample
 from evaldsl.cli.exits import EXIT_OK, UsageError
-from evaldsl.cli.review_serve import add_arguments as add_serve_arguments
-from evaldsl.cli.review_serve import serve
-from evaldsl.errors import SpecError
+from evaldsl.diagnostics import did_you_mean
 from evaldsl.i18n import _
-from evaldsl.report.journal import recover
-from evaldsl.report.journal_read import check_version, read_entries
-from evaldsl.report.layout import SpecLayout, layout_of
-from evaldsl.syntax.source import Source
+from evaldsl.review.sample import attach_dialogs, read_layout, sample_rows
 
 
 def add_parser(subparsers: Any) -> None:
@@ -49,12 +51,12 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--cases", type=Path, nargs="+", default=[],
                    help=_("case files to copy each drawn case's dialog from"))
     p.add_argument("--limit", type=int, default=None, help=_("keep only the first N by priority"))
-    add_serve_arguments(p)
+    _serve_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
     if str(args.results) == "serve":
-        return serve(args)
+        return _serve(args)
     if args.target is not None:
         raise UsageError(_("unexpected argument `{word}`").format(word=args.target),
                          _("`evaldsl review serve STORE_OR_RESULTS` serves the review page"))
@@ -64,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     if args.limit is not None:
         rows = rows[: args.limit]
     if args.cases:
-        _attach_dialogs(rows, args.cases)
+        attach_dialogs(rows, args.cases)
     write_sample(rows, args.output)
     print(
         _("{count} cases drawn for review -> {output}").format(count=len(rows), output=args.output)
@@ -72,91 +74,69 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def read_layout(path: Path) -> SpecLayout:
-    """The layout of the spec a verb over results names with `--spec`."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SpecError(
-            [], _("cannot read spec `{path}`: {exc}").format(path=path, exc=exc)
-        ) from exc
-    layout = layout_of(Source(text, str(path)), str(path))
-    if layout.title is None and not layout.blocks and not layout.checks:
-        raise SpecError([], _("`{path}` does not look like a spec").format(path=path))
-    return layout
+DEFAULT_PORT = 8765
 
 
-def sample_rows(results: Path, layout: SpecLayout) -> list[dict[str, Any]]:
-    """The drawn cases of a results file, highest priority first, then by id."""
-    check_written_by(results, layout)
-    records = checked_records(results)
-    rows = [_row(record, layout) for record in records
-            if (record.get("review") or {}).get("sampled")]
-    if not rows and not any(record.get("review") is not None for record in records):
+def _serve_arguments(p: Any) -> None:
+    """The options only `review serve` reads."""
+    p.add_argument("--store", type=Path, default=None,
+                   help=_("review serve: the review store to fill (default RESULTS.review.db)"))
+    p.add_argument("--host", default="127.0.0.1",
+                   help=_("review serve: the address to listen on (default 127.0.0.1)"))
+    p.add_argument("--port", type=int, default=DEFAULT_PORT,
+                   help=_("review serve: the port (default 8765; 0 picks a free one)"))
+    p.add_argument("--outcome", action="append", default=None, metavar="BLOCK",
+                   help=_("review serve: the outcome block to label (repeat it, or give a "
+                          "comma list; default every block of the spec)"))
+
+
+def _outcome_blocks(written: list[str] | None) -> list[str] | None:
+    """The blocks `--outcome` names, repeated or comma-separated, in order; None without."""
+    if written is None:
+        return None
+    blocks = [word.strip() for item in written for word in item.split(",") if word.strip()]
+    if not blocks:
+        raise UsageError(_("--outcome needs the name of an outcome block"))
+    return blocks
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from evaldsl.review.importing import import_results
+    from evaldsl.review.store import is_store, open_store
+    from evaldsl.review.web import serve_forever, served_blocks
+
+    wanted = _outcome_blocks(getattr(args, "outcome", None))
+    source: Path | None = args.target
+    if source is None:
         raise UsageError(
-            _("`{results}` holds no review decisions: does the spec have a `review` block?").format(
-                results=results
-            )
-        )
-    rows.sort(key=lambda r: (-(r["priority"] if r["priority"] is not None else -1e300), r["id"]))
-    return rows
+            _("review serve needs a review store or a results file"),
+            _("for example `evaldsl review serve results.jsonl --spec SPEC --cases CASES`"))
+    if not source.exists():
+        raise UsageError(_("`{path}` does not exist").format(path=source))
+    if is_store(source):
+        store = open_store(source)
+    else:
+        if args.spec is None:
+            raise UsageError(_("`{path}` is a results file: give --spec SPEC, the spec that "
+                               "produced it").format(path=source))
+        path = args.store or source.with_suffix(".review.db")
+        store = open_store(path)
+        added = import_results(store, source, args.spec, args.cases)
+        print(_("{added} new cases queued in {path} ({total} in all)").format(
+            added=added, path=path, total=len(store.queue())), flush=True)
+    with store:
+        try:
+            blocks = served_blocks(store, wanted)
+        except ValueError as exc:
+            raise UsageError(str(exc), did_you_mean(next(
+                b for b in wanted or () if b not in store.blocks()), store.blocks())) from None
+        asyncio.run(serve_forever(store, args.host, args.port, getattr(args, "lang", None),
+                                  blocks, lambda port: _listening(args.host, port, blocks)))
+    return EXIT_OK
 
 
-def check_written_by(results: Path, layout: SpecLayout) -> None:
-    """Refuse results of another spec: their labels, checks and review rules differ."""
-    header = recover(results).header
-    if header is not None and header.spec_hash != layout.hash:
-        raise UsageError(
-            _(
-                "`{results}` was written by another spec (hash {spec_hash}, `{path}` is {hash})"
-            ).format(
-                results=results,
-                spec_hash=header.spec_hash[:12],
-                path=layout.path,
-                hash=layout.hash[:12],
-            )
-        )
-
-
-def checked_records(results: Path) -> list[dict[str, Any]]:
-    """Every case line of a run's journal, each checked for shape as `merge` checks it.
-
-    A line of the wrong shape, or a second, different result for one row, is a
-    data error naming the file and line (`evaldsl.report.journal_read`): a
-    review sample or a calibration built on it would otherwise be wrong, or
-    end in a traceback.
-    """
-    check_version(results, recover(results).header)
-    return [entry.record for entry in read_entries(results)]
-
-
-def _row(record: Mapping[str, Any], layout: SpecLayout) -> dict[str, Any]:
-    review = record["review"]
-    checks = {name: r.get("score") for name, r in record.get("checks", {}).items()
-              if isinstance(r.get("score"), (int, float))}
-    return {
-        "id": record["id"], "priority": _rounded(review.get("priority")),
-        "rule": _rule_text(layout, review.get("rule")), "labels": dict(record.get("labels", {})),
-        "scores": checks, "dialog": None, **dict.fromkeys(HUMAN_COLUMNS, ""),
-    }
-
-
-def _rounded(value: Any) -> Any:
-    return round(value, 6) if isinstance(value, float) else value
-
-
-def _rule_text(layout: SpecLayout, index: Any) -> str | None:
-    if isinstance(index, int) and 0 <= index < len(layout.review_rules):
-        return layout.review_rules[index]
-    return None
-
-
-def _attach_dialogs(rows: list[dict[str, Any]], files: Iterable[Path]) -> None:
-    from evaldsl.cases.bad_rows import BadRow
-    from evaldsl.cases.loading import read_cases
-
-    wanted = {r["id"]: r for r in rows}
-    for item in read_cases(list(files), on_bad_row="skip"):
-        if not isinstance(item, BadRow) and item.id in wanted:
-            wanted[item.id]["dialog"] = [{"role": m.role, "content": m.content}
-                                         for m in item.messages]
+def _listening(host: str, port: int, blocks: list[str]) -> None:
+    print(_("review page on http://{host}:{port}/ (Ctrl-C stops it)").format(
+        host=host, port=port), flush=True)
+    print(_("labelling the outcome blocks {blocks}").format(
+        blocks=", ".join(f"`{b}`" for b in blocks)), flush=True)

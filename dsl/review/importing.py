@@ -1,10 +1,10 @@
 """A run's review sample into the review store: the drawn cases, the machine's view, the dialogs.
 
 The queue is exactly what `evaldsl review` writes to a file (the same
-`sample_rows`: drawn cases, highest priority first, results of another spec
-refused); the store keeps more of each case than a spreadsheet can: every
-check's status, value and reason, and the dialog with tool calls and
-latencies, so a reviewer sees what the machine saw.
+`evaldsl.review.sample.sample_rows`: drawn cases, highest priority first,
+results of another spec refused); the store keeps more of each case than a
+spreadsheet can: every check's status, value and reason, and the dialog with
+tool calls and latencies, so a reviewer sees what the machine saw.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from evaldsl.cli.review import checked_records, read_layout, sample_rows
 from evaldsl.report.layout import VERDICT, SpecLayout
+from evaldsl.review.sample import checked_records, read_layout, sample_rows
 from evaldsl.review.store import QueuedCase, ReviewStore
 
 CHECK_FIELDS = ("status", "passed", "score", "value", "reason")

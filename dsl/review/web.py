@@ -2,9 +2,10 @@
 
 `make_app(store, language=None, blocks=None)` builds the app over the outcome
 blocks `blocks` (every block of the store when None, its default block first);
-`evaldsl review serve` runs it on 127.0.0.1, and another aiohttp app may mount it as a sub-app
-(`parent.add_subapp("/review", make_app(store))`): every address the page
-uses is made from the app's own router, so it works under any prefix.
+`serve_forever` serves it (`evaldsl review serve`, on 127.0.0.1), and another
+aiohttp app may mount it as a sub-app (`parent.add_subapp("/review",
+make_app(store))`): every address the page uses is made from the app's own
+router, so it works under any prefix.
 
 The page is one HTML file with a small hand-written script (`static/`); the
 JSON API beside it is what the script reads and writes:
@@ -29,8 +30,9 @@ else the language of the moment), translated through the catalogue.
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from html import escape
 from importlib.resources import files
 from typing import Any
@@ -105,6 +107,23 @@ def make_app(store: ReviewStore, language: str | None = None,
     app.router.add_get("/api/case", _case, name="case")
     app.router.add_post("/api/labels", _save, name="labels")
     return app
+
+
+async def serve_forever(store: ReviewStore, host: str, port: int, language: str | None,
+                        blocks: Sequence[str] | None,
+                        listening: Callable[[int], None]) -> None:
+    """Serve the review app on `host:port` behind a guard of its own until cancelled;
+    `listening` is told the bound port once the socket listens (`port` 0 picks one)."""
+    guard = Guard([host], browser=True)  # its own name, when the host is given as one
+    runner = web.AppRunner(make_app(store, language, guard, blocks), access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port)
+    await site.start()
+    listening(runner.addresses[0][1] if runner.addresses else port)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await runner.cleanup()
 
 
 def served_blocks(store: ReviewStore, wanted: Sequence[str] | None) -> list[str]:

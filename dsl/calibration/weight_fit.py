@@ -1,15 +1,15 @@
-"""`evaldsl calibrate --fit`: the spec's weights and thresholds fitted to the human scores.
+"""The spec's weights and thresholds fitted to the human scores (`evaldsl calibrate --fit`).
 
 The fit itself (`evaldsl.analysis.fit`) and the spec's fittable form
 (`evaldsl.analysis.fit_form`) are pure; this module gathers the cases both a
 human and every weighted check scored, runs the cross-validation, and says the
-figures and the patch. The spec is never rewritten: the patch is printed for a
-human to read and apply, so the spec stays the source of truth.
+figures and the patch (`fit_weights`, `render`). The spec is never rewritten:
+the patch is printed for a human to read and apply, so the spec stays the
+source of truth.
 """
 
 from __future__ import annotations
 
-import argparse
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -21,27 +21,15 @@ import numpy as np
 from evaldsl.analysis.calibrate import Calibration, Judged
 from evaldsl.analysis.fit import CrossValidation, FitData, cross_validate
 from evaldsl.analysis.fit_form import FormError, ScoreForm, find_form, number_text, patch
-from evaldsl.cli.exits import UsageError
-from evaldsl.cli.review import checked_records
+from evaldsl.errors import RequestError
 from evaldsl.i18n import _
 from evaldsl.report.layout import VERDICT
+from evaldsl.review.sample import checked_records
 from evaldsl.syntax.parser import parse
 
 DEFAULT_FOLDS = 5
 LET_TOLERANCE = 1e-6
 """How far the let recomputed from its checks may be from the one the run recorded."""
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--fit", action="store_true",
-                        help=_("fit the weights of the spec's weighted score and its level "
-                               "thresholds to the human scores, cross-validated, and print "
-                               "them as a patch (needs --spec)"))
-    parser.add_argument("--folds", type=int, default=DEFAULT_FOLDS, metavar="K",
-                        help=_("folds of the cross-validation of --fit and --shots-for "
-                               "(default 5)"))
-    parser.add_argument("--seed", type=int, default=0,
-                        help=_("seed of the folds of --fit and --shots-for (default 0)"))
 
 
 @dataclass(frozen=True)
@@ -72,30 +60,31 @@ class FitReport:
         }
 
 
-def fit_from_args(args: argparse.Namespace, judged: Sequence[Judged],
-                  block: str | None) -> FitReport:
-    """Cross-validate the fit of the spec `--spec` over the judged cases of `args.results`."""
-    if args.spec is None:
-        raise UsageError(_("--fit needs --spec SPEC: the weights it fits are the spec's"))
-    if args.folds < 2:
-        raise UsageError(_("--folds must be 2 or more, got {k}").format(k=args.folds))
-    source_text = Path(args.spec).read_text("utf-8")
-    parsed = parse(source_text, str(args.spec))
+def fit_weights(spec: Path | None, results: Path, judged: Sequence[Judged], block: str | None,
+                folds: int = DEFAULT_FOLDS, seed: int = 0) -> FitReport:
+    """Cross-validate the fit of the weighted score of `spec` (of the outcome block `block`)
+    over the judged cases of `results`, in `folds` folds drawn with `seed`."""
+    if spec is None:
+        raise RequestError(_("--fit needs --spec SPEC: the weights it fits are the spec's"))
+    if folds < 2:
+        raise RequestError(_("--folds must be 2 or more, got {k}").format(k=folds))
+    source_text = Path(spec).read_text("utf-8")
+    parsed = parse(source_text, str(spec))
     if parsed.module is None:
-        raise UsageError(_("`{spec}` does not parse: run `evaldsl check {spec}`").format(
-            spec=args.spec))
+        raise RequestError(_("`{spec}` does not parse: run `evaldsl check {spec}`").format(
+            spec=spec))
     try:
         form = find_form(parsed.module, None if block == VERDICT else block)
     except FormError as exc:
-        raise UsageError(str(exc), _("--fit fits a let such as "
+        raise RequestError(str(exc), _("--fit fits a let such as "
                                      "`let score = 100 * (0.6 * a + 0.4 * b)`")) from None
-    data, no_human, unscored = gather(form, checked_records(args.results), judged)
-    if len(data) < 2 * args.folds:
-        raise UsageError(_("{n} cases have a human score and every weighted check scored: "
+    data, no_human, unscored = gather(form, checked_records(results), judged)
+    if len(data) < 2 * folds:
+        raise RequestError(_("{n} cases have a human score and every weighted check scored: "
                            "{k} folds need at least {need}").format(
-                               n=len(data), k=args.folds, need=2 * args.folds))
-    cv = cross_validate(data, form.written(), args.folds, args.seed)
-    diff = patch(parsed.source, form, cv.final, str(args.spec))
+                               n=len(data), k=folds, need=2 * folds))
+    cv = cross_validate(data, form.written(), folds, seed)
+    diff = patch(parsed.source, form, cv.final, str(spec))
     return FitReport(form, cv, len(data), no_human, unscored, diff)
 
 
@@ -137,7 +126,7 @@ def _same_let(form: ScoreForm, record: Mapping[str, Any], scores: list[float]) -
         return
     written = form.scale * sum(w.value * s for w, s in zip(form.weights, scores, strict=True))
     if abs(written - recorded) > LET_TOLERANCE * max(1.0, abs(form.scale)):
-        raise UsageError(_("case `{id}` recorded `{let}` = {recorded}, but the spec's weights "
+        raise RequestError(_("case `{id}` recorded `{let}` = {recorded}, but the spec's weights "
                            "give {written}: the results are not this spec's").format(
                                id=record.get("id"), let=form.let, recorded=recorded,
                                written=round(written, 6)))

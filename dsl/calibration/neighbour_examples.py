@@ -1,49 +1,42 @@
-"""`evaldsl calibrate --examples-for CHECK`: examples for a `classify(by: embeddings)`
-check, learned from the cases reviewers labelled differently, with their gain measured.
+"""Examples for a `classify(by: embeddings)` check, learned from the cases reviewers
+labelled differently, with their gain measured (`evaldsl calibrate --examples-for CHECK`).
 
 The reviewers label an outcome block whose labels are the check's (`--outcome`); each
 labelled case becomes an example (its text, the reviewer's label).
 `evaldsl.analysis.neighbours` measures the gain on held-out folds; this module finds the
 check, reads the text it read of each case (`--cases`), classifies the held-out cases
 again with the spec as the examples would change it (the in-process embedder, no chat
-model) and prints the examples as a patch. The spec is never rewritten.
+model) and says the examples as a patch (`learn_examples`, `render`). The spec is never rewritten.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import difflib
 from collections.abc import Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from evaldsl.analysis.calibrate import Judged
 from evaldsl.analysis.neighbours import ExampleValidation, Labelled, Relabel
 from evaldsl.analysis.neighbours import cross_validate_examples as validate
+from evaldsl.calibration.splice import spliced_examples
+from evaldsl.calibration.weight_fit import DEFAULT_FOLDS
 from evaldsl.cases.case import Case
 from evaldsl.cases.loading import load_cases
 from evaldsl.cases.scopes import select
-from evaldsl.cli.calibrate_shots import spliced_examples
-from evaldsl.cli.exits import UsageError
-from evaldsl.cli.review import checked_records
 from evaldsl.diagnostics import did_you_mean
+from evaldsl.errors import RequestError
 from evaldsl.i18n import _
+from evaldsl.review.sample import checked_records
 from evaldsl.runtime.graph import CheckNode
 from evaldsl.syntax.formatter import quote
 from evaldsl.syntax.source import Source
 
 CONCURRENCY = 32
 """Cases classified at once when a fold is classified again."""
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--examples-for", default=None, metavar="CHECK",
-                        help=_("learn examples for the `classify(by: embeddings)` check "
-                               "CHECK from the reviewed cases, and measure their "
-                               "gain cross-validated (needs --spec, --cases and --outcome "
-                               "naming a block whose labels are the check's)"))
 
 
 @dataclass(frozen=True)
@@ -60,41 +53,45 @@ class ExampleReport:
                              for x in self.cv.final] if self.cv.helped else []}
 
 
-def examples_from_args(args: argparse.Namespace, judged: Sequence[Judged]) -> ExampleReport:
-    """Cross-validate examples learned for the check `--examples-for` of `--spec`."""
-    if args.spec is None or args.cases is None:
-        raise UsageError(_("--examples-for needs --spec SPEC and --cases CASES: the check is "
+def learn_examples(check_name: str, spec: Path | None, cases_file: Path | None, results: Path,
+                   judged: Sequence[Judged], *, folds: int = DEFAULT_FOLDS,
+                   seed: int = 0) -> ExampleReport:
+    """Cross-validate examples learned for the `classify(by: embeddings)` check `check_name`
+    of `spec` from the reviewed cases, classifying the texts of `cases_file` again (`folds`
+    folds drawn with `seed`)."""
+    if spec is None or cases_file is None:
+        raise RequestError(_("--examples-for needs --spec SPEC and --cases CASES: the check is "
                            "the spec's, the examples are the cases' texts"))
-    import evaldsl
+    from evaldsl.api import load
 
-    spec = evaldsl.load(args.spec)
-    check = _embedding_check(spec.graph.checks, args.examples_for)
-    cases = {c.id: c for c in load_cases(args.cases)}
-    items = gather(check, checked_records(args.results), judged, cases)
-    if len(items) < 2 * args.folds:
-        raise UsageError(_("{n} cases have a reviewer's label among the labels of `{check}`, "
+    loaded = load(spec)
+    check = _embedding_check(loaded.graph.checks, check_name)
+    cases = {c.id: c for c in load_cases(cases_file)}
+    items = gather(check, checked_records(results), judged, cases)
+    if len(items) < 2 * folds:
+        raise RequestError(_("{n} cases have a reviewer's label among the labels of `{check}`, "
                            "its label and a text in --cases: {k} folds need at least "
-                           "{need}").format(n=len(items), check=check.name, k=args.folds,
-                                            need=2 * args.folds))
-    cv = validate(items, spec_relabel(spec.source, check, cases), args.folds, args.seed)
+                           "{need}").format(n=len(items), check=check.name, k=folds,
+                                            need=2 * folds))
+    cv = validate(items, spec_relabel(loaded.source, check, cases), folds, seed)
     patch = "" if not (cv.helped and cv.missed) else "".join(difflib.unified_diff(
-        spec.source.text.splitlines(keepends=True),
-        with_examples(spec.source, check, cv.final).splitlines(keepends=True),
-        f"a/{str(args.spec).lstrip('/')}", f"b/{str(args.spec).lstrip('/')}"))
+        loaded.source.text.splitlines(keepends=True),
+        with_examples(loaded.source, check, cv.final).splitlines(keepends=True),
+        f"a/{str(spec).lstrip('/')}", f"b/{str(spec).lstrip('/')}"))
     return ExampleReport(check.name, cv, patch)
 
 
 def _embedding_check(checks: Sequence[CheckNode], name: str) -> CheckNode:
     found = next((c for c in checks if c.name == name), None)
     if found is None:
-        raise UsageError(_("the spec has no check `{name}`").format(name=name),
+        raise RequestError(_("the spec has no check `{name}`").format(name=name),
                          did_you_mean(name, [c.name for c in checks]))
     if found.primitive.name != "classify" or found.facts.constants.get("by") != "embeddings":
-        raise UsageError(_("`{name}` is not a `classify(by: embeddings)` check: "
+        raise RequestError(_("`{name}` is not a `classify(by: embeddings)` check: "
                            "--examples-for learns its neighbours (for a `judge`, "
                            "--shots-for)").format(name=name))
     if found.scope.combine != "single":
-        raise UsageError(_("`{name}` reads `{scope}`, several texts per case: "
+        raise RequestError(_("`{name}` reads `{scope}`, several texts per case: "
                            "--examples-for needs a check over one text per case").format(
                                name=name, scope=found.scope))
     return found
@@ -129,10 +126,10 @@ def with_examples(source: Source, check: CheckNode, learned: Sequence[Labelled])
 
 def spec_relabel(source: Source, check: CheckNode, cases: Mapping[str, Case]) -> Relabel:
     """Classify held-out cases again with the spec as the examples would change it."""
-    import evaldsl
+    from evaldsl.api import loads
 
     def relabel(examples: Sequence[Labelled], held: Sequence[Labelled]) -> list[str | None]:
-        spec = evaldsl.loads(with_examples(source, check, examples), name=source.name)
+        spec = loads(with_examples(source, check, examples), name=source.name)
         found = asyncio.run(_labels(spec, [cases[x.id] for x in held], check.name))
         return [found.get(x.id) for x in held]
 

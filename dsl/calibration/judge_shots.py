@@ -1,17 +1,16 @@
-"""`evaldsl calibrate --shots-for CHECK`: few-shot examples for a judge check, from the
-cases it got most wrong, with their cross-validated gain.
+"""Few-shot examples for a judge check, from the cases it got most wrong, with their
+cross-validated gain (`evaldsl calibrate --shots-for CHECK`).
 
 The choice and the folds are `evaldsl.analysis.shots`; this module finds the check in
 the spec, reads what the judge read of each labelled case (`--cases`), asks the judge
 again about each held-out fold with the spec as the examples would change it, and
-prints the examples as a patch. The judge is the one `evaldsl run` would use
-(evaldsl.toml and the environment), and asking it costs one judgement per labelled
-case. The spec is never rewritten.
+says the examples as a patch (`choose_shots`, `render`). The judge is the one
+`evaldsl run` would use (evaldsl.toml and the environment), and asking it costs one
+judgement per labelled case. The spec is never rewritten.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import difflib
 import math
@@ -21,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evaldsl.analysis.calibrate import Calibration, Judged
+from evaldsl.analysis.calibrate import DEFAULT_THRESHOLD, Calibration, Judged
 from evaldsl.analysis.shots import (
     DEFAULT_SHOTS,
     MAX_SHOT_CHARS,
@@ -30,16 +29,17 @@ from evaldsl.analysis.shots import (
     ShotValidation,
     cross_validate_shots,
 )
+from evaldsl.calibration.splice import spliced_examples
+from evaldsl.calibration.weight_fit import DEFAULT_FOLDS, figure, mean_known
 from evaldsl.cases.case import Case
 from evaldsl.cases.loading import load_cases
 from evaldsl.cases.scopes import select
 from evaldsl.cases.windows import Window, windowed
-from evaldsl.cli.calibrate_fit import figure, mean_known
-from evaldsl.cli.exits import UsageError
-from evaldsl.cli.review import checked_records
 from evaldsl.diagnostics import did_you_mean
+from evaldsl.errors import RequestError
 from evaldsl.i18n import _
 from evaldsl.model.prompts import render_unit
+from evaldsl.review.sample import checked_records
 from evaldsl.runtime.graph import CheckNode
 from evaldsl.syntax.formatter import quote
 from evaldsl.syntax.source import Source
@@ -48,21 +48,6 @@ MAX_SHOTS = 20
 """As many examples as a check takes."""
 CONCURRENCY = 8
 """Cases asked about at once when a fold is judged again."""
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--shots-for", default=None, metavar="CHECK",
-                        help=_("choose few-shot examples for the judge check CHECK from the "
-                               "labelled disagreements, and measure their gain "
-                               "cross-validated by asking the judge again (needs --spec and "
-                               "--cases)"))
-    parser.add_argument("--cases", type=Path, default=None, metavar="CASES",
-                        help=_("the cases the results judged, for --shots-for"))
-    parser.add_argument("--shots", type=int, default=DEFAULT_SHOTS, metavar="N",
-                        help=_("examples --shots-for proposes (default 3)"))
-    parser.add_argument("--shot-chars", type=int, default=MAX_SHOT_CHARS, metavar="N",
-                        help=_("the longest text --shots-for shows as an example, in "
-                               "characters (default 600)"))
 
 
 @dataclass(frozen=True)
@@ -92,34 +77,38 @@ class ShotReport:
         }
 
 
-def shots_from_args(args: argparse.Namespace, judged: Sequence[Judged]) -> ShotReport:
-    """Cross-validate few-shot examples for the check `--shots-for` of `--spec`."""
-    if args.spec is None or args.cases is None:
-        raise UsageError(_("--shots-for needs --spec SPEC and --cases CASES: the check is the "
+def choose_shots(check_name: str, spec: Path | None, cases_file: Path | None, results: Path,
+                 judged: Sequence[Judged], *, folds: int = DEFAULT_FOLDS, seed: int = 0,
+                 shots: int = DEFAULT_SHOTS, threshold: float = DEFAULT_THRESHOLD,
+                 shot_chars: int = MAX_SHOT_CHARS) -> ShotReport:
+    """Cross-validate few-shot examples for the judge check `check_name` of `spec`, asking
+    the judge again about the texts of `cases_file` (`folds` folds drawn with `seed`)."""
+    if spec is None or cases_file is None:
+        raise RequestError(_("--shots-for needs --spec SPEC and --cases CASES: the check is the "
                            "spec's, the examples are the cases' texts"))
-    if not 1 <= args.shots <= MAX_SHOTS:
-        raise UsageError(_("--shots must be from 1 to {most}, got {n}").format(
-            most=MAX_SHOTS, n=args.shots))
-    import evaldsl
+    if not 1 <= shots <= MAX_SHOTS:
+        raise RequestError(_("--shots must be from 1 to {most}, got {n}").format(
+            most=MAX_SHOTS, n=shots))
+    from evaldsl.api import load
 
-    spec = evaldsl.load(args.spec)
-    check = _judge_check(spec.graph.checks, args.shots_for)
+    loaded = load(spec)
+    check = _judge_check(loaded.graph.checks, check_name)
     scale = int(check.facts.constants.get("scale", 10))
-    cases = {c.id: c for c in load_cases(args.cases)}
-    labelled = gather(check, checked_records(args.results), judged, cases)
-    if len(labelled) < 2 * args.folds:
-        raise UsageError(_("{n} cases have a human score, a score of `{check}` and a text "
+    cases = {c.id: c for c in load_cases(cases_file)}
+    labelled = gather(check, checked_records(results), judged, cases)
+    if len(labelled) < 2 * folds:
+        raise RequestError(_("{n} cases have a human score, a score of `{check}` and a text "
                            "in --cases: {k} folds need at least {need}").format(
-                               n=len(labelled), check=check.name, k=args.folds,
-                               need=2 * args.folds))
-    rejudge = spec_rejudge(spec.source, check, cases, scale)
-    cv = cross_validate_shots(labelled, rejudge, args.folds, args.seed, args.shots,
-                              args.threshold, args.shot_chars)
+                               n=len(labelled), check=check.name, k=folds,
+                               need=2 * folds))
+    rejudge = spec_rejudge(loaded.source, check, cases, scale)
+    cv = cross_validate_shots(labelled, rejudge, folds, seed, shots,
+                              threshold, shot_chars)
     helped = measured_gain(cv)
     diff = "" if not (cv.final and helped) else "".join(difflib.unified_diff(
-        spec.source.text.splitlines(keepends=True),
-        with_examples(spec.source, check, cv.final, scale).splitlines(keepends=True),
-        f"a/{str(args.spec).lstrip('/')}", f"b/{str(args.spec).lstrip('/')}"))
+        loaded.source.text.splitlines(keepends=True),
+        with_examples(loaded.source, check, cv.final, scale).splitlines(keepends=True),
+        f"a/{str(spec).lstrip('/')}", f"b/{str(spec).lstrip('/')}"))
     return ShotReport(check.name, cv, len(labelled), scale, diff, helped)
 
 
@@ -139,14 +128,14 @@ def _judge_check(checks: Sequence[CheckNode], name: str) -> CheckNode:
     names = [c.name for c in checks]
     found = next((c for c in checks if c.name == name), None)
     if found is None:
-        raise UsageError(_("the spec has no check `{name}`").format(name=name),
+        raise RequestError(_("the spec has no check `{name}`").format(name=name),
                          did_you_mean(name, names))
     if found.primitive.name != "judge":
-        raise UsageError(_("`{name}` is a `{primitive}` check: --shots-for chooses examples "
+        raise RequestError(_("`{name}` is a `{primitive}` check: --shots-for chooses examples "
                            "for a `judge`, whose points the human scores rate").format(
                                name=name, primitive=found.primitive.name))
     if found.scope.combine != "single":
-        raise UsageError(_("`{name}` reads `{scope}`, several texts per case: --shots-for "
+        raise RequestError(_("`{name}` reads `{scope}`, several texts per case: --shots-for "
                            "needs a check over one text per case").format(
                                name=name, scope=found.scope))
     return found
@@ -190,27 +179,13 @@ def with_examples(source: Source, check: CheckNode, shots: Sequence[ShotCase],
     return spliced_examples(source, check, items)
 
 
-def spliced_examples(source: Source, check: CheckNode, items: str) -> str:
-    """The spec's text with the check's `examples:` argument set to the list `items` (one
-    written item a line), in place of any written, or added before the call closes."""
-    written = check.node.arg("examples")
-    text = source.text
-    if written is not None:
-        start = source.offset(written.name_span.line, written.name_span.col)
-        end = source.offset(written.value.span.end_line, written.value.span.end_col)
-        return text[:start] + f"examples: [\n{items}\n  ]" + text[end:]
-    span = check.node.span
-    close = source.offset(span.end_line, span.end_col) - 1
-    return text[:close] + f",\n  examples: [\n{items}\n  ]" + text[close:]
-
-
 def spec_rejudge(source: Source, check: CheckNode, cases: Mapping[str, Case],
                  scale: int) -> Rejudge:
     """Ask the judge about cases with the spec as `examples` would change it."""
-    import evaldsl
+    from evaldsl.api import loads
 
     def rejudge(examples: Sequence[ShotCase], held: Sequence[ShotCase]) -> list[float | None]:
-        spec = evaldsl.loads(with_examples(source, check, examples, scale), name=source.name)
+        spec = loads(with_examples(source, check, examples, scale), name=source.name)
         found = asyncio.run(_points(spec, [cases[c.id] for c in held], check.name))
         return [found.get(c.id) for c in held]
 
