@@ -124,14 +124,15 @@ def _ascii_numbers(text: str) -> list[Number] | None:
     found: list[Number] = []
     append, new = found.append, tuple.__new__  # `new`: a `Number` without a Python call
     for m in _ASCII_NUMBER.finditer(text):
-        sign, digits, dec, exp, pct = m.groups()
-        literal = f"{digits.replace(',', '') if digits else '0'}.{dec or '0'}"
-        value = float(f"{literal}e{exp}" if exp else literal)
+        written = m.group()
+        percent = written[-1] == "%"
+        # `float` reads the number as `_read_at` builds it: a sign, digits without their
+        # separators, a decimal part and an exponent (`-1,250.5e3`)
+        value = float(written.replace(",", "")[:-1] if percent else written.replace(",", ""))
         if not math.isfinite(value):
             return None
         start, end = m.span()
-        append(new(Number, (-value if sign == "-" else value, pct is not None, start, end,
-                            m.group())))
+        append(new(Number, (value, percent, start, end, written)))
     return found
 
 

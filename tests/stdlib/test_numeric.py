@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -257,6 +258,14 @@ class TestFastPathsAgree:
                     max_size=14).map("".join))
     def test_ascii_numbers_as_first_read(self, text: str) -> None:
         assert [tuple(x) for x in numbers_in(text)] == reference_numbers(text)
+
+    @pytest.mark.parametrize("text", ["-0 and +0", "-0.0e-5%, +.5", "-1,250.5e3% 1e999 -2",
+                                      "x-3 (4)", "1,234,5 12,345.6"])
+    def test_signs_and_exponents_as_first_read(self, text: str) -> None:
+        got, wanted = numbers_in(text), reference_numbers(text)
+        assert [tuple(x) for x in got] == wanted
+        assert [math.copysign(1, n.value) for n in got] == [math.copysign(1, n[0])
+                                                            for n in wanted]
 
     @settings(max_examples=200, deadline=None)
     @given(st.lists(st.integers(-50, 50), min_size=0, max_size=6),
