@@ -89,5 +89,9 @@ def scan_json(text: str, arrays: bool = True) -> Scan:
 
 def _next_opening(text: str, start: int, openers: str) -> int:
     """The index of the next opener at or after `start`, or -1."""
-    found = [i for i in (text.find(c, start) for c in openers) if i >= 0]
-    return min(found) if found else -1
+    first = -1
+    for opener in openers:
+        at = text.find(opener, start)
+        if at >= 0 and (first < 0 or at < first):
+            first = at
+    return first
