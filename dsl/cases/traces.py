@@ -239,7 +239,7 @@ def _conversation(name: str, spans: list[tuple[Span, SpanView]], used: set[int],
     while line in used:
         line += 1
     used.add(line)
-    yield line, encoded(row)
+    yield line, row  # validated as a row (a walk for unwritable values), not written and read
 
 
 def _key(spans: list[tuple[Span, SpanView]]) -> str:
@@ -352,10 +352,12 @@ class _Dialog:
         """A tool's name -> ids of its calls not yet answered, for tool runs without an id."""
         self.trace_start: dict[str, int] = {}
 
-    def add(self, message: Message) -> None:
+    def add(self, message: Message, key: Any = None) -> None:
+        """Append a message; `key` is its `_identity` when the caller has it already."""
         at = len(self.messages)
         self.messages.append(message)
-        key = _identity(message)
+        if key is None:
+            key = _identity(message)
         if key is not None:
             self.index.setdefault(key, []).append(at)
         for call in message.get("tool_calls") or ():
@@ -388,7 +390,7 @@ class _Dialog:
             key = _identity(message)
             found = self.find(key, at) if key is not None else None
             if found is None:
-                self.add(message)
+                self.add(message, key)
                 at = len(self.messages)
             else:
                 _fill(self.messages[found], message)
