@@ -40,6 +40,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from evaldsl.record import UNSET, CaseRecord, ReviewLine
 from evaldsl.values import CheckResult, ErrorValue, _plain
 
 if TYPE_CHECKING:
@@ -158,25 +159,34 @@ class CaseResult:
     def __repr__(self) -> str:
         return f"CaseResult(id={self.id!r}, labels={self.labels!r})"
 
+    def to_record(self, row: str | None = None) -> CaseRecord:
+        """The result as its journal line (`evaldsl.record.CaseRecord`), without the trace;
+        `row`, the input row it judged, when a run writes it. The record shares the result's
+        label, branch and error dicts: neither is changed once made."""
+        review = self.review
+        return CaseRecord(
+            id=self.id,
+            labels=self.labels,
+            branches=self.branches,
+            errors=self.errors,
+            checks={name: check_to_dict(r) for name, r in self.checks.items()},
+            skipped=list(self.skipped),
+            metrics={name: _input_to_json(v) for name, v in self.metrics.items()},
+            review=None if review is None else ReviewLine(
+                review.sampled, review.rule, review.priority, review.draw, review.error),
+            lets={name: _json_value(v) for name, v in self.lets.items()} if self.lets else {},
+            groups=({name: list(key) for name, key in self.groups.items()} if self.groups
+                    else UNSET),
+            row=UNSET if row is None else row,
+        )
+
     def to_dict(self, trace: bool = True) -> dict[str, Any]:
-        """A JSON-ready dict; `from_dict` reads it back.
+        """A JSON-ready dict (the record's fields, then the trace); `from_dict` reads it back.
 
         `trace=False` leaves the trace out (it follows from `branches`, `errors`
         and `checks` and the spec); the runner's journal does, to stay fast.
         """
-        out = {
-            "id": self.id,
-            "labels": dict(self.labels),
-            "branches": dict(self.branches),
-            "errors": dict(self.errors),
-            "checks": {name: check_to_dict(r) for name, r in self.checks.items()},
-            "skipped": list(self.skipped),
-            "metrics": {name: _input_to_json(v) for name, v in self.metrics.items()},
-            "review": self.review.to_dict() if self.review else None,
-            "lets": {name: _json_value(v) for name, v in self.lets.items()},
-        }
-        if self.groups:
-            out["groups"] = {name: list(key) for name, key in self.groups.items()}
+        out = self.to_record().to_dict()
         if trace:
             out["trace"] = list(self.trace)
         return out
@@ -267,9 +277,9 @@ def _revive(value: Any) -> Any:
 def _input_to_json(value: MetricInput) -> Any:
     if value is None:
         return None
-    if isinstance(value, MetricError):
+    if type(value) is MetricError:
         return {"error": value.reason}
-    return [_plain(v) for v in value]
+    return [v if type(v) in _SCALARS else _plain(v) for v in value]  # type: ignore[union-attr]
 
 
 def _input_from_json(value: Any) -> MetricInput:

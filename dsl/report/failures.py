@@ -14,6 +14,11 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from evaldsl.record import CaseRecord
+
+ERROR_LABEL = "error"
+"""The label of an outcome block whose decision depended on an error (`results.ERROR_LABEL`)."""
+
 REASONS_SHOWN = 5
 """How many of the most frequent reasons the report and the summary list."""
 REASONS_KEPT = 200
@@ -58,7 +63,16 @@ class ErrorTally:
         self.errored = 0
         self.reasons: Counter[str] = Counter()
 
-    def add(self, record: Mapping[str, Any]) -> None:
+    def add(self, record: CaseRecord | Mapping[str, Any]) -> None:
+        if type(record) is not CaseRecord:
+            self._add(record)  # type: ignore[arg-type]
+        elif not record.errors and ERROR_LABEL not in record.labels.values() and not any(
+                r.get("status") == "error" for r in record.checks.values()):
+            return  # the common case: nothing errored, so no reason and not errored
+        else:
+            self._add(record.to_dict())
+
+    def _add(self, record: Mapping[str, Any]) -> None:
         self.errored += errored(record)
         for reason in reasons_of(record):
             key = reason if reason in self.reasons or len(self.reasons) < REASONS_KEPT else OTHER

@@ -82,10 +82,10 @@ class Report:
         dialog should the case be among the worst."""
         self._refuse_if_published()
         if self.details is not None:
-            record = result.to_dict(trace=False)
+            record = result.to_record()
             self.details.add(record, case)
             if self.case_records is not None:
-                self.case_records.append(record)
+                self.case_records.append(record.to_dict())
         self.cases += 1
         for key, label in result.labels.items():
             counts = self.counts[key]

@@ -3,7 +3,7 @@
 The file is the run's journal. Its first line is a header naming the spec,
 its hash and the case files read, so a resumed run can refuse to mix results
 of two different specs or inputs; every other line is one case result
-(`CaseResult.to_dict(trace=False)`: the trace follows from the branches,
+(`CaseResult.to_record`, an `evaldsl.record.CaseRecord`: the trace follows from the branches,
 errors and checks, and rendering it in words for every case would slow a run
 noticeably) with `row`, the input row it judged (`cases.jsonl:12`), appended
 in the order cases finish. Version 1 journals had no `row`: ids alone cannot
@@ -35,6 +35,7 @@ from evaldsl.atomic import named
 from evaldsl.cases.case import Case
 from evaldsl.errors import CaseDataError
 from evaldsl.i18n import _
+from evaldsl.record import CaseRecord, encode_line
 from evaldsl.report.finite import encode_finite
 from evaldsl.report.journal_lock import lock
 from evaldsl.results import CaseResult
@@ -212,8 +213,9 @@ class ResultsWriter:
             except OSError:  # closed meanwhile: `close` syncs for the last time
                 return
 
-    def write(self, record: dict[str, Any]) -> None:
-        self.write_line(_line(record))
+    def write(self, record: CaseRecord | dict[str, Any]) -> None:
+        """Append a case's record, or another line (the header, a cost note) given as a dict."""
+        self.write_line(encode(record))
 
     def write_line(self, line: bytes) -> None:
         """Append an already encoded line (ending in a newline) and hand it to the OS."""
@@ -252,21 +254,23 @@ class ResultsWriter:
         self.close()
 
 
-def case_record(result: CaseResult, case: Case) -> dict[str, Any]:
+def case_record(result: CaseResult, case: Case) -> CaseRecord:
     """A case's journal line, before encoding: its result without the trace, `row`, the
     input row it judged (what a resumed run skips by), and `trial`, the case's trial of its
     scenario when it has one (`--trials`: `compare` pairs trials by it)."""
-    record = result.to_dict(trace=False)
-    record["row"] = case.origin
+    record = result.to_record(case.origin)
     trial = case.fields.get("trial")
     if type(trial) is int and trial >= 1:
-        record["trial"] = trial
+        record.trial = trial
     return record
 
 
-def encode(record: dict[str, Any]) -> bytes:
-    """One results line: compact JSON, UTF-8 kept readable, ending in a newline."""
-    return _line(record)
+def encode(record: CaseRecord | dict[str, Any]) -> bytes:
+    """One results line: compact JSON, UTF-8 kept readable, ending in a newline; a case's
+    record in its typed shape (`evaldsl.record`), any other line from a dict."""
+    if type(record) is CaseRecord:
+        return encode_line(record)
+    return _line(record)  # type: ignore[arg-type]
 
 
 def _fallback(value: object) -> object:

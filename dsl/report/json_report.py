@@ -1,7 +1,7 @@
 """report.json: what a run found, built from case results one at a time.
 
-`ReportBuilder` folds case records (`CaseResult.to_dict()`, the lines of
-results.jsonl) into counts that do not depend on the order in which cases
+`ReportBuilder` folds case records (`CaseResult.to_record()`, the lines of
+results.jsonl, `evaldsl.record.CaseRecord`) into counts that do not depend on the order in which cases
 arrive: a resumed run that reads half its results back from the journal and
 evaluates the rest ends with the same report as an uninterrupted one, and
 builders of any split of the cases `merge` into the builder of all of them
@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from evaldsl.cases.case import Case
+from evaldsl.record import CaseRecord
 from evaldsl.report.alpha import Level, alpha_of_coincidences, unit_coincidences
 from evaldsl.report.failures import ErrorTally
 from evaldsl.report.layout import VERDICT, SpecLayout
@@ -194,24 +195,28 @@ class ReportBuilder:
         self._origins: dict[str, str] = {}
         self._failures = ErrorTally()
 
-    def add(self, record: Mapping[str, Any], case: Case | None = None) -> None:
+    def add(self, record: CaseRecord | Mapping[str, Any], case: Case | None = None) -> None:
         """Count one case record; with its `case`, keep the dialog if it is among the worst."""
+        if type(record) is not CaseRecord:
+            record = CaseRecord.of(record)  # type: ignore[arg-type]
         self.evaluated += 1
         self._failures.add(record)
-        for key, label in record.get("labels", {}).items():
-            counts = self._counts.setdefault(key, {})
+        all_counts = self._counts
+        for key, label in record.labels.items():
+            counts = all_counts.get(key)
+            if counts is None:
+                counts = all_counts[key] = {}
             counts[label] = counts.get(label, 0) + 1
         tallies = self._tallies
-        checks: Mapping[str, Mapping[str, Any]] = record.get("checks", {})
-        for name, result in checks.items():
+        for name, result in record.checks.items():
             (tallies.get(name) or self._tally(name)).add(result)
-        for name in record.get("skipped", ()):
+        for name in record.skipped:
             (tallies.get(name) or self._tally(name)).not_needed += 1
-        review = record.get("review")
-        if review and review.get("sampled"):
+        review = record.review
+        if review is not None and review.sampled:
             self.review_selected += 1
         self._consider_worst(record)
-        if case is not None:
+        if case is not None and self._worst_records:
             self.offer_dialog(case)
 
     def _tally(self, name: str) -> _Tally:
@@ -273,41 +278,40 @@ class ReportBuilder:
                     self._origins[key] = case.origin
                 return
 
-    def _consider_worst(self, record: Mapping[str, Any]) -> None:
+    def _consider_worst(self, record: CaseRecord) -> None:
         worst = self._worst
         full = len(worst) >= self._worst_size
-        ranks = self._ranks(record)
+        ranks = self._ranks(record.branches)
         if full and ranks > worst[-1][0][: len(ranks)]:
             return
-        case_key = case_key_of(record)
+        case_key = record.case_key
         key = (*ranks, *self._tail(record), case_key)
         if full and key >= worst[-1][0]:
             return
         if case_key in self._worst_records:
             return
         bisect.insort(worst, (key, case_key))
-        self._worst_records[case_key] = record
+        self._worst_records[case_key] = record.to_dict()
         if len(worst) > self._worst_size:
             _, dropped = worst.pop()
             del self._worst_records[dropped]
             self._dialogs.pop(dropped, None)
             self._origins.pop(dropped, None)
 
-    def _ranks(self, record: Mapping[str, Any]) -> tuple[int, ...]:
-        branches = record.get("branches", {})
+    def _ranks(self, branches: Mapping[str, int | None]) -> tuple[int, ...]:
         return tuple(-(len(labels) if (index := branches.get(key)) is None else int(index))
                      for key, labels in self._block_labels)
 
     @staticmethod
-    def _tail(record: Mapping[str, Any]) -> tuple[float, str]:
+    def _tail(record: CaseRecord) -> tuple[float, str]:
         total, count = 0.0, 0
-        for r in record.get("checks", {}).values():
+        for r in record.checks.values():
             score = r.get("score")
             if type(score) is float or type(score) is int:
                 total += score
                 count += 1
         mean = round(total / count, 9) if count else 1.0
-        return mean, str(record.get("id", ""))
+        return mean, record.id
 
     def build(self, metrics: Sequence[Mapping[str, Any]], cost: Mapping[str, Any],
               bad_rows: Sequence[Row], bad_row_count: int,

@@ -173,8 +173,10 @@ class _Evaluator:
         rendered: list[list[Any]] = [[] for _ in renderers]
         for row in self.shard.rows(self._cases(batch, bad, aside)):
             lines.append(encode(row))
-            for renderer, out in zip(renderers, rendered, strict=True):
-                out.append(renderer.render(row))
+            if renderers:
+                plain = row.to_dict()
+                for renderer, out in zip(renderers, rendered, strict=True):
+                    out.append(renderer.render(plain))
         parts = [r.join(out) for r, out in zip(renderers, rendered, strict=True)]
         return Done(batch.seq, b"".join(lines), len(lines), parts, len(lines) + len(aside), bad,
                     aside)

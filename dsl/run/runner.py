@@ -43,6 +43,7 @@ from evaldsl.cases.case import Case
 from evaldsl.cases.loading import Item
 from evaldsl.errors import CaseDataError, JournalExistsError, ResumeError
 from evaldsl.i18n import _, ngettext
+from evaldsl.record import CaseRecord
 from evaldsl.report.folded import Report
 from evaldsl.report.journal import Header, ResultsWriter, case_record, recover
 from evaldsl.report.journal_lock import lock
@@ -361,14 +362,16 @@ class Run:
                 ) -> None:
         record = case_record(result, case)
         if note is not None:
-            record["target"] = note
+            record.target = note
         if self._past_deadline() and _has_error(record):
             self.cut = True  # maybe cut short: reported, but left for `resume` to judge again
         elif self.writer is not None:
             self.writer.write(record)
         self.state.add(result, record, case)
-        for sink in self.sinks:
-            sink.add(record)
+        if self.sinks:
+            plain = record.to_dict()
+            for sink in self.sinks:
+                sink.add(plain)
         self.evaluated += 1
         self.progress.advance(1)
 
@@ -396,9 +399,9 @@ def _selection(described: dict[str, Any] | None) -> str:
     return "`" + ", ".join(f"{key} {value}" for key, value in described.items()) + "`"
 
 
-def _has_error(record: dict[str, Any]) -> bool:
+def _has_error(record: CaseRecord) -> bool:
     """Whether any check of a case record is an error."""
-    return any(c.get("status") == "error" for c in record["checks"].values())
+    return any(c.get("status") == "error" for c in record.checks.values())
 
 
 def _close(runtime: Any) -> None:

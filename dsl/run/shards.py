@@ -7,8 +7,8 @@ of all of them: every part of it folds exactly (integer counts, exact sums,
 kept values). So one process, a pool of worker processes (`evaldsl run
 --workers`, `evaldsl.run.workers`) or the actors of a cluster engine can
 each evaluate a shard with `run_shard` or a `Shard` and meet through
-`ShardState.merge`; only the rows (the journal's lines: `CaseResult.to_dict(trace=False)`
-and the input row) travel apart.
+`ShardState.merge`; only the rows (the journal's lines: `CaseResult.to_record`, with the
+input row) travel apart.
 
 A state crosses processes as bytes (`dumps`, `loads`): pickled, with the
 compiled spec's parts (the report plan and its metric formulas, which are
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from evaldsl.api import Spec
 from evaldsl.cases.case import Case
+from evaldsl.record import CaseRecord
 from evaldsl.report.folded import Report
 from evaldsl.report.journal import case_record
 from evaldsl.report.json_report import ReportBuilder, Row, publish
@@ -51,9 +52,9 @@ class ShardState:
     def empty(cls, spec: Spec, layout: SpecLayout) -> ShardState:
         return cls(spec.new_report(details=False), ReportBuilder(layout))
 
-    def add(self, result: CaseResult, record: dict[str, Any], case: Case | None = None,
-            ) -> None:
-        """Fold one case: its result and its row (`result.to_dict(trace=False)`)."""
+    def add(self, result: CaseResult, record: CaseRecord | Mapping[str, Any],
+            case: Case | None = None) -> None:
+        """Fold one case: its result and its row (`result.to_record()`, or a journal line)."""
         self.report.add(result)
         self.builder.add(record, case)
 
@@ -135,7 +136,7 @@ class Shard:
         self.runtime = runtime
         self._loop = _event_loop() if spec.has_model_checks else None
 
-    def rows(self, cases: Iterable[Case]) -> Iterator[dict[str, Any]]:
+    def rows(self, cases: Iterable[Case]) -> Iterator[CaseRecord]:
         """Each case's row (its journal line, `journal.case_record`), in the order of
         `cases`."""
         if self._loop is None:
@@ -148,7 +149,7 @@ class Shard:
         for case, result in zip(batch, results, strict=True):
             yield self._fold(case, result)
 
-    def _fold(self, case: Case, result: CaseResult) -> dict[str, Any]:
+    def _fold(self, case: Case, result: CaseResult) -> CaseRecord:
         row = case_record(result, case)
         self.state.add(result, row, case)
         return row
@@ -190,7 +191,7 @@ def _close(runtime: Any, name: str) -> None:
 
 
 def run_shard(spec: Spec, layout: SpecLayout, cases: Iterable[Case], concurrency: int = 8,
-              runtime: Any = None) -> tuple[list[dict[str, Any]], ShardState]:
+              runtime: Any = None) -> tuple[list[CaseRecord], ShardState]:
     """Evaluate one shard of a run's cases: its rows, in input order, and its state (`runtime`:
     see `Shard`)."""
     shard = Shard(spec, layout, concurrency, runtime)

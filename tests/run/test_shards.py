@@ -70,7 +70,7 @@ def test_merged_shards_give_the_report_of_one_process(world: SimpleNamespace, cu
 
 def test_rows_come_in_input_order(world: SimpleNamespace) -> None:
     """`run_shard` gives one row per case, in the order of the cases."""
-    assert [row["id"] for row in world.rows] == [case.id for case in world.cases]
+    assert [row.id for row in world.rows] == [case.id for case in world.cases]
 
 
 def test_a_state_loads_only_into_a_spec_with_the_same_metrics(
