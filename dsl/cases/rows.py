@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from evaldsl.cases.case import Case
+from evaldsl.cases.case import Case, Message
 from evaldsl.cases.fieldmap import FieldMap, Unmapped
 from evaldsl.cases.values import unwritable
 from evaldsl.i18n import N_, _
@@ -108,15 +108,46 @@ def to_case(row: Any, schema: CaseSchema = EMPTY_SCHEMA, origin: str = "",
     bad = None if screened else unwritable(row)
     if bad is not None:
         return RowProblem(bad.field, bad.reason)
-    problem = _id_problem(row.get("id")) or _messages_problem(row.get("messages"))
+    plain = _plain_messages(row.get("messages"))
+    problem = _id_problem(row.get("id")) or (
+        None if plain is not None else _messages_problem(row.get("messages")))
     if problem is None:
         problems = schema.problems(row)
         problem = problems[0] if problems else None
     if problem is not None:
         return problem
+    if plain is not None:
+        fields = {k: v for k, v in row.items() if k != "id" and k != "messages"}
+        return Case(str(row["id"]), plain, fields, origin)
     data = dict(row)
     data["id"] = str(row["id"])
     return Case.from_dict(data, origin)
+
+
+_PLAIN_KEYS = frozenset({"role", "content", "latency_ms"})
+_NUMBERS = (int, float)
+
+
+def _plain_messages(messages: Any) -> tuple[Message, ...] | None:
+    """The messages of the common row, checked and built in one pass: each an object of a
+    role, a text and maybe a latency, as `Message.from_openai` reads it; None when any is of
+    another shape (tool calls, content parts, a problem), which the full path reads."""
+    if type(messages) is not list:
+        return None
+    out = []
+    for message in messages:
+        if type(message) is not dict or not message.keys() <= _PLAIN_KEYS:
+            return None
+        role, content = message.get("role"), message.get("content")
+        if type(content) is not str or role not in ROLES:
+            return None
+        latency = message.get("latency_ms")
+        if latency is not None:
+            if type(latency) not in _NUMBERS or latency < 0:
+                return None
+            latency = float(latency)
+        out.append(Message(role, content, (), latency))
+    return tuple(out)
 
 
 def _id_problem(value: Any) -> RowProblem | None:

@@ -48,14 +48,20 @@ def _no_constant(text: str) -> float:
     raise _NotFinite(text)
 
 
+_SCREENING = json.JSONDecoder(parse_float=_finite_float, parse_constant=_no_constant).decode
+"""`json.loads` with the hooks, one decoder for every row (`json.loads` builds one per call)."""
+
+
 def screened_loads(json_text: str) -> tuple[Any, bool]:
     """`json.loads(json_text)`, and whether the value is proven free of anything
     `unwritable` names, so it need not be walked: the hooks saw every number and found
     each finite, and the text escapes no surrogate (UTF-8 text cannot hold a raw one).
     A JSONL row pays one substring search instead of a visit to every value it holds.
     Raises what `json.loads` raises."""
+    if json_text.startswith("\ufeff"):
+        json.loads(json_text)  # raises as `json.loads` does: a byte order mark inside a file
     try:
-        value = json.loads(json_text, parse_float=_finite_float, parse_constant=_no_constant)
+        value = _SCREENING(json_text)
     except _NotFinite:
         return json.loads(json_text), False
     clear = "\\u" not in json_text or _ESCAPED_SURROGATE.search(json_text) is None
