@@ -4,18 +4,19 @@ A `CaseResult` (`evaldsl.results`) is what evaluating a case gives; its record i
 the same result as plain, JSON-ready data, without the trace: what a run writes
 as one line of results.jsonl (`evaldsl.report.journal`), what a resumed run,
 `evaldsl merge`, `compare` and `review` read back, and what report.json is
-folded from. The fields, their order and their types are written here once;
-`CaseResult.to_record`, the journal's writer and reader and the report builder
-all go through this struct, and `evaldsl.report.record_struct` specializes it
-per spec for the compare fast path.
+folded from. The fields, their order and their types are written here once:
+`CaseResult.to_record` makes it, the journal's writer encodes it, and the report
+builder folds it (a line read back as a dict, by a resumed run or `merge`, is
+converted to it first).
 
 A line is encoded by msgspec in one C pass, keys in field order, so it reads as
 before: `{"id":..,"labels":..,"branches":..,"errors":..,"checks":..,"skipped":..,
 "metrics":..,"review":..,"lets":..[,"groups":..][,"row":..][,"trial":..][,"target":..]}`,
 compact, UTF-8 kept readable, a non-finite number as null, a value JSON does not
 know as a list (a set) or its text. `groups` (only for specs with grouped
-metrics), `row` (only in a journal), `trial` (only for a scenario's repeated trials) and `target` (only for driven scenarios) are
-left out when absent, as before. Numbers keep their value; one spelling differs
+metrics), `row` (only in a journal), `trial` (only for a scenario's repeated
+trials) and `target` (only for driven scenarios) are left out when absent, as
+before. Numbers keep their value; one spelling differs
 from Python's `json`: a float below 1e-4 or from 1e16 is written without the
 exponent's sign and padding (`1e-7`, `0.00001`, `1e16` where `json` wrote
 `1e-07`, `1e-05`, `1e+16`), which every JSON reader reads as the same number.

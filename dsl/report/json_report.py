@@ -1,7 +1,8 @@
 """report.json: what a run found, built from case results one at a time.
 
-`ReportBuilder` folds case records (`CaseResult.to_record()`, the lines of
-results.jsonl, `evaldsl.record.CaseRecord`) into counts that do not depend on the order in which cases
+`ReportBuilder` folds case records (`CaseResult.to_record()`, an
+`evaldsl.record.CaseRecord`: the lines of results.jsonl) into counts that do not
+depend on the order in which cases
 arrive: a resumed run that reads half its results back from the journal and
 evaluates the rest ends with the same report as an uninterrupted one, and
 builders of any split of the cases `merge` into the builder of all of them
