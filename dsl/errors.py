@@ -8,6 +8,7 @@ input, or a spec that does not compile.
      +-- SpecError        a spec has errors; `.diagnostics` lists them
      +-- CaseDataError    a data row is malformed; names file, line, field
      +-- ConfigError      settings (model endpoints, evaldsl.toml) are unusable
+     +-- OptionsError     options of a run or a gate that are malformed or do not go together
      +-- UnknownNameError a name asked of a report or spec it does not have (also a KeyError)
      +-- RequestError     what a call asks of its inputs they cannot give (results of another
                           spec, an outcome block no case has); the hint says what to do
@@ -55,6 +56,15 @@ class CaseDataError(EvaldslError, ValueError):
 
 class ConfigError(EvaldslError, ValueError):
     """Model or run settings are missing or invalid."""
+
+
+class OptionsError(EvaldslError, ValueError):
+    """Options given to a run or a gate are malformed or do not go together (`workers` with
+    a `deadline`, a threshold naming no metric); `.hint` says what to do instead."""
+
+    def __init__(self, message: str, hint: str = "") -> None:
+        super().__init__(message)
+        self.hint = hint
 
 
 class UnknownNameError(EvaldslError, KeyError):

@@ -25,14 +25,17 @@ of the verdict and of each check in `evaldsl.analysis.flips`.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from evaldsl.analysis.compare_changes import ChangedCase, Transitions, changed_cases, transitions
 from evaldsl.analysis.compare_columns import COUNTED, ERRORED, Columns, read_columns
 from evaldsl.analysis.flips import Flips, check_flips, verdict_flips
 from evaldsl.analysis.paired_stats import Interval, mcnemar_p, resample
+from evaldsl.errors import OptionsError
+from evaldsl.i18n import _
 from evaldsl.runtime.aggregation import TRIAL_AGGREGATES, MetricPlan, ReportPlan, trial_estimate
 from evaldsl.runtime.grouping import SMALL_GROUP
 from evaldsl.stats import percentile
@@ -437,6 +440,43 @@ def compare_runs(plan: ReportPlan, base: Run, new: Run, settings: Settings) -> C
         tuple(transitions(plan, rows, base, new)),
         changed.listed, changed.total, settings, verdict_flips(plan, rows, base, new),
         tuple(check_flips(plan, rows, base, new)))
+
+
+class Gate(NamedTuple):
+    """One `--fail-if-worse METRIC[:MARGIN]` as asked."""
+
+    metric: str
+    margin: float
+
+
+def parse_gate(text: str) -> Gate:
+    """`success_rate` -> margin 0; `success_rate:2%` -> 0.02; `avg:0.5` -> 0.5. A malformed
+    one raises `OptionsError` saying what was expected."""
+    name, sep, value = text.partition(":")
+    if not name.strip():
+        raise OptionsError(_("expected METRIC[:MARGIN], got `{text}`").format(text=text))
+    value = value.strip()
+    if not sep:
+        return Gate(name.strip(), 0.0)
+    percent = value.endswith("%")
+    try:
+        margin = float(value[:-1]) / 100 if percent else float(value)
+    except ValueError:
+        raise OptionsError(
+            _("`{value}` is not a number or a percentage").format(value=value)) from None
+    if not margin >= 0:
+        raise OptionsError(_("the margin `{value}` must be 0 or more").format(value=value))
+    return Gate(name.strip(), margin)
+
+
+def check_gates(gates: Sequence[Gate], metrics: Sequence[str]) -> None:
+    """Every gate names one of the spec's `metrics`, or `OptionsError` naming them."""
+    from evaldsl.diagnostics import did_you_mean, listing
+
+    for g in gates:
+        if g.metric not in metrics:
+            raise OptionsError(_("unknown metric `{name}` (metrics: {known})").format(
+                name=g.metric, known=listing(metrics)), hint=did_you_mean(g.metric, metrics))
 
 
 @dataclass(frozen=True)

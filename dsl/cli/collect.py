@@ -16,8 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evaldsl.cli.driving import Driving, add_target_flags, check_target_flags
+from evaldsl.cli.driving import Driving, check_target_flags
 from evaldsl.cli.exits import EXIT_NO_RESULTS, EXIT_OK
+from evaldsl.cli.flags import add_target_flags
 from evaldsl.i18n import _
 
 FAILURES_SHOWN = 10

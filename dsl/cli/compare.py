@@ -17,38 +17,23 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from evaldsl.cli.exits import EXIT_FAILED, EXIT_OK, UsageError
+from evaldsl.errors import OptionsError
 from evaldsl.i18n import _
 
 STDOUT = Path("-")
 
 
-class Gate(NamedTuple):
-    metric: str
-    margin: float
+def _gate(text: str) -> Any:
+    """`--fail-if-worse METRIC[:MARGIN]` (`evaldsl.analysis.compare.parse_gate`)."""
+    from evaldsl.analysis.compare import parse_gate
 
-
-def parse_gate(text: str) -> Gate:
-    """`success_rate` -> margin 0; `success_rate:2%` -> 0.02; `avg:0.5` -> 0.5."""
-    name, sep, value = text.partition(":")
-    if not name.strip():
-        raise argparse.ArgumentTypeError(
-            _("expected METRIC[:MARGIN], got `{text}`").format(text=text))
-    value = value.strip()
-    if not sep:
-        return Gate(name.strip(), 0.0)
-    percent = value.endswith("%")
     try:
-        margin = float(value[:-1]) / 100 if percent else float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            _("`{value}` is not a number or a percentage").format(value=value)) from None
-    if not margin >= 0:
-        raise argparse.ArgumentTypeError(
-            _("the margin `{value}` must be 0 or more").format(value=value))
-    return Gate(name.strip(), margin)
+        return parse_gate(text)
+    except OptionsError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _positive(text: str) -> int:
@@ -73,7 +58,7 @@ def add_parser(subparsers: Any) -> None:
                    help=_("the comparison as JSON (docs/compare.schema.json; `-` is stdout)"))
     p.add_argument("--md", type=Path, help=_("the comparison as Markdown, for a PR comment"))
     p.add_argument("--fail-if-worse", action="append", default=[], metavar="METRIC[:MARGIN]",
-                   type=parse_gate,
+                   type=_gate,
                    help=_("exit 1 when METRIC dropped significantly by more than MARGIN"))
     p.add_argument("--seed", type=int, default=20240601,
                    help=_("the seed of the bootstrap and permutation draws"))
@@ -88,7 +73,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from evaldsl.analysis.compare import Settings, compare_runs, gate, read_run
+    from evaldsl.analysis.compare import Settings, check_gates, compare_runs, gate, read_run
     from evaldsl.analysis.compare_render import to_dict
     from evaldsl.api import load
 
@@ -96,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(_("only one of -o and --md can write to stdout"))
     spec = load(args.spec)
     plan = spec.new_report(details=False).plan
-    _check_gates(args.fail_if_worse, [m.name for m in plan.metrics])
+    check_gates(args.fail_if_worse, [m.name for m in plan.metrics])
     base, new = read_run(args.base, plan), read_run(args.new, plan)
     _check_hashes(spec.hash, [(args.base, base.spec_hash), (args.new, new.spec_hash)],
                   args.strict)
@@ -106,15 +91,6 @@ def run(args: argparse.Namespace) -> int:
     data = to_dict(comparison, spec.hash, gates)
     _write(args, data)
     return EXIT_FAILED if any(g.reason for g in gates) else EXIT_OK
-
-
-def _check_gates(gates: list[Gate], metrics: list[str]) -> None:
-    from evaldsl.diagnostics import did_you_mean, listing
-
-    for g in gates:
-        if g.metric not in metrics:
-            raise UsageError(_("unknown metric `{name}` (metrics: {known})").format(
-                name=g.metric, known=listing(metrics)), hint=did_you_mean(g.metric, metrics))
 
 
 def _check_hashes(spec_hash: str, journals: list[tuple[Path, str | None]],

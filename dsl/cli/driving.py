@@ -14,38 +14,6 @@ from evaldsl.cli.exits import UsageError
 from evaldsl.i18n import _
 
 
-def add_target_flags(group: Any, required: bool = False) -> None:
-    """`--target` and `--transcripts`, on `run` and `collect` alike."""
-    group.add_argument("--target", default=None, metavar="NAME", required=required,
-                       help=_("drive the agent [targets.NAME] of evaldsl.toml with the "
-                              "scenarios' user turns, then judge the dialogs"))
-    group.add_argument("--transcripts", type=Path, default=None, metavar="FILE",
-                       required=required,
-                       help=_("append every driven conversation to FILE (JSONL), as "
-                              "`evaldsl run` reads cases"))
-    group.add_argument("--key-host", action="append", default=[], metavar="NAME=HOST",
-                       help=_("let the key in variable NAME, named by the settings file, go to "
-                              "HOST (or HOST:PORT); repeatable"))
-    group.add_argument("--simulator", default=None, metavar="MODEL",
-                       help=_("the model that plays the scenarios' simulated users: `local`, "
-                              "or a model of the judge's endpoint (default: `simulator` in "
-                              "evaldsl.toml)"))
-    group.add_argument("--trials", type=_trials, default=1, metavar="K",
-                       help=_("play each scenario K times (each transcript keeps its `trial`), "
-                              "for `pass_hat(LABEL, k)` and `pass_at(LABEL, k)`"))
-
-
-def _trials(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(
-            _("expected a whole number of at least 1, got `{text}`").format(text=text))
-    return value
-
-
 def trials_of(items: Any, k: int) -> Any:
     """Each scenario `k` times, the `trial` field 1..k and the row `file:line#trial`, so the
     transcripts and the journal tell the trials apart (bad rows pass once)."""

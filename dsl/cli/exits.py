@@ -34,7 +34,7 @@ import traceback
 from collections.abc import Callable
 from typing import NamedTuple
 
-from evaldsl.errors import CaseDataError, ConfigError, EvaldslError, SpecError
+from evaldsl.errors import CaseDataError, ConfigError, EvaldslError, OptionsError, SpecError
 from evaldsl.i18n import _
 
 EXIT_OK = 0
@@ -52,12 +52,8 @@ EXIT_BROKEN_PIPE = 141
 """128 + SIGPIPE: what `cmd | head` leaves in `$PIPESTATUS` for a C tool."""
 
 
-class UsageError(EvaldslError):
+class UsageError(OptionsError):
     """The command line asks for something impossible; the message says what."""
-
-    def __init__(self, message: str, hint: str = "") -> None:
-        super().__init__(message)
-        self.hint = hint
 
 
 class Interrupted(KeyboardInterrupt):

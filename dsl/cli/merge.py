@@ -19,15 +19,12 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from evaldsl.cli.flags import add_gates, add_report_outputs
 from evaldsl.cli.run import (
-    add_report_outputs,
     check_outputs,
-    check_thresholds,
     explorer_sink,
     junit_sink,
-    parse_ceiling,
-    parse_threshold,
-    report_thresholds,
+    report_gates,
     summary_stream,
     tool_version,
     write_outputs,
@@ -47,22 +44,19 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--cases", type=Path, nargs="+", default=[], metavar="FILE",
                    help=_("case files the HTML report reads the dialogs from (no other file "
                           "is read)"))
-    p.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
-                   type=parse_threshold, help=_("exit 1 when METRIC is below VALUE (e.g. 80%%)"))
-    p.add_argument("--fail-over", action="append", default=[], metavar="METRIC=VALUE",
-                   type=parse_ceiling,
-                   help=_("exit 1 when METRIC is above VALUE (e.g. violation_rate=5%%)"))
+    add_gates(p)
 
 
 def run(args: argparse.Namespace) -> int:
     from evaldsl.api import load
+    from evaldsl.report.gates import check_thresholds_of
     from evaldsl.report.layout import layout_of
     from evaldsl.run.merging import merge_journals
 
     check_outputs(args)
     spec = load(args.spec)
     layout = layout_of(spec.source, str(args.spec))
-    check_thresholds(args.fail_under + args.fail_over, layout, spec)
+    check_thresholds_of(args.fail_under + args.fail_over, spec)
     junit = junit_sink(args, layout)
     cases = explorer_sink(args, layout, _inputs(args.results, args.cases))
     try:
@@ -81,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         from evaldsl.report.terminal import render_terminal
 
         print(render_terminal(report), file=summary_stream(args))
-    return report_thresholds(args.fail_under + args.fail_over, report)
+    return report_gates(args.fail_under + args.fail_over, report)
 
 
 def _inputs(journals: list[Path], given: list[Path]) -> tuple[str, ...]:

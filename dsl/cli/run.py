@@ -23,14 +23,13 @@ from __future__ import annotations
 
 import argparse
 import errno
-import re
 import sys
 import time
 from pathlib import Path
-from typing import Any, NamedTuple, TextIO
+from typing import Any, TextIO
 
 from evaldsl.cases.remote import RemoteFile, case_input
-from evaldsl.cli.driving import Driving, add_target_flags, check_target_flags
+from evaldsl.cli.driving import Driving, check_target_flags
 from evaldsl.cli.exits import (
     EXIT_DEADLINE,
     EXIT_FAILED,
@@ -38,6 +37,13 @@ from evaldsl.cli.exits import (
     EXIT_OK,
     Interrupted,
     UsageError,
+)
+from evaldsl.cli.flags import (
+    add_gates,
+    add_report_outputs,
+    add_target_flags,
+    parse_duration,
+    positive,
 )
 from evaldsl.i18n import _, ngettext
 
@@ -63,22 +69,22 @@ def add_parser(subparsers: Any) -> None:
                             "tied to the judged trace and span (OTLP/JSON lines)"))
     out.add_argument("-q", "--quiet", action="store_true", help=_("do not print the summary"))
     flow = p.add_argument_group(_("how to run"))
-    flow.add_argument("--concurrency", type=_positive, default=None, metavar="N",
+    flow.add_argument("--concurrency", type=positive, default=None, metavar="N",
                       help=_("cases in flight when model checks are involved (default: "
                              "{times} times the judge's concurrency setting)").format(
                                  times=CASES_PER_REQUEST))
-    flow.add_argument("--workers", type=_positive, default=1, metavar="N",
+    flow.add_argument("--workers", type=positive, default=1, metavar="N",
                       help=_("processes that evaluate cases, each with its own judge client "
                            "(default: 1, this process)"))
     flow.add_argument("--engine", choices=("local", "ray"), default="local",
                       help=_("where cases are judged: this machine (default) or a Ray cluster "
                              "(docs/cluster.md)"))
-    flow.add_argument("--actors", type=_positive, default=None, metavar="N",
+    flow.add_argument("--actors", type=positive, default=None, metavar="N",
                       help=_("with --engine ray: actors that judge batches (default: --workers)"))
     flow.add_argument("--address", default=None, metavar="ADDR",
                       help=_("with --engine ray: the cluster's address (`ray start --head` "
                              "prints it; default: `RAY_ADDRESS`, else a local Ray)"))
-    flow.add_argument("--limit", type=_positive, default=None, metavar="N",
+    flow.add_argument("--limit", type=positive, default=None, metavar="N",
                       help=_("judge only the first N cases"))
     pick = p.add_argument_group(_("which cases (docs/running.md)"))
     pick.add_argument("--where", default=None, metavar="EXPR",
@@ -86,7 +92,7 @@ def add_parser(subparsers: Any) -> None:
                              "(`case.category == \"live_simple\"`)"))
     pick.add_argument("--ids", type=Path, default=None, metavar="FILE",
                       help=_("judge only the cases whose id is a line of FILE"))
-    pick.add_argument("--sample", type=_positive, default=None, metavar="N",
+    pick.add_argument("--sample", type=positive, default=None, metavar="N",
                       help=_("judge N cases drawn by id, the same ones for the same --seed"))
     pick.add_argument("--seed", type=int, default=None, metavar="S",
                       help=_("the seed of --sample and of simulated users (default: 0)"))
@@ -108,11 +114,7 @@ def add_parser(subparsers: Any) -> None:
                              "JSON log format as cases"))
     flow.add_argument("--on-bad-row", choices=("skip", "fail"), default="fail",
                       help=_("skip malformed rows (counted in the report) or stop (default)"))
-    flow.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
-                      type=parse_threshold, help=_("exit 1 when METRIC is below VALUE (e.g. 80%%)"))
-    flow.add_argument("--fail-over", action="append", default=[], metavar="METRIC=VALUE",
-                      type=parse_ceiling,
-                      help=_("exit 1 when METRIC is above VALUE (e.g. violation_rate=5%%)"))
+    add_gates(flow)
     flow.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                       help=_("show a progress bar (default: when stderr is a terminal)"))
     add_target_flags(p.add_argument_group(_("a live agent (docs/targets.md)")))
@@ -132,113 +134,6 @@ def add_parser(subparsers: Any) -> None:
     model.add_argument("--config", type=Path, default=None, help=_("settings (evaldsl.toml)"))
     model.add_argument("--no-cache", action="store_true", help=_("do not read or write the cache"))
     model.add_argument("--cache-dir", type=Path, default=None)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            _("expected a whole number, got `{text}`").format(text=text)
-        ) from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(_("must be at least 1, got {value}").format(value=value))
-    return value
-
-
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)([smh])")
-_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600}
-
-
-def parse_duration(text: str) -> float:
-    """`90s`, `30m`, `2h`, `1h30m` in seconds. A unit is required: a bare `10` could
-    mean seconds or minutes, and a deadline read the wrong way cuts a run short."""
-    spelled = text.strip().lower()
-    parts = _DURATION.findall(spelled)
-    if not parts or "".join(n + u for n, u in parts) != spelled:
-        raise argparse.ArgumentTypeError(
-            _("expected a duration such as `90s`, `30m` or `2h`, got `{text}`").format(text=text))
-    seconds = sum(float(n) * _UNIT_SECONDS[u] for n, u in parts)
-    if seconds <= 0:
-        raise argparse.ArgumentTypeError(
-            _("a deadline must be longer than zero, got `{text}`").format(text=text))
-    return seconds
-
-
-def add_report_outputs(p: argparse.ArgumentParser) -> Any:
-    """The report files `run` and `merge` both write: `-o`, `--html`, `--md`, `--junit`,
-    `--junit-pass`; the argument group back, for a verb's own outputs."""
-    out = p.add_argument_group(_("outputs"))
-    out.add_argument("-o", "--output", type=Path,
-                     help=_("the JSON report (report.json; `-` writes it to stdout)"))
-    out.add_argument("--html", type=Path, help=_("a self-contained HTML report"))
-    out.add_argument("--md", type=Path, help=_("a Markdown summary for CI comments"))
-    out.add_argument("--junit", type=Path, help=_("JUnit XML, one test per case"))
-    out.add_argument("--junit-pass", default=None, metavar="LABELS",
-                     help=_("verdict labels that pass in JUnit (default: the first branch's)"))
-    return out
-
-
-class Threshold(NamedTuple):
-    """One `--fail-under METRIC=VALUE`, as written and as a number."""
-
-    name: str
-    floor: float
-    text: str
-    """The argument as given, for messages."""
-    percent: bool
-    """Written with `%`: meant as a share whatever its size."""
-    ceiling: bool = False
-    """`--fail-over`: the metric must not be above the value (a metric where lower is
-    better), where `--fail-under`'s must not be below it."""
-
-    @property
-    def flag(self) -> str:
-        return "--fail-over" if self.ceiling else "--fail-under"
-
-
-def parse_ceiling(text: str) -> Threshold:
-    """`violation_rate=5%` -> a `--fail-over` ceiling of 0.05."""
-    return parse_threshold(text)._replace(ceiling=True)
-
-
-def parse_threshold(text: str) -> Threshold:
-    """`success_rate=80%` -> ("success_rate", 0.8); `avg=72.5` -> ("avg", 72.5)."""
-    name, sep, value = text.partition("=")
-    if not sep or not name.strip():
-        raise argparse.ArgumentTypeError(_("expected METRIC=VALUE, got `{text}`").format(text=text))
-    value = value.strip()
-    percent = value.endswith("%")
-    try:
-        number = float(value[:-1]) / 100 if percent else float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            _("`{value}` is not a number or a percentage").format(value=value)
-        ) from None
-    return Threshold(name.strip(), number, text, percent)
-
-
-def check_thresholds(thresholds: list[Threshold], layout: Any, spec: Any) -> None:
-    """Every `--fail-under` names a metric, and a rate's floor reads as a share (0..1): `85`
-    for a rate is surely 85%, which the run must not silently take as unreachable."""
-    unknown = [t for t in thresholds if t.name not in layout.metrics]
-    if unknown:
-        known = ", ".join(f"`{m}`" for m in layout.metrics) or _("none")
-        message = (_("--fail-over names no metric of the spec: `{unknown}` (metrics: {known})")
-                   if unknown[0].ceiling else
-                   _("--fail-under names no metric of the spec: `{unknown}` (metrics: {known})"))
-        raise UsageError(message.format(unknown=unknown[0].name, known=known))
-    rates = {m.name for m in spec.new_report(details=False).plan.metrics if m.is_rate}
-    for t in thresholds:
-        if t.name in rates and not t.percent and t.floor > 1:
-            raise UsageError(
-                _("{flag} `{text}`: `{name}` is a rate, between 0 and 1").format(
-                    flag=t.flag, text=t.text, name=t.name
-                ),
-                _("write {percent}% or {share}").format(
-                    percent=f"{t.floor:g}", share=f"{t.floor / 100:g}"
-                ),
-            )
 
 
 CASE_SUFFIXES = (".jsonl", ".ndjson", ".json", ".yaml", ".yml", ".csv", ".parquet")
@@ -268,6 +163,7 @@ def run(args: argparse.Namespace) -> int:
     check_engine(args)
     deadline = time.time() + args.deadline if args.deadline is not None else None
     from evaldsl.api import Spec, load
+    from evaldsl.report.gates import check_thresholds_of
     from evaldsl.report.layout import layout_of
 
     spec_first(args.spec, args.cases)
@@ -280,7 +176,7 @@ def run(args: argparse.Namespace) -> int:
         runtime = default_runtime(settings)
         spec = Spec(spec.graph, runtime=runtime)
     layout = layout_of(spec.source, str(args.spec))
-    check_thresholds(args.fail_under + args.fail_over, layout, spec)
+    check_thresholds_of(args.fail_under + args.fail_over, spec)
     if not spec.checks:
         _warn(_("warning: `{spec}` defines no checks: nothing is judged").format(spec=args.spec))
     if args.results is not None:
@@ -347,7 +243,7 @@ def _judged(args: argparse.Namespace, spec: Any, layout: Any, selection: Any,
         print(render_terminal(result.report), file=summary_stream(args))
     if _no_results(result.report):
         return EXIT_NO_RESULTS
-    verdict = report_thresholds(args.fail_under + args.fail_over, result.report)
+    verdict = report_gates(args.fail_under + args.fail_over, result.report)
     return EXIT_DEADLINE if result.report["run"].get("deadline_passed") else verdict
 
 
@@ -681,21 +577,13 @@ def _parent(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
 
 
-def report_thresholds(thresholds: list[Threshold], report: dict[str, Any]) -> int:
-    from evaldsl.report.figures import metric_value
+def report_gates(thresholds: list[Any], report: dict[str, Any]) -> int:
+    """Each missed `--fail-under` or `--fail-over` said on stderr; 1 when one was missed."""
+    from evaldsl.report.gates import missed_thresholds
 
-    metrics = {m["name"]: m for m in report["metrics"]}
-    missed = 0
-    for t in thresholds:
-        metric = metrics[t.name]
-        value = metric["value"]
-        if value is None or (value > t.floor if t.ceiling else value < t.floor):
-            missed += 1
-            shown = f"{t.floor:.1%}" if metric.get("is_rate") else f"{t.floor:g}"
-            words = (_("fail-over: `{name}` is {metric_value}, above {shown}") if t.ceiling
-                     else _("fail-under: `{name}` is {metric_value}, below {shown}"))
-            print(words.format(name=t.name, metric_value=metric_value(metric), shown=shown),
-                  file=sys.stderr)
+    missed = missed_thresholds(thresholds, report)
+    for line in missed:
+        print(line, file=sys.stderr)
     return EXIT_FAILED if missed else EXIT_OK
 
 

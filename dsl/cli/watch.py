@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _idle(text: str) -> float:
-    from evaldsl.cli.run import parse_duration
+    from evaldsl.cli.flags import parse_duration
 
     return parse_duration(text)
 

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from evaldsl.analysis.compare import MetricComparison, coverage_loss, pair, significantly_worse
+from evaldsl.analysis.compare import (
+    Gate,
+    MetricComparison,
+    coverage_loss,
+    pair,
+    parse_gate,
+    significantly_worse,
+)
 from evaldsl.analysis.compare_columns import Columns
 from evaldsl.analysis.paired_stats import Interval
-from evaldsl.cli.compare import Gate, parse_gate
+from evaldsl.errors import OptionsError
 
 DROP = MetricComparison("m", True, "mcnemar", 100, 0.8, 0.6, -0.2, Interval(-0.3, -0.1),
                         0.001, 100, 100, 0, 0, (25, 5))
@@ -57,7 +63,7 @@ class TestParseGate:
         ("m:lots", "`lots` is not a number or a percentage"),
         ("m:-1", "the margin `-1` must be 0 or more")])
     def test_bad_gates_are_refused_in_words(self, text: str, message: str) -> None:
-        with pytest.raises(argparse.ArgumentTypeError, match=message.replace("[", r"\[")
+        with pytest.raises(OptionsError, match=message.replace("[", r"\[")
                            .replace("]", r"\]")):
             parse_gate(text)
 

@@ -126,7 +126,7 @@ class TestDurations:
     @pytest.mark.parametrize(("text", "seconds"), [("90s", 90), ("30m", 1800), ("2h", 7200),
                                                    ("1.5h", 5400), ("1h30m", 5400)])
     def test_units(self, text: str, seconds: float) -> None:
-        from evaldsl.cli.run import parse_duration
+        from evaldsl.cli.flags import parse_duration
 
         assert parse_duration(text) == seconds
 
