@@ -399,56 +399,12 @@ def _cases_in_flight(args: argparse.Namespace, settings: Any, driving: Any = Non
 
 def _settings(args: argparse.Namespace, deadline: float | None = None) -> Any:
     """The model settings the flags ask for (the runtime is built lazily from them)."""
-    from dataclasses import replace
+    from evaldsl.model.resolve import resolve_settings
 
-    from evaldsl.model.settings import Settings
-
-    overrides: dict[str, Any] = {"judge_model": args.judge_model,
-                                 "judge_api_key_env": args.judge_key_env,
-                                 "judge_sha256": getattr(args, "judge_sha256", None)}
-    if args.judge == "local":
-        overrides["judge_provider"] = "local"
-    elif args.judge:
-        overrides.update(judge_provider="openai", judge_base_url=args.judge)
-    if args.no_cache:
-        overrides["cache_enabled"] = False
-    if args.cache_dir is not None:
-        overrides["cache_dir"] = str(args.cache_dir)
-    settings = replace(Settings.load(args.config, **overrides), deadline=deadline)
-    if args.judge not in (None, "local"):
-        settings = _keyless(settings)
-    if settings.judge.provider == "local":
-        from evaldsl.model.local.judge import LocalJudgeServer, require_local_extra
-
-        require_local_extra(weights=settings.judge.model == LocalJudgeServer.model)
-        _vet_local_model(settings.judge)
-    return settings
-
-
-def _vet_local_model(judge: Any) -> None:
-    """The local judge's model file checked against its pin before any case, and shown
-    with its sha256 (docs/local_models.md)."""
-    from evaldsl.model.local.judge import LocalJudgeServer
-    from evaldsl.model.local.weights import check_bundled_pin, vetted_weights
-
-    if judge.model == LocalJudgeServer.model:
-        check_bundled_pin(judge.sha256)
-        return
-    path, digest = vetted_weights(judge.model, judge.sha256)
-    _warn(_("local judge: `{path}`, sha256 {digest}").format(path=path, digest=digest))
-
-
-def _keyless(settings: Any) -> Any:
-    """`settings` with the placeholder judge key when no key is set: a local
-    OpenAI-compatible server wants none, but the `openai` client refuses to start without
-    one (a server that does want one answers 401, which stops the run with the reason)."""
-    from dataclasses import replace
-
-    from evaldsl.model.keys import PLACEHOLDER_KEY
-
-    if settings.judge.api_key:
-        return settings
-    return replace(settings, judge=replace(settings.judge, api_key=PLACEHOLDER_KEY))
+    return resolve_settings(args.config, judge=args.judge, judge_model=args.judge_model,
+                            judge_sha256=args.judge_sha256, judge_key_env=args.judge_key_env,
+                            no_cache=args.no_cache, cache_dir=args.cache_dir,
+                            deadline=deadline, announce=_warn)
 
 
 def _count_rows(args: argparse.Namespace) -> int | None:
