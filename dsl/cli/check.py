@@ -13,17 +13,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from evaldsl.checker import check_source
 from evaldsl.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
+from evaldsl.cli.flags import spec_files
 from evaldsl.diagnostics import Diagnostic, Severity, render, to_json
 from evaldsl.i18n import _, ngettext
 from evaldsl.syntax.source import Source
-
-SUFFIX = ".eval"
 
 
 class Checked(NamedTuple):
@@ -80,34 +79,6 @@ def check_file(path: Path) -> Checked | str:
         return _("cannot read `{path}`: {value}").format(path=path, value=exc.strerror or exc)
     result, diagnostics = check_source(data, str(path))
     return Checked(result.source, diagnostics)
-
-
-def spec_files(paths: Sequence[str]) -> tuple[list[Path], list[str]]:
-    """The spec files named by `paths` (folders searched for `*.eval`), and problems."""
-    files: list[Path] = []
-    problems: list[str] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            found = sorted(_walk(path))
-            if not found:
-                problems.append(
-                    _("no `{SUFFIX}` files under `{raw}`").format(SUFFIX=SUFFIX, raw=raw)
-                )
-            files.extend(found)
-        elif path.exists():
-            files.append(path)
-        else:
-            problems.append(_("`{raw}` does not exist").format(raw=raw))
-    return list(dict.fromkeys(files)), problems
-
-
-def _walk(folder: Path) -> Iterable[Path]:
-    for root, dirs, names in os.walk(folder):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        for name in names:
-            if name.endswith(SUFFIX):
-                yield Path(root) / name
 
 
 def _use_color(disabled: bool) -> bool:

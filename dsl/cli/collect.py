@@ -16,9 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evaldsl.cli.driving import Driving, check_target_flags
 from evaldsl.cli.exits import EXIT_NO_RESULTS, EXIT_OK
-from evaldsl.cli.flags import add_target_flags
+from evaldsl.cli.flags import add_target_flags, check_target_flags, drive_of
 from evaldsl.i18n import _
 
 FAILURES_SHOWN = 10
@@ -44,18 +43,28 @@ def add_parser(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import asyncio
+
     from evaldsl.api import load
+    from evaldsl.run.driving import Driving, collect
 
     check_target_flags(args)
     spec = load(args.spec)
     missing = [c for c in args.cases if not c.is_file()]
     if missing:
         raise FileNotFoundError(2, _("no such file"), str(missing[0]))
-    driving = Driving(args, spec, None)
-    try:
-        import asyncio
+    driving = Driving(drive_of(args), spec, None)
+    shown = 0
 
-        failed = asyncio.run(_collect(driving, driving.scenarios(args.cases, spec)))
+    def failed_one(case_id: str, reason: str) -> None:
+        nonlocal shown
+        shown += 1
+        if shown <= FAILURES_SHOWN:
+            print(_("error: {id}: {reason}").format(id=case_id, reason=reason),
+                  file=sys.stderr)
+
+    try:
+        failed = asyncio.run(collect(driving, driving.scenarios(args.cases, spec), failed_one))
     finally:
         driving.close()
     summary = driving.tally.to_dict()
@@ -65,33 +74,3 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join(target_line(summary)))
     return EXIT_NO_RESULTS if summary["conversations"] and failed == summary[
         "conversations"] else EXIT_OK
-
-
-def failure_reason(note: dict[str, Any]) -> str:
-    """Why a conversation failed: the agent's failure, or the simulated user's."""
-    return str(note.get("error") or (note.get("simulator") or {}).get("reason"))
-
-
-async def _collect(driving: Driving, scenarios: Any) -> int:
-    """Drive every scenario; the number the agent failed."""
-    from evaldsl.cases.bad_rows import BadRow
-    from evaldsl.runtime.concurrency import run_concurrently
-
-    async def one(item: Any) -> Any:
-        if isinstance(item, BadRow):
-            raise item.error()
-        return await driving.driver.drive(item)
-
-    failed = 0
-    try:
-        async for driven in run_concurrently(one, scenarios, driving.concurrency):
-            driving.tally.add({"target": driven.note})
-            if driven.failure is not None:
-                failed += 1
-                if failed <= FAILURES_SHOWN:
-                    print(_("error: {id}: {reason}").format(
-                        id=driven.case.id, reason=failure_reason(driven.note)),
-                        file=sys.stderr)
-    finally:
-        await driving.driver.aclose()
-    return failed

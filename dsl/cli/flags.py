@@ -1,6 +1,7 @@
-"""Flags more than one verb takes, and the argparse types that read them.
+"""What several verbs share: their flags, the argparse types that read them, the flags read
+into the library's options, and the lines they print alike.
 
-Command-line parsing only: each type turns a word into a value or an
+Command-line parsing and printing only: each type turns a word into a value or an
 `argparse.ArgumentTypeError` worded for the user; what the value then means is the
 library's (`evaldsl.report.gates` for `--fail-under`, `evaldsl.run.engines` for the run's
 options). Imported by the verbs of `evaldsl.cli` and nothing else.
@@ -9,13 +10,17 @@ options). Imported by the verbs of `evaldsl.cli` and nothing else.
 from __future__ import annotations
 
 import argparse
+import os
 import re
+import sys
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from evaldsl.errors import OptionsError
 from evaldsl.i18n import _
 from evaldsl.report.gates import Threshold, parse_threshold
+from evaldsl.report.outputs import ReportFiles
 
 
 def positive(text: str) -> int:
@@ -120,3 +125,101 @@ def _trials(text: str) -> int:
         raise argparse.ArgumentTypeError(
             _("expected a whole number of at least 1, got `{text}`").format(text=text))
     return value
+
+
+def report_files(args: argparse.Namespace) -> ReportFiles:
+    """`-o`, `--html`, `--md`, `--junit`, `--junit-pass` as the library's `ReportFiles`."""
+    return ReportFiles(args.output, args.html, args.md, args.junit, args.junit_pass)
+
+
+def summary_stream(args: argparse.Namespace) -> TextIO:
+    """Where the terminal summary goes: stderr when a report holds stdout."""
+    return sys.stderr if report_files(args).on_stdout else sys.stdout
+
+
+def report_gates(thresholds: list[Threshold], report: dict[str, Any]) -> int:
+    """Each missed `--fail-under` or `--fail-over` said on stderr; 1 when one was missed."""
+    from evaldsl.cli.exits import EXIT_FAILED, EXIT_OK
+    from evaldsl.report.gates import missed_thresholds
+
+    missed = missed_thresholds(thresholds, report)
+    for line in missed:
+        print(line, file=sys.stderr)
+    return EXIT_FAILED if missed else EXIT_OK
+
+
+def with_local_defaults(args: argparse.Namespace, config: Path | None) -> None:
+    """With the built-in demo, the judge and the simulator default to the local model."""
+    from evaldsl.agents.config import configured_targets
+    from evaldsl.agents.demo import is_builtin
+
+    if not is_builtin(args.target or "", configured_targets(config)):
+        return
+    if getattr(args, "simulator", None) is None:
+        args.simulator = "local"
+    if hasattr(args, "judge") and args.judge is None:
+        args.judge = "local"
+
+
+def check_target_flags(args: argparse.Namespace) -> None:
+    """Refuse the flags of a driven run without `--target`; the built-in `demo` target's
+    defaults filled in (`with_local_defaults`)."""
+    from evaldsl.cli.exits import UsageError
+
+    if args.target is not None:
+        with_local_defaults(args, args.config)
+        return
+    for flag, value in (("--transcripts", args.transcripts), ("--simulator", args.simulator)):
+        if value is not None:
+            raise UsageError(_("{flag} is for a driven run; add --target NAME").format(
+                flag=flag))
+    if getattr(args, "trials", 1) > 1:
+        raise UsageError(_("{flag} is for a driven run; add --target NAME").format(
+            flag="--trials"))
+
+
+def drive_of(args: argparse.Namespace) -> Any:
+    """`--target` and its flags as the library's `Drive`, or None without `--target`."""
+    if args.target is None:
+        return None
+    from evaldsl.run.driving import Drive
+
+    cache: dict[str, Any] = {}
+    if getattr(args, "no_cache", False):
+        cache["cache_enabled"] = False
+    if getattr(args, "cache_dir", None) is not None:
+        cache["cache_dir"] = str(args.cache_dir)
+    return Drive(args.target, args.config, tuple(args.key_host), args.transcripts,
+                 args.simulator, getattr(args, "trials", 1), args.seed or 0, args.resume,
+                 getattr(args, "overwrite", False), cache)
+
+
+SUFFIX = ".eval"
+
+
+def spec_files(paths: Sequence[str]) -> tuple[list[Path], list[str]]:
+    """The spec files named by `paths` (folders searched for `*.eval`), and problems."""
+    files: list[Path] = []
+    problems: list[str] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found = sorted(_walk(path))
+            if not found:
+                problems.append(
+                    _("no `{SUFFIX}` files under `{raw}`").format(SUFFIX=SUFFIX, raw=raw)
+                )
+            files.extend(found)
+        elif path.exists():
+            files.append(path)
+        else:
+            problems.append(_("`{raw}` does not exist").format(raw=raw))
+    return list(dict.fromkeys(files)), problems
+
+
+def _walk(folder: Path) -> Iterable[Path]:
+    for root, dirs, names in os.walk(folder):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        for name in names:
+            if name.endswith(SUFFIX):
+                yield Path(root) / name

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from evaldsl.atomic import replace_file
-from evaldsl.cli.check import spec_files
 from evaldsl.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from evaldsl.cli.flags import spec_files
 from evaldsl.diagnostics import render
 from evaldsl.errors import SpecError
 from evaldsl.i18n import _, ngettext

@@ -13,13 +13,10 @@ any way and started again with the same `--state` (docs/watch.md).
 from __future__ import annotations
 
 import argparse
-import asyncio
-import signal
 import sys
 from pathlib import Path
 from typing import Any
 
-from evaldsl.errors import ConfigError
 from evaldsl.i18n import _
 
 
@@ -60,24 +57,24 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from evaldsl.api import load
-    from evaldsl.watch.monitor import Monitor
+    from evaldsl.watch.serving import Watch
 
-    if not args.follow and args.port is None:
-        raise ConfigError(_("nothing to watch: give --follow FILE_OR_DIR or --port N"))
-    sinks = _sinks(args)
+    watch = Watch(args.state, tuple(args.follow), args.host, args.port, args.alerts,
+                  tuple(args.webhook), args.quiet, args.session_idle, args.poll,
+                  args.judge_sample, args.judge_budget)
+    watch.check()
     spec = load(args.spec)
     review = _review(args.review, spec)
-    from evaldsl.watch.sampling import JudgePolicy
-
-    monitor = Monitor(spec, args.state, sinks, review,
-                      JudgePolicy(args.judge_sample, args.judge_budget))
     try:
-        asyncio.run(_serve(monitor, args))
+        watch.serve(spec, review, _announce)
     finally:
-        monitor.close()
         if review is not None:
             review.close()
     return 0
+
+
+def _announce(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 def _idle(text: str) -> float:
@@ -120,87 +117,3 @@ def _review(path: Path | None, spec: Any) -> Any:
     from evaldsl.review.store import open_store
 
     return StoreFeed(open_store(path), spec)
-
-
-def _sinks(args: argparse.Namespace) -> list[Any]:
-    from evaldsl.watch.sinks import JsonlSink, StdoutSink, WebhookSink
-
-    sinks: list[Any] = [] if args.quiet else [StdoutSink()]
-    if args.alerts is not None:
-        sinks.append(JsonlSink(args.alerts))
-    sinks.extend(WebhookSink(_webhook_url(url)) for url in args.webhook)
-    return sinks
-
-
-def _webhook_url(url: str) -> str:
-    """The URL when it can be posted to; a malformed one stops the start (exit 2) rather than
-    fail at the first alert."""
-    from urllib.parse import urlsplit
-
-    from evaldsl.cli.exits import UsageError
-
-    try:
-        parts = urlsplit(url)
-        port_ok = parts.port is None or parts.port > 0
-    except ValueError:
-        parts, port_ok = None, False
-    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname \
-            or not port_ok:
-        raise UsageError(_("--webhook `{url}` is not an http:// or https:// URL with a host")
-                         .format(url=url), _("for example --webhook http://127.0.0.1:9000/hook"))
-    return url
-
-
-async def _serve(monitor: Any, args: argparse.Namespace) -> None:
-    """Follow and serve until SIGTERM or SIGINT; the journal is on disk line by line, so
-    stopping loses nothing."""
-    from evaldsl.watch.follow import Follower, follow
-
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
-    tasks = [asyncio.create_task(follow(monitor, Follower(path), args.poll, stop))
-             for path in args.follow]
-    groups = _span_groups(monitor, args) if args.port is not None else None
-    if groups is not None:
-        from evaldsl.watch.spans import close_idle
-
-        tasks.append(asyncio.create_task(close_idle(monitor, groups, stop)))
-    runner = await _listen(monitor, args, groups) if args.port is not None else None
-    try:
-        await stop.wait()
-        await asyncio.gather(*tasks)
-    finally:
-        if runner is not None:
-            await runner.cleanup()
-        if groups is not None:
-            groups.close()
-
-
-def _span_groups(monitor: Any, args: argparse.Namespace) -> Any:
-    """The conversations of `POST /v1/traces`, their spool read again (docs/watch.md)."""
-    from evaldsl.watch.spans import SpanGroups
-
-    groups = SpanGroups(args.state / "spans.jsonl", args.session_idle)
-    groups.load(set(monitor.processed))
-    return groups
-
-
-async def _listen(monitor: Any, args: argparse.Namespace, groups: Any = None) -> Any:
-    from aiohttp import web
-
-    from evaldsl.watch.intake import http_app
-
-    app = http_app(monitor)
-    if groups is not None:
-        from evaldsl.watch.spans import add_route
-
-        add_route(app, monitor, groups)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    await web.TCPSite(runner, args.host, args.port).start()
-    port = runner.addresses[0][1]  # the port bound, which `--port 0` leaves to the system
-    print(_("watching: http://{host}:{port}/report").format(host=args.host, port=port),
-          file=sys.stderr, flush=True)
-    return runner

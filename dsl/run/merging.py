@@ -27,6 +27,7 @@ from evaldsl.model.requests import ModelStats
 from evaldsl.report.journal import cost_notes, recover
 from evaldsl.report.journal_read import check_version, read_entries
 from evaldsl.report.layout import SpecLayout
+from evaldsl.report.outputs import ReportFiles, tool_version
 from evaldsl.results import CaseResult
 from evaldsl.run.shards import ShardState
 
@@ -37,6 +38,56 @@ class OtherSpecError(EvaldslError):
 
 class Sink(Protocol):
     def add(self, record: dict[str, Any]) -> None: ...
+
+
+def merge_runs(spec: Spec, journals: Sequence[Path], outputs: ReportFiles | None = None,
+               cases: Sequence[Path] = (), generated_by: str | None = None) -> dict[str, Any]:
+    """`evaldsl merge`: the report of every journal's cases (report.json's dict), the report
+    files of `outputs` written; the HTML page's dialogs are read from `cases` only."""
+    outputs = outputs if outputs is not None else ReportFiles()
+    outputs.check()
+    layout = spec.layout
+    junit = outputs.junit_sink(layout)
+    explorer = outputs.explorer_sink(layout, _inputs(journals, cases))
+    try:
+        state = merge_journals(spec, layout, journals,
+                               [sink for sink in (junit, explorer) if sink is not None])
+    except BaseException:
+        if junit is not None:
+            junit.discard()
+        raise
+    if junit is not None:
+        junit.finish()
+    report = state.report_dict({"merged_journals": [str(p) for p in journals]},
+                               generated_by=generated_by or tool_version())
+    outputs.write(report, explorer)
+    return report
+
+
+def _inputs(journals: Sequence[Path], given: Sequence[Path]) -> tuple[str, ...]:
+    """The case files the HTML report reads the dialogs back from: only those given, never
+    a file a journal's header names (a journal may come from anywhere). A given file is
+    read under the name a header gives the same file, so the journal's rows
+    (`cases.jsonl:12`) find it however the command line spells it."""
+    if not given:
+        return ()
+    wanted = {_same_file(path): str(path) for path in given}
+    for journal in journals:
+        header = recover(journal).header if journal.is_file() else None
+        for name in header.inputs if header else ():
+            key = _same_file(Path(name))
+            if key in wanted and wanted[key] != name and Path(wanted[key]).exists():
+                wanted[key] = name
+    return tuple(dict.fromkeys(wanted.values()))
+
+
+def _same_file(path: Path) -> Path | tuple[int, int]:
+    """What tells one file from another: its device and inode, else its absolute path."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return path.absolute()
+    return stat.st_dev, stat.st_ino
 
 
 def merge_journals(spec: Spec, layout: SpecLayout, paths: Sequence[Path],

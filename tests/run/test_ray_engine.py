@@ -157,6 +157,32 @@ def test_a_journal_of_another_run_is_refused(kit: Any, tmp_path: Path, spec_file
 
 
 class TestJudged:
+    def test_the_model_cost_is_reported_journaled_and_printed(self, kit: Any, tmp_path: Path,
+                                                               judge_server: Any,
+                                                               cluster: str) -> None:
+        """The run's cost (model calls, tokens, cache hits) in report.json, as the journal's
+        last line and on the summary's cost line, as a local run has it."""
+        spec = tmp_path / "judged.eval"
+        spec.write_text(kit.MODEL_SPEC, encoding="utf-8")
+        cases = tmp_path / "cases.jsonl"
+        kit.write_cases(cases, 40)
+        flags = ("--judge", judge_server.base_url, "--no-cache")
+        env = {**JUDGE_ENV, "EVALDSL_LANG": "en"}
+        out = tmp_path / "ray"
+        out.mkdir()
+        spread = kit.evaldsl("run", spec, cases, "-o", out / "report.json", "--results",
+                             out / "results.jsonl", *flags, *on_ray(cluster), env=env)
+        assert spread.returncode == 0, spread.stderr
+        local = kit.evaldsl("run", spec, cases, "-o", tmp_path / "local.json", *flags, env=env)
+        assert local.returncode == 0, local.stderr
+        cost = report_of(out)["cost"]
+        assert cost == json.loads((tmp_path / "local.json").read_text("utf-8"))["cost"]
+        assert cost["model_calls"] > 0 and cost["prompt_tokens"] > 0
+        last = json.loads((out / "results.jsonl").read_text("utf-8").splitlines()[-1])
+        assert last["cost"] == cost
+        line = f"cost: {cost['model_calls']} model calls"
+        assert line in spread.stdout and line in local.stdout
+
     def test_one_limit_holds_across_the_actors(self, kit: Any, tmp_path: Path,
                                                judge_server: Any, cluster: str) -> None:
         """Two actors, each with up to 16 cases in flight, a judge concurrency of 2: the
