@@ -17,11 +17,13 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evaldsl.errors import OptionsError
 from evaldsl.i18n import _
-from evaldsl.report.layout import SpecLayout
+
+if TYPE_CHECKING:
+    from evaldsl.report.layout import SpecLayout
 
 STDOUT = Path("-")
 """`-o -`: the report on stdout (a file named `-` is `./-`)."""

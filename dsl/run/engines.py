@@ -22,15 +22,17 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from evaldsl.api import Spec
 from evaldsl.cases.remote import RemoteFile
 from evaldsl.errors import OptionsError
 from evaldsl.i18n import _
 from evaldsl.report.outputs import ReportFiles, tool_version
 from evaldsl.run.driving import Drive, Driving, check_drive
-from evaldsl.run.runner import RunOptions, RunResult
+
+if TYPE_CHECKING:
+    from evaldsl.api import Spec
+    from evaldsl.run.runner import RunOptions, RunResult
 
 Engine = Literal["local", "ray"]
 CASES_PER_REQUEST = 4
@@ -131,6 +133,8 @@ class Runner:
     def run(self, spec: Spec, inputs: Sequence[CaseInput]) -> RunResult:
         """Judge the case files (`Path`s; with Ray also URIs) into a report: the journal, the
         report files and the result; see the module docstring."""
+        from evaldsl.api import Spec
+
         self.check(inputs)
         if self.field_map is not None and (self.engine == "ray" or self.workers > 1):
             raise OptionsError(_("--map reads rows in this process only: leave out --workers "
@@ -157,6 +161,8 @@ class Runner:
 
     def _judged(self, spec: Spec, inputs: Sequence[CaseInput], selection: Any, runtime: Any,
                 driving: Driving | None) -> RunResult:
+        from evaldsl.run.runner import RunOptions
+
         names = tuple(map(str, inputs))
         options = RunOptions(results=self.results, inputs=names,
                              concurrency=self._cases_in_flight(driving), limit=self.limit,
