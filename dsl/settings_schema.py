@@ -22,11 +22,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from evaldsl.agents.config import _BY_KIND, _COMMON, KINDS, TargetConfig
+from evaldsl.model.providers import provider_names
 from evaldsl.model.settings import ENDPOINT_FIELDS, Endpoint
 from evaldsl.primitives.fielddocs import class_docstrings
 
 SCHEMA_URI = "https://json-schema.org/draft/2020-12/schema"
-PROVIDERS = ("openai", "local")
 _FORBID = ConfigDict(extra="forbid")
 _OWN_DOCS = {
     "api_key_env": "The environment variable holding the key (its name ends in `_API_KEY` "
@@ -45,7 +45,8 @@ def settings_schema() -> dict[str, Any]:
     targets = [_target_table(kind) for kind in KINDS]
     target: Any = typing.Annotated[typing.Union[tuple(targets)],  # noqa: UP007
                                    Field(discriminator="kind")]
-    chosen: Any = (Literal[PROVIDERS] | endpoint, None)
+    providers: Any = Literal[provider_names()]
+    chosen: Any = (providers | endpoint, None)
     file = create_model(
         "evaldsl.toml", __config__=_FORBID, judge=chosen, embedder=chosen,
         cache=(cache, None), targets=(dict[str, target], None))
@@ -64,7 +65,8 @@ def _endpoint_table() -> type[BaseModel]:
     for item in fields(Endpoint):
         if item.name not in ENDPOINT_FIELDS or item.name == "api_key":
             continue
-        kind = Literal[PROVIDERS] if item.name == "provider" else _present(hints[item.name])
+        kind = (Literal[provider_names()] if item.name == "provider"
+                else _present(hints[item.name]))
         default = None if item.default is MISSING else item.default
         spec[item.name] = (kind, Field(default, description=_docs(docs, item.name)))
     spec["api_key_env"] = (str, Field(None, description=_OWN_DOCS["api_key_env"]))

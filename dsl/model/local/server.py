@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from evaldsl.atomic import replace_file
-from evaldsl.model.settings import LOCAL_CONTEXT
+from evaldsl.model.endpoint import LOCAL_CONTEXT
 
 MODEL_ALIAS = "judge"
 DEFAULT_MAX_TOKENS = 512

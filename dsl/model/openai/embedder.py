@@ -20,10 +20,10 @@ import openai
 
 from evaldsl.errors import ConfigError
 from evaldsl.i18n import N_, _
+from evaldsl.model.endpoint import Endpoint, endpoint_identity
 from evaldsl.model.errors import MalformedAnswer
 from evaldsl.model.loops import PerLoop
 from evaldsl.model.openai.judge import async_http_client, encode, translate
-from evaldsl.model.settings import Endpoint, endpoint_identity
 
 
 class OpenAIEmbedder:

@@ -36,6 +36,7 @@ from evaldsl.model.context import (
     from_server,
     is_context_refusal,
 )
+from evaldsl.model.endpoint import Endpoint, endpoint_identity
 from evaldsl.model.errors import (
     MalformedAnswer,
     Misconfigured,
@@ -48,7 +49,6 @@ from evaldsl.model.errors import (
 from evaldsl.model.loops import PerLoop
 from evaldsl.model.protocols import JudgeAnswer, JudgeRequest
 from evaldsl.model.redact import Redactor
-from evaldsl.model.settings import Endpoint, endpoint_identity
 from evaldsl.model.structured import Unparsed, parse_object
 
 FORMATS = ("json_schema", "json_object_schema", "json_object", "none")
