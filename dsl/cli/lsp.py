@@ -3,7 +3,7 @@
 An editor starts it and speaks the Language Server Protocol on its stdin and stdout
 (docs/editors.md). It needs the `lsp` extra (`pip install "evaldsl[lsp]"`, which brings
 pygls); without it the verb says so and exits 2. The answers come from
-`evaldsl.service`; `evaldsl.cli.lsp_server` only carries them over the protocol.
+`evaldsl.service`; `evaldsl.lsp.handlers` only carries them over the protocol.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        from evaldsl.cli.lsp_server import serve
+        from evaldsl.lsp.handlers import serve
     except ModuleNotFoundError as exc:
         if exc.name is None or not exc.name.startswith(("pygls", "lsprotocol")):
             raise

@@ -12,7 +12,7 @@ from lsprotocol import types as t
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
-from evaldsl.cli.lsp_framing import Framing, FramingError
+from evaldsl.lsp.framing import Framing, FramingError
 from evaldsl.service import LanguageService, Position, Range
 from evaldsl.service.items import Completion, InlayHint, Kind, Problem, TextEdit
 from evaldsl.service.navigation import RenameError
