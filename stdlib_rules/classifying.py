@@ -19,7 +19,6 @@ from evaldsl.diagnostics import did_you_mean
 from evaldsl.i18n import _
 from evaldsl.model.checks import (
     VOTE_FIELDS,
-    AnswerError,
     ChatCheck,
     ChatTask,
     EmbedCheck,
@@ -28,6 +27,7 @@ from evaldsl.model.checks import (
     VotedParams,
     overlay,
 )
+from evaldsl.model.errors import AnswerError
 from evaldsl.primitives.registry import Cost, primitive
 from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.stdlib.judging import REASON

@@ -21,7 +21,6 @@ from evaldsl.i18n import _
 from evaldsl.model.checks import (
     QUOTE_CHARS,
     VOTE_FIELDS,
-    AnswerError,
     ChatCheck,
     ChatTask,
     Plan,
@@ -30,6 +29,7 @@ from evaldsl.model.checks import (
     flags,
     overlay,
 )
+from evaldsl.model.errors import AnswerError
 from evaldsl.primitives.registry import Cost, from_case, primitive
 from evaldsl.primitives.timed_match import timed_search, timeout_reason
 from evaldsl.primitives.valuetypes import ValueType

@@ -19,7 +19,6 @@ from evaldsl.i18n import _
 from evaldsl.model.checks import (
     REASON_CHARS,
     VOTE_FIELDS,
-    AnswerError,
     ChatCheck,
     ChatTask,
     ModelParams,
@@ -29,6 +28,7 @@ from evaldsl.model.checks import (
     overlay,
     points,
 )
+from evaldsl.model.errors import AnswerError
 from evaldsl.primitives.registry import Cost, primitive
 from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.values import CheckResult

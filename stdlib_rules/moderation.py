@@ -14,7 +14,8 @@ from pydantic import Field
 
 from evaldsl.cases.scopes import ALL_SCOPES, Unit
 from evaldsl.i18n import _
-from evaldsl.model.checks import AnswerError, ChatCheck, ChatTask, ModelParams, Plan, overlay
+from evaldsl.model.checks import ChatCheck, ChatTask, ModelParams, Plan, overlay
+from evaldsl.model.errors import AnswerError
 from evaldsl.primitives.registry import Cost, primitive
 from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.values import CheckResult

@@ -25,11 +25,11 @@ from evaldsl.agents.base import Conversation, Message, Target
 from evaldsl.agents.canned import CannedResults
 from evaldsl.agents.config import TargetConfig
 from evaldsl.agents.secrets import masked, secret_values
-from evaldsl.agents.simulator import Simulator, SimulatorFailed
+from evaldsl.agents.simulator import Simulator
 from evaldsl.agents.transcripts import ROW, Transcripts
 from evaldsl.agents.user_brief import USER, UserBrief, end_problem, turn_problem
 from evaldsl.cases.case import Case
-from evaldsl.errors import ConfigError
+from evaldsl.errors import ConfigError, SimulatorFailed
 from evaldsl.i18n import N_, _
 from evaldsl.model.breaker import Gate
 from evaldsl.model.errors import ModelError

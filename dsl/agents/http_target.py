@@ -30,7 +30,8 @@ import aiohttp
 
 from evaldsl.agents.base import Conversation, Message
 from evaldsl.agents.config import TargetConfig
-from evaldsl.agents.paths import PathMissing, at_path
+from evaldsl.agents.paths import at_path
+from evaldsl.errors import PathMissing
 from evaldsl.i18n import _
 from evaldsl.model.errors import Misconfigured, ModelError, PermanentError, TransientError
 from evaldsl.model.keys import host_of

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from evaldsl.errors import PathMissing
 from evaldsl.i18n import _
-
-
-class PathMissing(ValueError):
-    """The answer has nothing at the path: a malformed answer, naming where."""
 
 
 def at_path(data: Any, path: str) -> Any:

@@ -19,13 +19,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from evaldsl.agents.user_brief import Failure, UserBrief
-from evaldsl.errors import ConfigError
+from evaldsl.errors import ConfigError, SimulatorFailed
 from evaldsl.model.cache import AnswerCache, cache_key
-from evaldsl.model.errors import ModelError
+from evaldsl.model.errors import ModelError, Unparsed
 from evaldsl.model.limits import Limiter, RetryPolicy, with_retries
 from evaldsl.model.protocols import Judge, JudgeRequest
 from evaldsl.model.redact import Redactor
-from evaldsl.model.structured import Unparsed, read_answer
+from evaldsl.model.structured import read_answer
 from evaldsl.report.simulator_failures import FORMAT, UNAVAILABLE
 
 SCHEMA: dict[str, Any] = {
@@ -47,14 +47,6 @@ DEFAULT_TEMPERATURE = 0.7
 class UserTurn(NamedTuple):
     message: str
     done: bool
-
-
-class SimulatorFailed(Exception):
-    """The simulator, not the agent, ended the conversation badly: a `Failure` to count."""
-
-    def __init__(self, failure: Failure) -> None:
-        super().__init__(failure.reason)
-        self.failure = failure
 
 
 class Simulator:

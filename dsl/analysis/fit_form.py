@@ -16,13 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from evaldsl.analysis.fit import POINTS, Scoring
+from evaldsl.errors import FormError as FormError  # `cli/calibrate_fit.py` imports it here
 from evaldsl.i18n import _
 from evaldsl.syntax import nodes as n
 from evaldsl.syntax.source import Source, Span
-
-
-class FormError(ValueError):
-    """The spec has no score of the fittable form; the message names where and why."""
 
 
 @dataclass(frozen=True)

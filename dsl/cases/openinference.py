@@ -22,7 +22,6 @@ from evaldsl.cases.spanview import (
     OTHER,
     TOOL,
     Message,
-    SpanError,
     SpanView,
     ToolRun,
     arguments_text,
@@ -32,6 +31,7 @@ from evaldsl.cases.spanview import (
     text_or_none,
     tool_call,
 )
+from evaldsl.errors import SpanError
 from evaldsl.i18n import _
 
 KIND = "openinference.span.kind"

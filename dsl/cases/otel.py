@@ -25,7 +25,6 @@ from evaldsl.cases.spanview import (
     OTHER,
     TOOL,
     Message,
-    SpanError,
     SpanView,
     ToolRun,
     arguments_text,
@@ -35,6 +34,7 @@ from evaldsl.cases.spanview import (
     text_or_none,
     tool_call,
 )
+from evaldsl.errors import SpanError
 from evaldsl.i18n import _
 
 MODEL_OPERATIONS = frozenset({"chat", "generate_content", "text_completion"})

@@ -14,15 +14,12 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from evaldsl.errors import SpanError
 from evaldsl.i18n import _
 
 MODEL, TOOL, AGENT, OTHER = "model", "tool", "agent", "other"
 
 Message = dict[str, Any]
-
-
-class SpanError(ValueError):
-    """Raised by a convention's reader with the reason a span's attributes are malformed."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,11 +48,11 @@ from evaldsl.cases.spanview import (
     MODEL,
     TOOL,
     Message,
-    SpanError,
     SpanView,
     text_or_none,
     tool_call,
 )
+from evaldsl.errors import SpanError
 from evaldsl.i18n import _
 
 Row = tuple[int, Any]

@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from evaldsl.checker import check_source
-from evaldsl.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
+from evaldsl.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from evaldsl.cli.flags import spec_files
 from evaldsl.diagnostics import Diagnostic, Severity, render, to_json
+from evaldsl.errors import UsageError
 from evaldsl.i18n import _, ngettext
 from evaldsl.syntax.source import Source
 

@@ -34,7 +34,9 @@ import traceback
 from collections.abc import Callable
 from typing import NamedTuple
 
-from evaldsl.errors import CaseDataError, ConfigError, EvaldslError, OptionsError, SpecError
+from evaldsl.errors import CaseDataError, ConfigError, EvaldslError, SpecError
+from evaldsl.errors import Interrupted as Interrupted  # the verbs import them from here
+from evaldsl.errors import UsageError as UsageError
 from evaldsl.i18n import _
 
 EXIT_OK = 0
@@ -50,18 +52,6 @@ EXIT_INTERNAL = 70
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 """128 + SIGPIPE: what `cmd | head` leaves in `$PIPESTATUS` for a C tool."""
-
-
-class UsageError(OptionsError):
-    """The command line asks for something impossible; the message says what."""
-
-
-class Interrupted(KeyboardInterrupt):
-    """Ctrl-C, with advice on how to go on (a run with a journal can be resumed)."""
-
-    def __init__(self, hint: str = "") -> None:
-        super().__init__()
-        self.hint = hint
 
 
 class Exit(NamedTuple):

@@ -18,14 +18,10 @@ from evaldsl.atomic import replace_file
 from evaldsl.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from evaldsl.cli.flags import spec_files
 from evaldsl.diagnostics import render
-from evaldsl.errors import SpecError
+from evaldsl.errors import FormatterBug, SpecError
 from evaldsl.i18n import _, ngettext
 from evaldsl.syntax.formatter import format_module
 from evaldsl.syntax.parser import parse
-
-
-class FormatterBug(AssertionError):
-    """The canonical text would parse to another syntax tree: a bug, never the spec's fault."""
 
 
 def add_parser(subparsers: Any) -> None:

@@ -12,7 +12,8 @@ import argparse
 import sys
 from typing import Any
 
-from evaldsl.cli.exits import EXIT_DATA, EXIT_OK, UsageError
+from evaldsl.cli.exits import EXIT_DATA, EXIT_OK
+from evaldsl.errors import UsageError
 from evaldsl.i18n import _
 
 

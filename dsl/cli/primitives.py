@@ -13,7 +13,8 @@ from typing import Any
 from pydantic.fields import FieldInfo
 
 from evaldsl.cases.scopes import SCOPE_WORDS
-from evaldsl.cli.exits import EXIT_OK, UsageError
+from evaldsl.cli.exits import EXIT_OK
+from evaldsl.errors import UsageError
 from evaldsl.i18n import N_, _
 from evaldsl.primitives.doctexts import parameter_doc, primitive_doc
 from evaldsl.primitives.registry import Cost, Primitive, default_registry

@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evaldsl.cli.exits import EXIT_OK, UsageError
+from evaldsl.cli.exits import EXIT_OK
+from evaldsl.errors import UsageError
 from evaldsl.i18n import _
 
 DEFAULT_PORT = 8765

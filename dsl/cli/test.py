@@ -15,8 +15,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from evaldsl.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError
-from evaldsl.errors import SpecError
+from evaldsl.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from evaldsl.errors import SpecError, UsageError
 from evaldsl.i18n import _, ngettext
 
 

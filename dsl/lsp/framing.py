@@ -18,6 +18,7 @@ import json
 import os
 import select
 
+from evaldsl.errors import FramingError
 from evaldsl.i18n import _
 
 STALL_S = 0.5
@@ -28,10 +29,6 @@ MAX_BODY = 1 << 30
 """The longest body taken (1 GiB): a longer declared length is a broken header."""
 CHUNK = 1 << 20
 NEXT_HEADER = b"Content-Length:"
-
-
-class FramingError(Exception):
-    """The editor's bytes no longer say where messages begin and end."""
 
 
 class Framing:

@@ -12,10 +12,10 @@ from lsprotocol import types as t
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
-from evaldsl.lsp.framing import Framing, FramingError
+from evaldsl.errors import FramingError, RenameError
+from evaldsl.lsp.framing import Framing
 from evaldsl.service import LanguageService, Position, Range
 from evaldsl.service.items import Completion, InlayHint, Kind, Problem, TextEdit
-from evaldsl.service.navigation import RenameError
 
 SOURCE = "evaldsl"
 

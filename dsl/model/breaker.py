@@ -21,17 +21,13 @@ from collections.abc import Awaitable
 from typing import TypeVar
 
 from evaldsl.i18n import N_, _
-from evaldsl.model.errors import ModelError, RateLimited, TransientError
+from evaldsl.model.errors import ModelError, NotAsked, RateLimited, TransientError
 
 T = TypeVar("T")
 DEFAULT_THRESHOLD = 5
 """Identical transport failures in a row that open the breaker (0 never opens it)."""
 EMBEDDER = N_("embedding model")
 """The embedder's `Gate.what`: its breaker's message names the embedding model, not the judge."""
-
-
-class NotAsked(ModelError):
-    """A request that was not sent: the breaker is open or the deadline passed."""
 
 
 class Gate:

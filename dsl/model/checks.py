@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from evaldsl.cases.scopes import Unit
 from evaldsl.cases.windows import Window
 from evaldsl.i18n import _
+from evaldsl.model.errors import AnswerError
 from evaldsl.model.votes import Rule
 from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.values import CheckResult
@@ -186,10 +187,6 @@ def bounded_text(description: str, max_chars: int) -> dict[str, Any]:
     decisive fields out of the answer.
     """
     return {"type": "string", "maxLength": max_chars, "description": description}
-
-
-class AnswerError(ValueError):
-    """A model's answer does not fit the check's schema; the message says why."""
 
 
 def points(answer: Any, key: str = "score") -> float:

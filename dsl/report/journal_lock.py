@@ -22,18 +22,10 @@ from pathlib import Path
 from typing import IO
 
 from evaldsl.atomic import named
-from evaldsl.errors import EvaldslError
+from evaldsl.errors import JournalBusyError
 from evaldsl.i18n import _
 
 LOCKS = Path("/proc/locks")
-
-
-class JournalBusyError(EvaldslError):
-    """Another process holds the journal's lock: it is writing its results there."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.hint = _("wait for that run to end, or give this one another --results")
 
 
 def lock(path: Path) -> IO[bytes]:

@@ -20,23 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evaldsl.errors import CaseDataError, EvaldslError
+from evaldsl.errors import CaseDataError, JournalVersionError
 from evaldsl.i18n import _
 from evaldsl.report.journal import VERSION, Header, read_lines
 from evaldsl.report.record_shape import problem
 
 if TYPE_CHECKING:
     from evaldsl.runtime.aggregation import ReportPlan
-
-
-class JournalVersionError(EvaldslError):
-    """The journal was written by another version of evaldsl, in a form this one does not read."""
-
-    def __init__(self, path: Path, version: int) -> None:
-        super().__init__(_("`{path}` is a version {found} journal; this evaldsl reads version "
-                           "{version}").format(path=path, found=version, version=VERSION))
-        self.hint = _("run the cases again with --overwrite (or without --results) to make a "
-                      "new journal")
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +44,7 @@ def check_version(path: Path, header: Header | None) -> None:
     """Refuse a journal whose header says another version; one without a header is another
     matter (the caller's: it cannot say which spec wrote it)."""
     if header is not None and header.version != VERSION:
-        raise JournalVersionError(path, header.version)
+        raise JournalVersionError(path, header.version, VERSION)
 
 
 def read_entries(path: Path, plan: ReportPlan | None = None) -> Iterator[Entry]:

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from evaldsl.api import Spec
-from evaldsl.errors import CaseDataError, EvaldslError
+from evaldsl.errors import CaseDataError, OtherSpecError
 from evaldsl.i18n import _
 from evaldsl.model.requests import ModelStats
 from evaldsl.report.journal import cost_notes, recover
@@ -30,10 +30,6 @@ from evaldsl.report.layout import SpecLayout
 from evaldsl.report.outputs import ReportFiles, tool_version
 from evaldsl.results import CaseResult
 from evaldsl.run.shards import ShardState
-
-
-class OtherSpecError(EvaldslError):
-    """A journal to merge was written by another spec than the one given."""
 
 
 class Sink(Protocol):

@@ -33,7 +33,7 @@ from evaldsl.cases.bad_rows import BadRow
 from evaldsl.cases.case import Case
 from evaldsl.cases.loading import RawRow
 from evaldsl.cases.rows import CaseSchema
-from evaldsl.errors import EvaldslError
+from evaldsl.errors import WorkerError
 from evaldsl.model.keys import keys_withheld
 from evaldsl.report.layout import SpecLayout
 from evaldsl.run.shards import Shard
@@ -42,10 +42,6 @@ DEPTH = 2
 """Batches out per worker: one it evaluates and one waiting, so it never waits for the parent."""
 GRACE = 5.0
 """Seconds a worker gets to exit after being told to, before it is killed."""
-
-
-class WorkerError(EvaldslError):
-    """A worker process died, or raised an exception that could not be sent back as it was."""
 
 
 class Renderer(Protocol):

@@ -29,6 +29,8 @@ from typing import Any
 
 import pytest
 
+from evaldsl.errors import ExampleFailed
+
 INI_OPTION = "evaldsl_specs"
 
 
@@ -77,10 +79,6 @@ class SpecFile(pytest.File):
             return
         for example in examples_of(spec):
             yield ExampleItem.from_parent(self, name=example.name, spec=spec, example=example)
-
-
-class ExampleFailed(Exception):
-    """An example whose `expect` lines did not all hold."""
 
 
 class _SpecItem(pytest.Item):

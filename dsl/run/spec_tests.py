@@ -33,7 +33,7 @@ from pydantic import ValidationError
 
 from evaldsl.api import Spec, as_case, load
 from evaldsl.cases.case import Case
-from evaldsl.errors import EvaldslError, SpecError
+from evaldsl.errors import EvaldslError, ExampleProblem, SpecError
 from evaldsl.i18n import _
 from evaldsl.model.requests import ModelRequest
 from evaldsl.results import CaseResult
@@ -75,10 +75,6 @@ class ExampleRun:
     @property
     def failures(self) -> list[Expectation]:
         return [e for e in self.expectations if not e.held]
-
-
-class ExampleProblem(ValueError):
-    """An example that cannot run as written (reported as a failed example, not a crash)."""
 
 
 def examples_of(spec: Spec) -> list[n.Example]:

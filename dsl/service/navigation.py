@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from evaldsl import grammar
 from evaldsl.checker.facts.symbols import CASE, SymbolTable
-from evaldsl.errors import EvaldslError
+from evaldsl.errors import RenameError
 from evaldsl.i18n import _
 from evaldsl.service.documents import Snapshot
 from evaldsl.service.items import TextEdit
@@ -27,10 +27,6 @@ def keywords() -> frozenset[str]:
     """The words the grammar spells out (`check`, `and`, `otherwise`, ...). The lexer is
     contextual, so some would parse as names, but a check named `and` reads as nonsense."""
     return frozenset(re.findall(r'"(\w+)"', grammar.text()))
-
-
-class RenameError(EvaldslError, ValueError):
-    """A rename the service refuses; the message says why, for the editor to show."""
 
 
 def definitions(found: list[Occurrence], target: Occurrence) -> list[Occurrence]:

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from evaldsl.checker.facts.symbols import SymbolTable
+from evaldsl.errors import RenameError
 from evaldsl.primitives.registry import Registry, default_registry
 from evaldsl.service import edits, hover, navigation
 from evaldsl.service.completion import complete
 from evaldsl.service.documents import Documents, Snapshot
 from evaldsl.service.inlays import inlay_hints
 from evaldsl.service.items import Completion, Hover, InlayHint, Problem, QuickFix, TextEdit
-from evaldsl.service.navigation import RenameError
 from evaldsl.service.occurrences import DEFINED_KINDS, Occurrence, at
 from evaldsl.service.positions import ENCODINGS, Position, Range
 

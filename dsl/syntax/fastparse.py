@@ -25,22 +25,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from evaldsl.errors import Fallback
+
 MAX_DEPTH = 150
 """Deeper values go through lark, which decides between a result and E003."""
 
 SPLICE, CALL = 0, 1
-
-
-class Fallback(Exception):
-    """The fast path cannot decide this input; use lark.
-
-    `statement_start` is the offset where the statement it stopped in begins: every
-    statement before it parsed, so lark can word a syntax error by reading from there.
-    """
-
-    def __init__(self, statement_start: int = 0) -> None:
-        super().__init__(statement_start)
-        self.statement_start = statement_start
 
 
 @dataclass(frozen=True, slots=True)

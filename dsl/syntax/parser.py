@@ -20,10 +20,11 @@ from typing import NamedTuple
 
 from evaldsl import grammar
 from evaldsl.diagnostics import Diagnostic, error
+from evaldsl.errors import Fallback
 from evaldsl.i18n import _
 from evaldsl.syntax import nodes as n
 from evaldsl.syntax.builder import Builder, comment
-from evaldsl.syntax.fastparse import Fallback, Tables, load_tables, parse_fast
+from evaldsl.syntax.fastparse import Tables, load_tables, parse_fast
 from evaldsl.syntax.lookalikes import lookalikes
 from evaldsl.syntax.source import Source, Span
 from evaldsl.syntax.surrogates import escaped_surrogates, raw_surrogate

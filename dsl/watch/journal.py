@@ -26,21 +26,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from evaldsl.errors import CaseDataError, ConfigError
+from evaldsl.errors import CaseDataError
 from evaldsl.i18n import _
 from evaldsl.report.finite import nulled
 from evaldsl.report.journal_lock import lock
 
 VERSION = 1
-
-
-class ForeignJournalError(ConfigError):
-    """The state folder's journal was written by a watch of another spec (or none)."""
-
-    def __init__(self, path: Path) -> None:
-        super().__init__(_("`{path}` is not the journal of this spec: sessions judged by one "
-                           "spec cannot be counted under another").format(path=path))
-        self.hint = _("give this spec its own --state folder")
 
 
 class WatchJournal:

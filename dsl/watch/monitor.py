@@ -33,11 +33,12 @@ from evaldsl.cases.bad_rows import BadRow
 from evaldsl.cases.case import Case
 from evaldsl.cases.loading import RawRow
 from evaldsl.cases.rows import CaseSchema
+from evaldsl.errors import ForeignJournalError
 from evaldsl.i18n import _, ngettext
 from evaldsl.results import CaseResult
 from evaldsl.values import ErrorValue
 from evaldsl.watch.alerts import AlertPlans, WindowAlert, alert_plans
-from evaldsl.watch.journal import VERSION, ForeignJournalError, WatchJournal
+from evaldsl.watch.journal import VERSION, WatchJournal
 from evaldsl.watch.review import Flagged, NoReview, ReviewFeed
 from evaldsl.watch.sampling import JUDGED, NOT_SAMPLED, JudgeGate, JudgePolicy, ModelReach
 from evaldsl.watch.sinks import Dispatcher, Sink

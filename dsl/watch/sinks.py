@@ -24,12 +24,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any, Protocol
 
-from evaldsl.errors import ConfigError, EvaldslError
+from evaldsl.errors import ConfigError, SinkError
 from evaldsl.i18n import _
-
-
-class SinkError(EvaldslError):
-    """An alert could not be delivered to one sink."""
 
 
 class Sink(Protocol):

@@ -25,8 +25,9 @@ from typing import Any
 
 from evaldsl.cases.loading import RawRow
 from evaldsl.cases.otlp import Span, SpanProblem, read_export
-from evaldsl.cases.spanview import SpanError, SpanView
+from evaldsl.cases.spanview import SpanView
 from evaldsl.cases.traces import assemble, encoded, view_of
+from evaldsl.errors import SpanError
 from evaldsl.i18n import _
 
 END = "evaldsl.conversation.end"

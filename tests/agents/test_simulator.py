@@ -6,8 +6,9 @@ import asyncio
 
 import pytest
 
-from evaldsl.agents.simulator import Simulator, SimulatorFailed
+from evaldsl.agents.simulator import Simulator
 from evaldsl.agents.user_brief import UserBrief
+from evaldsl.errors import SimulatorFailed
 from evaldsl.model.errors import TransientError
 from evaldsl.model.limits import RetryPolicy
 from evaldsl.model.protocols import JudgeAnswer, JudgeRequest

@@ -11,9 +11,9 @@ import pytest
 
 from evaldsl.analysis.compare_columns import COUNTED, ERRORED, OUTSIDE, STATUSES, read_columns
 from evaldsl.api import loads
-from evaldsl.errors import CaseDataError
+from evaldsl.errors import CaseDataError, JournalVersionError
 from evaldsl.report.journal import Header
-from evaldsl.report.journal_read import JournalVersionError, read_entries
+from evaldsl.report.journal_read import read_entries
 from tests.report.test_record_shape import GOOD
 from tests.support import run_kit
 

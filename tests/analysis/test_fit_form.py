@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from evaldsl.analysis.fit import Scoring
-from evaldsl.analysis.fit_form import FormError, find_form, patch, weight_texts
+from evaldsl.analysis.fit_form import find_form, patch, weight_texts
+from evaldsl.errors import FormError
 from evaldsl.syntax.parser import parse
 
 SPEC = """\

@@ -18,11 +18,10 @@ from evaldsl.cli.exits import (
     EXIT_INTERRUPTED,
     EXIT_USAGE,
     EXITS,
-    UsageError,
     exit_for,
 )
 from evaldsl.cli.main import main
-from evaldsl.errors import CaseDataError, ConfigError, EvaldslError, SpecError
+from evaldsl.errors import CaseDataError, ConfigError, EvaldslError, SpecError, UsageError
 
 REPO = Path(__file__).resolve().parents[2]
 SPEC = 'check k = keyword(any: ["hi"])\n'

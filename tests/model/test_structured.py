@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evaldsl.model.structured import Unparsed, fits, parse_object, problem, read_answer
+from evaldsl.model.errors import Unparsed
+from evaldsl.model.structured import fits, parse_object, problem, read_answer
 
 SCHEMA = {"type": "object", "properties": {
     "polite": {"type": "object", "properties": {

@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from evaldsl.errors import JournalBusyError
 from evaldsl.report.journal import Header, ResultsWriter
-from evaldsl.report.journal_lock import JournalBusyError, lock
+from evaldsl.report.journal_lock import lock
 from evaldsl.report.journal_read import read_entries
 
 HEADER = Header("repair", "ab" * 32)

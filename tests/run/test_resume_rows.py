@@ -11,8 +11,7 @@ import pytest
 from evaldsl.api import load
 from evaldsl.cases.loading import read_cases, read_rows
 from evaldsl.cases.rows import CaseSchema
-from evaldsl.errors import CaseDataError
-from evaldsl.report.journal_read import JournalVersionError
+from evaldsl.errors import CaseDataError, JournalVersionError
 from evaldsl.report.layout import layout_of
 from evaldsl.run.runner import RunOptions, run
 from evaldsl.run.workers import run_workers

@@ -15,8 +15,8 @@ import pytest
 
 from evaldsl.api import load
 from evaldsl.cases.loading import read_rows
+from evaldsl.errors import WorkerError
 from evaldsl.report.layout import layout_of
-from evaldsl.run.pool import WorkerError
 from evaldsl.run.runner import RunOptions
 from evaldsl.run.workers import run_workers
 from tests.support.worker_faults import Fault, FaultySink

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from evaldsl.errors import RenameError
 from evaldsl.service import LanguageService
-from evaldsl.service.navigation import RenameError
 from evaldsl.service.positions import Range
 from tests.support.service_kit import URI, ZH_SPEC, at, opened
 

@@ -12,8 +12,8 @@ import pytest
 
 from evaldsl.api import loads
 from evaldsl.cases.loading import RawRow
+from evaldsl.errors import ForeignJournalError
 from evaldsl.model.protocols import JudgeAnswer, JudgeRequest
-from evaldsl.watch.journal import ForeignJournalError
 from evaldsl.watch.monitor import Monitor
 from evaldsl.watch.review import Flagged
 from evaldsl.watch.sinks import Dispatcher
@@ -192,7 +192,7 @@ class TestRestart:
         assert m.processed == {"s1", "s2"}
 
     def test_a_second_watch_on_one_state_is_refused(self, tmp_path: Path) -> None:
-        from evaldsl.report.journal_lock import JournalBusyError
+        from evaldsl.errors import JournalBusyError
 
         monitor(tmp_path, Collect())
         with pytest.raises(JournalBusyError):

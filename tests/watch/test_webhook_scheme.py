@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from evaldsl.watch.sinks import SinkError, WebhookSink
+from evaldsl.errors import SinkError
+from evaldsl.watch.sinks import WebhookSink
 from tests.support import webhook_receiver
 
 

