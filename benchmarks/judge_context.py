@@ -8,7 +8,7 @@ builds it, written through the local model's chat template and counted with its
 tokenizer (the GGUF's vocabulary only: no weights are loaded for this). Printed per
 corpus: the prompt's median, 90th and 99th percentile and longest length, the
 answer's budget, the share of dialogs whose prompt and answer fit a context of 2048,
-4096, 8192 and 16384 tokens, and how `evaldsl.model.context.estimate_tokens` (what
+4096, 8192 and 16384 tokens, and how `evaldsl.model.context_window.estimate_tokens` (what
 the runtime checks before sending) compares with the true count. Without the
 `local` extra the true counts are skipped and the estimate alone is printed.
 docs/local_models.md publishes the figures; `LOCAL_CONTEXT` is chosen from them.
@@ -26,7 +26,7 @@ from typing import Any
 
 from evaldsl.cases.case import Case
 from evaldsl.cases.scopes import Scope, select
-from evaldsl.model.context import estimate_tokens
+from evaldsl.model.context_window import estimate_tokens
 from evaldsl.model.prompts import build_request
 from evaldsl.stdlib.judging import JudgeCheck, JudgeParams
 

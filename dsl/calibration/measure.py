@@ -36,9 +36,9 @@ from evaldsl.diagnostics import did_you_mean
 from evaldsl.errors import RequestError
 from evaldsl.i18n import _
 from evaldsl.report.layout import VERDICT
-from evaldsl.review.agreement import render_agreement, reviewer_agreement
 from evaldsl.review.label_rows import opinions as label_opinions
 from evaldsl.review.label_rows import read_any_labels
+from evaldsl.review.reviewer_agreement import render_agreement, reviewer_agreement
 from evaldsl.review.training import render_training, training_set, write_training
 
 

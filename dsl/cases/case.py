@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from evaldsl.cases.limits import MAX_ARGUMENT_DEPTH, json_text_depth, value_depth
+from evaldsl.cases.load_limits import MAX_ARGUMENT_DEPTH, json_text_depth, value_depth
 from evaldsl.i18n import _
 from evaldsl.values import ErrorValue
 

@@ -31,9 +31,9 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from evaldsl.cases.bad_rows import BadRow
 from evaldsl.cases.case import Case
-from evaldsl.cases.limits import MAX_YAML_NODES, yaml_expanded_size
+from evaldsl.cases.load_limits import MAX_YAML_NODES, yaml_expanded_size
 from evaldsl.cases.rows import EMPTY_SCHEMA, CaseSchema, RowProblem, to_case
-from evaldsl.cases.values import screened_loads
+from evaldsl.cases.unwritable import screened_loads
 from evaldsl.i18n import N_, _
 
 if TYPE_CHECKING:

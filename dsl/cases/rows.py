@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 from evaldsl.cases.case import Case, Message
 from evaldsl.cases.fieldmap import FieldMap, Unmapped
-from evaldsl.cases.values import unwritable
+from evaldsl.cases.unwritable import unwritable
 from evaldsl.i18n import N_, _
 from evaldsl.syntax import nodes as n
 

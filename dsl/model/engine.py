@@ -35,7 +35,7 @@ from evaldsl.model.budget import larger_budget
 from evaldsl.model.cache import AnswerCache, cache_key
 from evaldsl.model.checks import ChatCheck, EmbedCheck, VotedParams
 from evaldsl.model.contact import Contact
-from evaldsl.model.context import check_fits
+from evaldsl.model.context_window import check_fits
 from evaldsl.model.errors import (
     AnswerError,
     CutOff,

@@ -1,7 +1,7 @@
 """Standard JSON only: a non-finite number (NaN, an infinity) is written as null.
 
 Python's `json` writes `NaN` and `Infinity` by default, which most JSON readers refuse.
-Rows holding them are rejected when read (`evaldsl.cases.values`), but a computation
+Rows holding them are rejected when read (`evaldsl.cases.unwritable`), but a computation
 (a mean of nothing, a ratio over zero) can still make one; a report or journal line
 then says null, "no number", instead of becoming unreadable.
 """

@@ -10,9 +10,9 @@ serve`) or `ReviewStore.save_label`; `ReviewStore.labels()` exports them and
 
 from __future__ import annotations
 
-from evaldsl.review.agreement import Opinion, ReviewerAgreement, reviewer_agreement
 from evaldsl.review.importing import import_results
 from evaldsl.review.label_rows import read_store_labels
+from evaldsl.review.reviewer_agreement import Opinion, ReviewerAgreement, reviewer_agreement
 from evaldsl.review.store import Label, QueuedCase, ReviewStore, is_store, open_store
 
 __all__ = [

@@ -14,7 +14,7 @@ from typing import Any
 
 from evaldsl.review.importing import machine_view, message_view, store_meta
 from evaldsl.review.store import QueuedCase, ReviewStore
-from evaldsl.watch.review import Flagged
+from evaldsl.watch.review_feed import Flagged
 
 
 class StoreFeed:

@@ -17,7 +17,7 @@ from evaldsl.analysis.calibrate import rescale
 from evaldsl.analysis.sample_file import LabelFile, LabelRow, read_labels
 from evaldsl.diagnostics import did_you_mean
 from evaldsl.errors import CaseDataError
-from evaldsl.review.agreement import Opinion
+from evaldsl.review.reviewer_agreement import Opinion
 from evaldsl.review.store import Label, is_store, open_store, unknown_block
 
 STORE_ENCODING = "SQLite"

@@ -40,7 +40,7 @@ from typing import Any
 from aiohttp import web
 
 from evaldsl.i18n import LANGUAGES, N_, _, current_language, normalize, set_language
-from evaldsl.review.agreement import Opinion, ReviewerAgreement, reviewer_agreement
+from evaldsl.review.reviewer_agreement import Opinion, ReviewerAgreement, reviewer_agreement
 from evaldsl.review.store import Label, ReviewStore, unknown_block
 from evaldsl.webguard import TOKEN_HEADER, Guard
 

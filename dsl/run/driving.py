@@ -71,9 +71,9 @@ class Driving:
     def __init__(self, drive: Drive, spec: Any, deadline: float | None) -> None:
         from evaldsl.agents.config import load_target
         from evaldsl.agents.driver import Driver
-        from evaldsl.agents.factory import make_target
         from evaldsl.agents.simulator_setup import make_simulator
-        from evaldsl.agents.tally import TargetTally
+        from evaldsl.agents.target_factory import make_target
+        from evaldsl.agents.target_tally import TargetTally
         from evaldsl.agents.transcripts import Transcripts
 
         config = load_target(drive.target, drive.config, key_hosts=list(drive.key_hosts))

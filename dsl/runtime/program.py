@@ -27,7 +27,7 @@ from evaldsl.runtime.frame import MISSING, Fn, Frame
 from evaldsl.runtime.graph import BlockNode, CheckNode, Graph
 from evaldsl.runtime.logic import PENDING, PENDING_RESULT, within
 from evaldsl.runtime.metrics import MetricProgram, compile_metric
-from evaldsl.runtime.percase import TargetCache
+from evaldsl.runtime.percase_params import TargetCache
 from evaldsl.runtime.sampling import ReviewProgram, compile_review
 from evaldsl.syntax import nodes as n
 from evaldsl.values import CheckResult, ErrorValue

@@ -38,11 +38,11 @@ from evaldsl.i18n import _, ngettext
 from evaldsl.results import CaseResult
 from evaldsl.values import ErrorValue
 from evaldsl.watch.alerts import AlertPlans, WindowAlert, alert_plans
-from evaldsl.watch.journal import VERSION, WatchJournal
-from evaldsl.watch.review import Flagged, NoReview, ReviewFeed
-from evaldsl.watch.sampling import JUDGED, NOT_SAMPLED, JudgeGate, JudgePolicy, ModelReach
+from evaldsl.watch.judge_sample import JUDGED, NOT_SAMPLED, JudgeGate, JudgePolicy, ModelReach
+from evaldsl.watch.review_feed import Flagged, NoReview, ReviewFeed
+from evaldsl.watch.session_journal import VERSION, WatchJournal
 from evaldsl.watch.sinks import Dispatcher, Sink
-from evaldsl.watch.windows import Windows, window_start
+from evaldsl.watch.time_windows import Windows, window_start
 
 DEFAULT_WINDOW_S = 3600
 """The window of the reports when no alert declares one."""

@@ -69,8 +69,8 @@ class Watch:
               announce: Callable[[str], None] | None = None) -> None:
         """Judge sessions until SIGTERM or SIGINT; `announce` gets the report's address once
         the port is bound."""
+        from evaldsl.watch.judge_sample import JudgePolicy
         from evaldsl.watch.monitor import Monitor
-        from evaldsl.watch.sampling import JudgePolicy
 
         self.check()
         monitor = Monitor(spec, self.state, self.sinks(), review,

@@ -15,7 +15,7 @@ from evaldsl.cases.bad_rows import BadRow
 from evaldsl.cases.case import Case
 from evaldsl.cases.loading import load_cases, read_cases
 from evaldsl.cases.rows import CaseSchema
-from evaldsl.cases.values import screened_loads, unwritable
+from evaldsl.cases.unwritable import screened_loads, unwritable
 from evaldsl.errors import CaseDataError
 from evaldsl.syntax.nodes import CaseBlock
 from evaldsl.syntax.parser import parse

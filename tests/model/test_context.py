@@ -7,7 +7,7 @@ import asyncio
 import re
 from typing import Any
 
-from evaldsl.model.context import estimate_tokens, from_server
+from evaldsl.model.context_window import estimate_tokens, from_server
 from evaldsl.values import ErrorValue
 
 LONG = "请问您的地址是哪里？我们的师傅明天上午九点上门维修空调。" * 40

@@ -11,8 +11,8 @@ import pytest
 
 from evaldsl.analysis.calibrate import Judged
 from evaldsl.analysis.sample_file import LabelRow
-from evaldsl.review.agreement import Opinion, reviewer_agreement
 from evaldsl.review.importing import import_results
+from evaldsl.review.reviewer_agreement import Opinion, reviewer_agreement
 from evaldsl.review.store import Label, open_store
 from evaldsl.review.training import training_set
 

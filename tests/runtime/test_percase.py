@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 import evaldsl
-from evaldsl.runtime import percase
-from evaldsl.runtime.percase import TargetCache, freeze
+from evaldsl.runtime import percase_params as percase
+from evaldsl.runtime.percase_params import TargetCache, freeze
 
 SPEC = """\
 spec "per case"

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from evaldsl.watch.sampling import JUDGED, NOT_SAMPLED, OVER_BUDGET, JudgeGate, JudgePolicy
-from evaldsl.watch.sampling import in_sample as drawn
+from evaldsl.watch.judge_sample import JUDGED, NOT_SAMPLED, OVER_BUDGET, JudgeGate, JudgePolicy
+from evaldsl.watch.judge_sample import in_sample as drawn
 from tests.support.run_kit import evaldsl
 from tests.support.watch_kit import Watch
 

@@ -15,9 +15,9 @@ from evaldsl.cases.loading import RawRow
 from evaldsl.errors import ForeignJournalError
 from evaldsl.model.protocols import JudgeAnswer, JudgeRequest
 from evaldsl.watch.monitor import Monitor
-from evaldsl.watch.review import Flagged
+from evaldsl.watch.review_feed import Flagged
 from evaldsl.watch.sinks import Dispatcher
-from evaldsl.watch.windows import window_start
+from evaldsl.watch.time_windows import window_start
 
 SPEC = """
 spec "watch"

@@ -30,7 +30,7 @@ import openai
 
 from evaldsl.errors import ConfigError
 from evaldsl.i18n import N_, _
-from evaldsl.model.context import estimate_tokens, from_server, is_context_refusal
+from evaldsl.model.context_window import estimate_tokens, from_server, is_context_refusal
 from evaldsl.model.endpoint import Endpoint, endpoint_identity
 from evaldsl.model.errors import (
     ContextExceeded,

@@ -37,7 +37,7 @@ class Windows:
         self._keep = keep
         self._states: dict[tuple[int, int], ShardState] = {}
         self._judging: dict[tuple[int, int], dict[str, int]] = {}
-        """Per window, how many sessions each judging decision (`evaldsl.watch.sampling`)
+        """Per window, how many sessions each judging decision (`evaldsl.watch.judge_sample`)
         had, for a spec with model checks."""
 
     def add(self, result: CaseResult, record: dict[str, Any], at: float,
