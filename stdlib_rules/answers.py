@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Annotated, Any, NamedTuple
 
 from pydantic import AfterValidator, Field, model_validator
+from rapidfuzz.distance import Levenshtein
 
 from evaldsl.cases.case import Case
 from evaldsl.cases.scopes import TEXT_SCOPES, Scope, Unit
@@ -23,7 +24,6 @@ from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.stdlib._common import Params, over, unit_range
 from evaldsl.stdlib._pins import scored
 from evaldsl.stdlib.answer_text import normalized, raw_tokens, stop_set, without
-from evaldsl.stdlib.levenshtein import distance
 from evaldsl.values import CheckResult
 
 
@@ -244,7 +244,7 @@ def edit_distance(params: EditDistanceParams) -> Any:
 
 
 def _measure(a: str, b: str) -> tuple[int, float]:
-    edits = distance(a, b)
+    edits: int = Levenshtein.distance(a, b)
     longest = max(len(a), len(b))
     return edits, 1.0 - edits / longest if longest else 1.0
 

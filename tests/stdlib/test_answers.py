@@ -10,13 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
+from rapidfuzz.distance import Levenshtein
 
 import evaldsl
 from evaldsl.stdlib import answer_text, answers
 from evaldsl.stdlib.answer_text import normalized, tokens
 from evaldsl.stdlib.answers import overlap
-from evaldsl.stdlib.levenshtein import distance
-from tests.stdlib.conftest import Run, dialog
+from tests.stdlib.conftest import Run, dialog, run_primitive
+from tests.stdlib.levenshtein_oracle import distance, table_distance
 
 
 def answer(text: str) -> Any:
@@ -118,8 +119,9 @@ class TestEditDistance:
         ("same", "same"), ("", "abc"), ("prefix only", "prefix"), ("x suffix", "suffix"),
         ("The total is 1,250 dollars.", "Thanks, the total is 1,250 dollars for both."),
     ])
-    def test_a_shared_prefix_and_suffix_cost_no_edit(self, a: str, b: str) -> None:
+    def test_a_shared_prefix_and_suffix_cost_no_edit(self, run: Run, a: str, b: str) -> None:
         assert distance(a, b) == distance(b, a) == table_distance(a, b)
+        assert run("edit_distance", answer(a), expect=b).fields["distance"] == distance(a, b)
 
     def test_the_closest_of_several_counts(self, run: Run) -> None:
         r = run("edit_distance", answer("kitten"), expect=["sitting", "mitten", "bitten"])
@@ -128,15 +130,6 @@ class TestEditDistance:
     def test_chinese_characters_are_one_edit_each(self, run: Run) -> None:
         r = run("edit_distance", answer("北京大学"), expect="北京大楼")
         assert (r.fields["distance"], r.score) == (1, 0.75)
-
-
-def table_distance(a: str, b: str) -> int:
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        previous, row[0] = row[0], i
-        for j, cb in enumerate(b, 1):
-            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (ca != cb))
-    return row[-1]
 
 
 WORDS = st.lists(st.sampled_from([*"ab c,.-'北京3", "The", " an ", "1,000", "(2.5)"]),
@@ -160,6 +153,44 @@ class TestLaws:
     @given(WORDS, WORDS)
     def test_distance_is_the_table_distance(self, a: str, b: str) -> None:
         assert distance(a, b) == table_distance(a, b) == distance(b, a)
+
+
+BILINGUAL = st.text(st.one_of(
+    st.sampled_from([*"ab c,.-'", *"北京大学楼合计元", "😀", "𠀀", "𝔸", "\ud800"]),
+    st.characters()), max_size=150)
+"""English and Chinese, astral characters (an emoji, CJK extension B, a math letter), a lone
+surrogate (JSON can carry one), any other character; the empty text and texts of more than 64
+characters (rapidfuzz's bit vectors then take more than one machine word)."""
+
+
+class TestRapidfuzzAgainstTheOracle:
+    """The distance `edit_distance` reads from rapidfuzz is the pure-Python one, exactly."""
+
+    @settings(max_examples=300, deadline=None)
+    @given(BILINGUAL, BILINGUAL)
+    def test_distance(self, a: str, b: str) -> None:
+        assert Levenshtein.distance(a, b) == distance(a, b) == Levenshtein.distance(b, a)
+
+    @pytest.mark.parametrize(("a", "b"), [
+        ("", ""), ("", "北京"), ("😀", ""), ("😀", "😁"), ("a😀b", "ab"), ("𠀀𠀁", "𠀁𠀀"),
+        ("x" * 70 + "😀", "x" * 71), ("北" * 200, "京" * 130),
+    ])
+    def test_edges(self, a: str, b: str) -> None:
+        assert Levenshtein.distance(a, b) == distance(a, b) == table_distance(a, b)
+
+    @settings(max_examples=100, deadline=None)
+    @given(BILINGUAL.filter(lambda t: t.strip() == t), st.lists(BILINGUAL, min_size=1, max_size=3))
+    def test_the_primitive_reports_the_oracle(self, reply: str, expect: list[str]) -> None:
+        """`.distance` and `.similarity` as first defined: the closest answer, the first of
+        equals, 1 - distance / the longer length (1 for two empty texts)."""
+        wanted = [e.strip() for e in expect]
+        edits = [distance(reply, e) for e in wanted]
+        closest = wanted[edits.index(min(edits))]
+        longest = max(len(reply), len(closest))
+        similarity = 1.0 - min(edits) / longest if longest else 1.0
+        r = run_primitive("edit_distance", answer(reply), expect=expect)
+        assert (r.fields["distance"], r.fields["similarity"], r.score) == (
+            min(edits), similarity, similarity)
 
 
 def reference_tokens(text: str) -> list[str]:
