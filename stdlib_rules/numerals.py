@@ -108,14 +108,20 @@ def numbers_in(text: str) -> list[Number]:
 
 
 _ASCII_NUMBER = re.compile(
-    r"(?=[-+0-9])(?<![0-9A-Za-z.])"
-    r"(?>(?P<sign>[-+])?(?P<int>[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])|[0-9]+)?"
-    r"(?:\.(?P<dec>[0-9]+))?(?:[eE](?P<exp>[-+]?[0-9]+))?(?P<pct>%)?)"
-    r"(?(int)|(?(dec)|(?!)))(?![0-9A-Za-z])"
+    r"[-+0-9](?<![0-9A-Za-z.][-+0-9])"
+    r"(?:(?<=[0-9])(?>(?:[0-9]{0,2}(?:,[0-9]{3})+(?![0-9])|[0-9]*)"
+    r"(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?%?)"
+    r"|(?<=[-+])(?>(?P<int>[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])|[0-9]+)?"
+    r"(?:\.(?P<dec>[0-9]+))?(?:[eE][-+]?[0-9]+)?%?)(?(int)|(?(dec)|(?!))))"
+    r"(?![0-9A-Za-z])"
 )
 """`_START`, `_read_at` and `_ARABIC` on an ASCII text, as one pattern: a number starts at a
 sign or a digit with no letter, digit or point before it, is read whole (an atomic group,
-as `_ARABIC.match` reads it), has digits, and no letter or digit follows it."""
+as `_ARABIC.match` reads it), has digits, and no letter or digit follows it. The pattern
+starts by taking that first character, so `re` finds the starts by its fast scan for a
+character set (a pattern starting with a look-around tries every position in turn, twice
+the time here); a digit first is the integer's first digit, a sign first is followed by
+the integer or the decimal part."""
 
 
 def _ascii_numbers(text: str) -> list[Number] | None:

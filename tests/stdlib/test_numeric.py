@@ -260,7 +260,8 @@ class TestFastPathsAgree:
         assert [tuple(x) for x in numbers_in(text)] == reference_numbers(text)
 
     @pytest.mark.parametrize("text", ["-0 and +0", "-0.0e-5%, +.5", "-1,250.5e3% 1e999 -2",
-                                      "x-3 (4)", "1,234,5 12,345.6"])
+                                      "x-3 (4)", "1,234,5 12,345.6", "7 first", "-7 first",
+                                      "+.5", "a\n-5\n6", ".5 5. 5.5.5", "1-2+3", "--4"])
     def test_signs_and_exponents_as_first_read(self, text: str) -> None:
         got, wanted = numbers_in(text), reference_numbers(text)
         assert [tuple(x) for x in got] == wanted
