@@ -59,8 +59,14 @@ class AnsweredParams(Params):
     """An attribute of `asks` that a sentence asks for only when it asks for no other one:
     the catch-all of questions the spec has no name for (`other: ["tell me the"]`), so a
     sentence that names a known attribute is one request of it, not two."""
-    within: Literal["later", "exchange"] = "later"
-    """Where the answer may come: in any later agent turn, or before the user speaks again."""
+    listed: Patterns = Field(default_factory=dict)
+    """Attribute -> patterns that ask for it only in a sentence that asks for another
+    attribute: a bare name in the list of what the user wants ("the phone number, area and
+    postcode") is asked, the same name alone is a constraint ("a hotel in the north area")."""
+    within: Literal["later", "exchange", "until_silent"] = "later"
+    """Where the answer may come: in any later agent turn; before the user speaks again; or
+    in any later agent turn up to the first that says nothing (closing and courtesy formulas
+    alone), since an agent that replies with courtesy alone has let the request go."""
     formulas: Literal["leave_out", "keep"] = "leave_out"
     """Leave the closing and courtesy formulas out of both sides (the shipped zh/en lexicon)."""
     ignore_case: bool = True
@@ -68,7 +74,7 @@ class AnsweredParams(Params):
     min: float = Field(default=1.0, ge=0.0, le=1.0)
     """Share of requests that must be answered to pass."""
 
-    @field_validator("asks", "gives")
+    @field_validator("asks", "gives", "listed")
     @classmethod
     def _patterns_compile(cls, patterns: Patterns) -> Patterns:
         for name, items in patterns.items():
@@ -91,6 +97,11 @@ class AnsweredParams(Params):
         if unknown:
             raise ValueError(_("`gives` names `{name}`, which `asks` does not: every attribute "
                                "given must be one the user can ask for").format(name=unknown[0]))
+        unlisted = [name for name in self.listed if name not in self.asks]
+        if unlisted:
+            raise ValueError(_("`listed` names `{name}`, which `asks` does not: a listed "
+                               "attribute needs its own patterns in `asks`").format(
+                                   name=unlisted[0]))
         if self.fallback is not None and self.fallback not in self.asks:
             raise ValueError(_("`fallback` names `{name}`, which `asks` does not: the catch-all "
                                "needs its own patterns in `asks`").format(name=self.fallback))
@@ -121,6 +132,7 @@ class _Rules:
                       for name, p in params.asks.items()}
         self.cues = _union(tuple(params.cues), case) if params.cues else None
         self.unless = _union(tuple(params.unless), case) if params.unless else None
+        self.listed = {name: _union(tuple(p), case) for name, p in params.listed.items()}
         self.split = content if params.formulas == "leave_out" else sentences
         self.fallback = params.fallback
 
@@ -134,11 +146,17 @@ class _Rules:
                 continue
             hits = [name for name, rule in self.asks.items()
                     if name != self.fallback and timed_search(rule, sentence)]
-            if not hits and self.fallback is not None and timed_search(
-                    self.asks[self.fallback], sentence):
+            if hits:
+                hits += [name for name, rule in self.listed.items()
+                         if name != self.fallback and timed_search(rule, sentence)]
+            elif self.fallback is not None and timed_search(self.asks[self.fallback], sentence):
                 hits = [self.fallback]
             found.update(hits)
         return [name for name in self.asks if name in found]
+
+    def silent(self, text: str) -> bool:
+        """Whether an agent message says nothing but formulas."""
+        return not self.split(text)
 
     def gives_in(self, name: str, text: str) -> bool:
         rule = self.gives[name]
@@ -196,6 +214,10 @@ def _is_answered(rules: _Rules, messages: Sequence[Message], at: int, name: str,
     for message in messages[at + 1:]:
         if message.role == "user" and within == "exchange":
             return False
-        if message.role == "assistant" and rules.gives_in(name, message.content):
+        if message.role != "assistant":
+            continue
+        if rules.gives_in(name, message.content):
             return True
+        if within == "until_silent" and rules.silent(message.content):
+            return False
     return False

@@ -116,3 +116,37 @@ def test_a_fallback_that_asks_does_not_name_is_an_error() -> None:
         evaldsl.loads('spec "s"\ncheck c = answered(asks: {phone: ["phone"]}, '
                       'fallback: "other")\n')
     assert "`fallback` names `other`, which `asks` does not" in str(caught.value)
+
+
+def test_until_silent_a_reply_of_courtesy_alone_lets_the_request_go() -> None:
+    """An agent that answers a request with nothing but courtesy has let it go: the same
+    attribute given later, for something else, answers a later request, not this one.
+    A question back keeps the request open until the answer comes."""
+    dropped = dialog(("user", "What is the phone number?"),
+                     ("assistant", "You're welcome. Have a nice day."),
+                     ("user", "I also need a taxi."),
+                     ("assistant", "Booked, the driver's phone is 07700 900123."))
+    asked_back = dialog(("user", "What is the phone number?"),
+                        ("assistant", "Which of the two hotels?"),
+                        ("user", "The first one."),
+                        ("assistant", "Its phone is 01223 351880."))
+    assert run(dropped).passed is True
+    assert run(dropped, within="until_silent").fields["unanswered"] == ["phone"]
+    assert run(asked_back, within="until_silent").passed is True
+
+
+def test_listed_names_ask_only_beside_another_request() -> None:
+    """A bare attribute name in a list of what the user asks for is asked ("the phone
+    number, area and postcode"); the same name elsewhere is a constraint ("a hotel in
+    the north area")."""
+    asking = dialog(("user", "I need the phone number, area and postcode please."),
+                    ("assistant", "It is in the north, phone 01223 351880."))
+    constraint = dialog(("user", "Is there a hotel in the north area?"),
+                        ("assistant", "Yes, the Acorn."))
+    params = {"asks": {**ASKS, "area": ["which area"]}, "listed": {"area": ["area"]},
+              "gives": {"area": ["north"]}}
+    result = run(asking, **params)
+    assert result.fields["asked"] == ["phone", "area"]
+    assert result.fields["unanswered"] == []
+    assert run(constraint, **params).fields["count"] == 0
+    assert run(asking, asks=params["asks"]).fields["asked"] == ["phone"]
