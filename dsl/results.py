@@ -218,12 +218,17 @@ def status(result: CheckResult) -> str:
 
 
 def check_to_dict(result: CheckResult) -> dict[str, Any]:
-    """`status`, then `CheckResult.to_dict()` made JSON-safe, in one pass (a hot path of runs)."""
-    out: dict[str, Any] = {"status": status(result), "passed": _json_value(result.passed),
-                           "score": _json_value(result.score),
-                           "value": _json_value(result.value)}
+    """`status`, then `CheckResult.to_dict()` made JSON-safe, in one pass (a hot path of runs:
+    a decided result's scalars are taken as they are, without a call each)."""
+    passed, score, value = result.passed, result.score, result.value
+    scalars = _SCALARS
+    out: dict[str, Any] = {
+        "status": "passed" if passed is True else "failed" if passed is False else status(result),
+        "passed": passed if type(passed) is bool else _json_value(passed),
+        "score": score if type(score) in scalars else _json_value(score),
+        "value": value if type(value) in scalars else _json_value(value)}
     for k, v in result.fields.items():
-        out[k] = _json_value(v)
+        out[k] = v if type(v) in scalars else _json_value(v)
     if result.reason or "reason" not in out:
         out["reason"] = result.reason
     return out
@@ -242,7 +247,8 @@ def _json_value(value: Any) -> Any:
     if kind is dict:
         return {str(k): _json_value(v) for k, v in value.items()}
     if kind is list or kind is tuple:
-        return [_json_value(v) for v in value]
+        scalars = _SCALARS
+        return [v if type(v) in scalars else _json_value(v) for v in value]
     return _jsonable(_plain(value))
 
 
