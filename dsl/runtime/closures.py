@@ -10,21 +10,19 @@ result fields are read with `CheckResult.get`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from evaldsl.runtime.frame import MISSING, Fn, Frame
 from evaldsl.runtime.logic import (
     SPECIAL,
     and_pair,
-    and_values,
     arith,
     compare,
     contains,
     first_unknown,
     not_value,
     or_pair,
-    or_values,
 )
 from evaldsl.values import CheckResult, ErrorValue
 
@@ -50,6 +48,8 @@ def check_field(i: int, name: str, check: str) -> Fn:
 def get_attr(obj: Fn, name: str) -> Fn:
     def attribute(fr: Frame) -> Any:
         v = obj(fr)
+        if type(v) is dict:  # a case's map field, the common reader
+            return v[name] if name in v else ErrorValue(f"the map has no key `{name}`")
         if type(v) in SPECIAL:
             return v
         if isinstance(v, CheckResult):
@@ -76,15 +76,14 @@ def get_index(obj: Fn, index: Fn) -> Fn:
 
 
 def and_chain(fns: tuple[Fn, ...]) -> Fn:
-    return _chain(fns, False, and_pair, and_values)
+    return _chain(fns, False, and_pair)
 
 
 def or_chain(fns: tuple[Fn, ...]) -> Fn:
-    return _chain(fns, True, or_pair, or_values)
+    return _chain(fns, True, or_pair)
 
 
-def _chain(fns: tuple[Fn, ...], decides: bool, pair: Callable[[Any, Any], Any],
-           combine: Callable[[Iterable[Any]], Any]) -> Fn:
+def _chain(fns: tuple[Fn, ...], decides: bool, pair: Callable[[Any, Any], Any]) -> Fn:
     """A logical chain that stops at the operand that `decides` it (`false` for `and`)."""
     if len(fns) == 2:
         f0, f1 = fns
@@ -94,8 +93,18 @@ def _chain(fns: tuple[Fn, ...], decides: bool, pair: Callable[[Any, Any], Any],
             return decides if a is decides else pair(a, f1(fr))
         return chain2
 
+    unit = not decides  # `true` for `and`, `false` for `or`: the chain of no operands
+
     def chain_n(fr: Frame) -> Any:
-        return combine(f(fr) for f in fns)
+        # `logic.and_values` / `or_values` inlined (their generator cost a call per
+        # operand): `pair(unit, v)` is `v`, so the first operand is taken as it is
+        result = unit
+        for f in fns:
+            v = f(fr)
+            if v is decides:
+                return decides
+            result = v if result is unit else pair(result, v)
+        return result
     return chain_n
 
 

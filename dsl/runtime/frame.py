@@ -66,8 +66,16 @@ class Frame:
         return v
 
     def _settle(self, i: int) -> Any:
-        """Force slot `i` from the top: a slot a forcer stopped at is forced first."""
-        waiting = [i]
+        """Force slot `i` from the top: a slot a forcer stopped at is forced first. The common
+        slot settles at the first try, without the list of slots waiting."""
+        self.depth = 1
+        try:
+            v = self.vals[i] = self.forcers[i](self)
+            return v
+        except _Deeper as deeper:
+            waiting = [i, deeper.slot]
+        finally:
+            self.depth = 0
         while waiting:
             slot = waiting[-1]
             if self.vals[slot] is not MISSING:

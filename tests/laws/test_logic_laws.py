@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import evaldsl
+from evaldsl.runtime.closures import and_chain, or_chain
 from evaldsl.runtime.logic import (
     PENDING,
     PENDING_RESULT,
@@ -84,6 +85,25 @@ class TestOperatorLaws:
         """Law: the two-operand functions the closures call agree with the chains."""
         assert kind(and_pair(a, b)) == kind(and_values([a, b]))
         assert kind(or_pair(a, b)) == kind(or_values([a, b]))
+
+    @settings(deadline=None)
+    @given(st.lists(with_pending, min_size=1, max_size=6))
+    def test_law_a_compiled_chain_is_the_chain_of_its_operands(self, values: list[Any]) -> None:
+        """Law: `and_chain` / `or_chain` give what `and_values` / `or_values` give, reading
+        the operands in order and none after the one that decides."""
+        for build, combine, decides in ((and_chain, and_values, False),
+                                        (or_chain, or_values, True)):
+            read: list[int] = []
+
+            def operand(k: int, read: list[int] = read) -> Any:
+                def fn(fr: Any) -> Any:
+                    read.append(k)
+                    return values[k]
+                return fn
+            got = build(tuple(operand(k) for k in range(len(values))))(None)  # type: ignore[arg-type]
+            assert kind(got) == kind(combine(values))
+            stop = next((k for k, v in enumerate(values) if v is decides), len(values) - 1)
+            assert read == list(range(stop + 1))
 
     def test_law_error_beats_pending_in_strict_operators(self) -> None:
         """Law: in arithmetic and comparison the error decides; pending waits only for values."""
