@@ -92,26 +92,35 @@ def keyword(params: KeywordParams) -> Any:
         check 致歉 = keyword(scope: replies, any: ["抱歉", "不好意思"], none: ["不知道"])
     """
     table = params.table or IDENTITY
-    words = {w: variants(table, w) for w in [*params.all, *params.any, *params.none]}
+    words = {w: tuple(v for v in variants(table, w) if v)
+             for w in [*params.all, *params.any, *params.none]}
+    all_words, any_words, none_words = params.all, params.any, params.none
+    required = len(all_words) + (1 if any_words else 0)
+    min_ratio, formulas = params.min_ratio, params.formulas
 
     def present(word: str, text: str) -> bool:
-        return any(v and v in text for v in words[word])
+        for v in words[word]:
+            if v in text:
+                return True
+        return False
 
     def judge(unit: Unit) -> CheckResult:
-        text = table.clean(unit_text(unit, params.formulas))
-        found = [w for w in params.all if present(w, text)]
-        missing = [w for w in params.all if w not in found]
-        any_hit = [w for w in params.any if present(w, text)]
-        forbidden = [w for w in params.none if present(w, text)]
-        required = len(params.all) + (1 if params.any else 0)
+        # every case of a run passes here: plain loops, no call per word that is found
+        text = table.clean(unit_text(unit, formulas))
+        found: list[str] = []
+        missing: list[str] = []
+        for w in all_words:
+            (found if present(w, text) else missing).append(w)
+        any_hit = [w for w in any_words if present(w, text)]
+        forbidden = [w for w in none_words if present(w, text)]
         matched = len(found) + (1 if any_hit else 0)
         score = matched / required if required else 1.0
-        if params.any and not any_hit:
-            missing.append(" / ".join(params.any))
-        passed = score >= params.min_ratio and not forbidden
-        reason = _keyword_reason(missing, forbidden)
-        return CheckResult.of(passed, score, score, reason, matched=found + any_hit,
-                              missing=missing, forbidden=forbidden)
+        if any_words and not any_hit:
+            missing.append(" / ".join(any_words))
+        passed = score >= min_ratio and not forbidden
+        return CheckResult(passed, score, score,
+                           {"matched": found + any_hit, "missing": missing,
+                            "forbidden": forbidden}, _keyword_reason(missing, forbidden))
 
     def evaluate(case: Case, scope: Scope) -> CheckResult:
         return over(case, scope, judge)
