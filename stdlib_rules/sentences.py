@@ -79,13 +79,19 @@ def _lexicon() -> dict[str, Any]:
 @lru_cache(maxsize=1)
 def _formulas() -> regex.Pattern[str]:
     data = _lexicon()
-    patterns = [p for language in ("zh", "en") for p in data[language]]
-    return regex.compile("|".join(f"(?:{p})" for p in patterns))
+    return _alternatives({language: data[language] for language in ("zh", "en")})
 
 
 @lru_cache(maxsize=1)
 def _acknowledgements() -> regex.Pattern[str]:
     """The bare acknowledgements ("okay", "好的") a formula clause may stand beside."""
-    data = _lexicon()["acknowledgements"]
-    patterns = [p for language in ("zh", "en") for p in data[language]]
+    return _alternatives(_lexicon()["acknowledgements"])
+
+
+def _alternatives(by_language: dict[str, list[str]]) -> regex.Pattern[str]:
+    """One pattern of every entry; a language's entries may end in its modal particles
+    (`particles`: "不客气哦" is "不客气"), which say nothing more."""
+    particles = _lexicon().get("particles", {})
+    patterns = [f"(?:{p}){particles.get(language, '')}"
+                for language in ("zh", "en") for p in by_language[language]]
     return regex.compile("|".join(f"(?:{p})" for p in patterns))

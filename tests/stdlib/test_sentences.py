@@ -118,3 +118,23 @@ def test_text_checks_can_leave_the_formulas_out() -> None:
     keyword = default_registry().get("keyword")
     params = keyword.params.model_validate({"any": ["anything else"], "formulas": "leave_out"})
     assert keyword.factory(params)(case, Scope("last_reply")).passed is False
+
+
+ZH_COURTESIES = ["不用客气！", "别客气。", "您客气了呢。", "太客气了。", "您太客气了！", "客气。",
+                 "不客气的。", "不客气哈！", "不客气哦。", "不客气啊。", "没事，你太客气了！",
+                 "没事，很乐意帮助你。", "客气，有问题就联系我吧！", "欢迎下次咨询。",
+                 "很高兴为您效劳。", "玩得开心！", "谢谢你了啊。", "好嘞，谢谢你。",
+                 "收到，非常感谢！", "谢谢！没有问题了，再见！"]
+ZH_NOT_COURTESIES = ["客气什么，电话是65686553。", "有问题的话，地址在东长安街33号。",
+                     "不用客气，门票免费。", "没事，周边有故宫。", "收到的是免费的门票吗？",
+                     "没有问题，他家提供wifi。", "有的呢。", "是的哦。"]
+
+
+def test_chinese_courtesies_of_many_wordings_are_formulas() -> None:
+    """The courtesy replies of Chinese service dialogs: 客气 in its forms (不用/别/太/您……客气了),
+    a closing modal particle (的 呢 哦 哈 啊 ...), "有问题就联系我", "欢迎下次咨询"."""
+    assert [f for f in ZH_COURTESIES if content(f)] == []
+
+
+def test_a_chinese_courtesy_beside_an_answer_is_kept() -> None:
+    assert [c for c in ZH_NOT_COURTESIES if is_formula(c)] == []
