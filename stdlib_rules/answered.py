@@ -63,10 +63,18 @@ class AnsweredParams(Params):
     """Attribute -> patterns that ask for it only in a sentence that asks for another
     attribute: a bare name in the list of what the user wants ("the phone number, area and
     postcode") is asked, the same name alone is a constraint ("a hotel in the north area")."""
+    overrides: dict[str, list[str]] = Field(default_factory=dict)
+    """Attribute -> the attributes a sentence that asks for it does not ask for as well: a
+    question about the neighbourhood names places without asking for a name
+    (`{周边: [名称]}`: "周边有什么餐馆？" is one request, of 周边)."""
     within: Literal["later", "exchange", "until_silent"] = "later"
     """Where the answer may come: in any later agent turn; before the user speaks again; or
     in any later agent turn up to the first that says nothing (closing and courtesy formulas
     alone), since an agent that replies with courtesy alone has let the request go."""
+    repeats: Literal["apart", "joined"] = "apart"
+    """A request the user's next message asks again: judged on its own (`apart`), or
+    answered when the repeat is (`joined`): the agent asked back or missed it, the user
+    asked again and got it, so what they asked for was given. Each ask still counts."""
     formulas: Literal["leave_out", "keep"] = "leave_out"
     """Leave the closing and courtesy formulas out of both sides (the shipped zh/en lexicon)."""
     ignore_case: bool = True
@@ -102,6 +110,11 @@ class AnsweredParams(Params):
             raise ValueError(_("`listed` names `{name}`, which `asks` does not: a listed "
                                "attribute needs its own patterns in `asks`").format(
                                    name=unlisted[0]))
+        for name in [n for key, names in self.overrides.items() for n in [key, *names]]:
+            if name not in self.asks:
+                raise ValueError(_("`overrides` names `{name}`, which `asks` does not: an "
+                                   "attribute it rules out must be one the user can ask "
+                                   "for").format(name=name))
         if self.fallback is not None and self.fallback not in self.asks:
             raise ValueError(_("`fallback` names `{name}`, which `asks` does not: the catch-all "
                                "needs its own patterns in `asks`").format(name=self.fallback))
@@ -135,6 +148,7 @@ class _Rules:
         self.listed = {name: _union(tuple(p), case) for name, p in params.listed.items()}
         self.split = content if params.formulas == "leave_out" else sentences
         self.fallback = params.fallback
+        self.overrides = params.overrides
 
     def asked(self, text: str) -> list[str]:
         """The attributes a user message asks for, in the order `asks` names them."""
@@ -151,6 +165,8 @@ class _Rules:
                          if name != self.fallback and timed_search(rule, sentence)]
             elif self.fallback is not None and timed_search(self.asks[self.fallback], sentence):
                 hits = [self.fallback]
+            ruled_out = {n for name in hits for n in self.overrides.get(name, ())}
+            hits = [name for name in hits if name not in ruled_out]
             found.update(hits)
         return [name for name in self.asks if name in found]
 
@@ -185,7 +201,7 @@ def answered(params: AnsweredParams) -> Any:
     def judge(unit: Unit) -> CheckResult:
         try:
             requests = _requests(rules, unit.messages)
-            done = [(name, _is_answered(rules, unit.messages, at, name, params.within))
+            done = [(name, _answered_or_repeat(rules, unit.messages, at, name, params))
                     for at, name in requests]
         except TimeoutError:
             return CheckResult.error(timeout_reason())
@@ -207,6 +223,22 @@ def answered(params: AnsweredParams) -> Any:
 def _requests(rules: _Rules, messages: Sequence[Message]) -> list[tuple[int, str]]:
     return [(i, name) for i, m in enumerate(messages) if m.role == "user"
             for name in rules.asked(m.content)]
+
+
+def _answered_or_repeat(rules: _Rules, messages: Sequence[Message], at: int, name: str,
+                        params: AnsweredParams) -> bool:
+    """Whether the request is answered, or (`repeats: joined`) the user's next message asks
+    for it again and that repeat is answered."""
+    while True:
+        if _is_answered(rules, messages, at, name, params.within):
+            return True
+        if params.repeats != "joined":
+            return False
+        following = next((i for i in range(at + 1, len(messages))
+                          if messages[i].role == "user"), None)
+        if following is None or name not in rules.asked(messages[following].content):
+            return False
+        at = following
 
 
 def _is_answered(rules: _Rules, messages: Sequence[Message], at: int, name: str,

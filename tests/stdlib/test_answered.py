@@ -150,3 +150,49 @@ def test_listed_names_ask_only_beside_another_request() -> None:
     assert result.fields["unanswered"] == []
     assert run(constraint, **params).fields["count"] == 0
     assert run(asking, asks=params["asks"]).fields["asked"] == ["phone"]
+
+
+def test_a_request_asked_again_in_the_next_message_is_answered_when_the_repeat_is() -> None:
+    """The agent asks back (or misses it), the user asks again and gets it: with `repeats:
+    joined` the first ask is answered too; a different attribute next is no repeat."""
+    asked_back = dialog(("user", "What is the phone of the museum?"),
+                        ("assistant", "Which museum do you mean?"),
+                        ("user", "The science museum. What is the phone?"),
+                        ("assistant", "The phone is 01223 351880."))
+    apart = run(asked_back, within="exchange")
+    joined = run(asked_back, within="exchange", repeats="joined")
+    assert (apart.fields["answered"], apart.fields["count"]) == (["phone"], 2)
+    assert (joined.fields["answered"], joined.fields["count"]) == (["phone", "phone"], 2)
+    moved_on = dialog(("user", "What is the phone?"), ("assistant", "Let me see."),
+                      ("user", "And the address?"), ("assistant", "It is on 1 Mill Road."),
+                      ("user", "What is the phone?"), ("assistant", "01223 351880."))
+    assert run(moved_on, within="exchange", repeats="joined",
+               gives={"phone": ["\\d{5}"], "address": ["road"]}).fields["unanswered"] == ["phone"]
+
+
+def test_an_attribute_asked_in_a_sentence_can_rule_out_another() -> None:
+    """"What restaurants are near it?" names a place, but asks for the neighbourhood, not a
+    name: with `overrides: {nearby: [name]}` a sentence that asks for nearby is no request of a
+    name; a sentence that asks only for a name still is one."""
+    primitive = default_registry().get("answered")
+    asks = {"name": ["restaurant"], "nearby": ["near it"]}
+    case = dialog(("user", "Which restaurants are near it?"), ("assistant", "None, sorry."),
+                  ("user", "Then find me a restaurant."), ("assistant", "Try the Curry Garden."))
+    plain = primitive.factory(primitive.params.model_validate({"asks": asks}))(
+        case, Scope("dialog"))
+    ruled = primitive.factory(primitive.params.model_validate(
+        {"asks": asks, "overrides": {"nearby": ["name"]}}))(case, Scope("dialog"))
+    assert plain.fields["asked"] == ["name", "nearby", "name"]
+    assert ruled.fields["asked"] == ["nearby", "name"]
+
+
+def test_overrides_naming_an_unknown_attribute_is_an_error() -> None:
+    import pytest
+
+    import evaldsl
+    from evaldsl.errors import SpecError
+
+    with pytest.raises(SpecError, match="E204") as caught:
+        evaldsl.loads('spec "s"\ncheck c = answered(asks: {phone: ["phone"]}, '
+                      'overrides: {phone: ["fax"]})\n')
+    assert "`overrides` names `fax`, which `asks` does not" in str(caught.value)
