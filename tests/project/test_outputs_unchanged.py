@@ -1,0 +1,52 @@
+"""Every verb's output, byte for byte, for the shipped specs and 300 generated ones.
+
+Refactorings of the run loop, the results line and the report promise the same bytes out;
+this test holds them to it. Each spec's outputs (check in English and Chinese, fmt, explain,
+test, and for the generated specs run, merge and compare, whose reports and journals are
+included) are hashed and compared with `tests/corpus/outputs/digests.json`. When an output
+is meant to change, `python -m tests.support.outputs --write` rewrites the digests and the
+diff names every spec and verb that moved.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support import outputs
+
+CHUNKS = 3
+
+
+def _expected() -> dict[str, dict[str, str]]:
+    loaded: dict[str, dict[str, str]] = json.loads(outputs.DIGESTS.read_text(encoding="utf-8"))
+    return loaded
+
+
+def test_the_corpus_holds_300_generated_specs_and_every_shipped_one() -> None:
+    expected = _expected()
+    assert len(outputs.generated_specs()) == 300
+    assert sum(name.startswith("generated/") for name in expected) == 300
+    shipped = {str(path.relative_to(outputs.REPO)) for path in outputs.SHIPPED_SPECS}
+    assert shipped == {name for name in expected if not name.startswith("generated/")}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_every_output_is_as_recorded(chunk: int, tmp_path: Path,
+                                     model_server_process: Any) -> None:
+    model_server_process.reset()
+    found = outputs.chunk_digests(tmp_path, model_server_process.base_url, chunk, CHUNKS)
+    expected = {name: digests for name, digests in _expected().items() if name in found}
+    moved = outputs.differences(expected, found)
+    assert not moved, ("outputs changed (if meant: python -m tests.support.outputs --write):\n"
+                       + "\n".join(moved[:40]))
+
+
+def test_a_changed_output_is_named() -> None:
+    before = {"generated/001": {"run": "aa", "check": "bb"}}
+    after = {"generated/001": {"run": "ac", "check": "bb"}, "generated/002": {"check": "cc"}}
+    assert outputs.differences(before, after) == ["generated/001: run", "generated/002: check"]
