@@ -168,7 +168,6 @@ def test_the_records_report_in_every_format_is_the_one_written_before(sample: An
 if __name__ == "__main__":  # writes the files again after a deliberate change
     import os
     import tempfile
-
     from types import SimpleNamespace
 
     sys.path.insert(0, str(Path(__file__).parent))
