@@ -11,7 +11,8 @@ conventions, grouping and merging, and the rows' validation into `Case`s.
     python benchmarks/trace_read.py --smoke          # a tiny file, to check the script runs
 
 Each read runs in a fresh process, which prints its peak RSS: a file `--times` (4) times
-larger is read too, and the two peaks say whether memory stays flat in the file size.
+larger is read too, and the two peaks say whether memory stays flat in the file size, and
+by how many bytes a span it grows (the grouping index of a JSONL file's first pass).
 """
 
 from __future__ import annotations
@@ -138,10 +139,12 @@ def main(argv: list[str] | None = None) -> int:
               f"{figures['seconds']:.2f} CPU s: {spans / figures['seconds']:,.0f} spans/s "
               f"(target >= 20,000); peak RSS {figures['peak_kib'] / 1024:.0f} MiB")
     (small, _, one), (large, _, other) = runs
+    grown = (other["peak_kib"] - one["peak_kib"]) * 1024 / (large - small)
     print(f"peak RSS {one['peak_kib'] / 1024:.0f} MiB at {small} spans, "
           f"{other['peak_kib'] / 1024:.0f} MiB at {large} spans "
           f"(x{other['peak_kib'] / one['peak_kib']:.2f} for x{large / small:.0f} the file; "
-          "flat is about x1)")
+          f"flat is about x1): {grown:.0f} bytes more a span (the grouping index, "
+          "docs/cases.md)")
     return 0
 
 

@@ -9,9 +9,10 @@ as OTLP/JSON (`evaldsl.cases.otlp`); each span is read by OpenInference when it 
 
 Spans are grouped into conversations: a trace belongs to the `gen_ai.conversation.id` one
 of its spans names, else to its `session.id`, else it is a conversation of its own.
-A JSONL file is read twice so that memory does not grow with it: a first pass reads only
+A JSONL file is read twice so that memory barely grows with it: a first pass reads only
 each span's trace and those two attributes (`grouping_keys`, the message texts skipped
-undecoded) and learns the line where each conversation's last span stands; the second
+undecoded) and learns the line where each conversation's last span stands, in a compact
+index of hashes (`evaldsl.cases.trace_index`, tens of bytes a trace); the second
 reads the spans in full and gives each conversation as soon as that line is read, so only
 the conversations still open are held. Conversations come in the order their last spans
 stand in the file (those ending on one line by their first span's time); a whole `.json`
@@ -52,6 +53,7 @@ from evaldsl.cases.spanview import (
     text_or_none,
     tool_call,
 )
+from evaldsl.cases.trace_index import ConversationIndex, Places
 from evaldsl.errors import SpanError
 from evaldsl.i18n import _
 
@@ -177,39 +179,23 @@ def fast_grouping_keys(raw: bytes) -> list[tuple[str, str | None, str | None]]:
 
 def _streamed(path: Path, input_format: str | None) -> Iterator[Row]:
     """A JSONL trace file's conversations, each given once the line of its last span is
-    read (see the module docstring)."""
+    read (see the module docstring and `evaldsl.cases.trace_index`)."""
     name = str(path)
-    owners: dict[str, list[Any]] = {}
-    """Each trace's [conversation, session, last line]."""
+    index = ConversationIndex()
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, 1):
-            if not raw.strip():
-                continue
-            for trace, conversation, session in grouping_keys(raw, number):
-                entry = owners.get(trace)
-                if entry is None:
-                    owners[trace] = [conversation, session, number]
-                else:
-                    entry[0] = entry[0] or conversation
-                    entry[1] = entry[1] or session
-                    entry[2] = number
-    key_of = {trace: entry[0] or entry[1] or trace for trace, entry in owners.items()}
-    last: dict[str, int] = {}
-    for trace, entry in owners.items():
-        key = key_of[trace]
-        last[key] = max(last.get(key, 0), entry[2])
-    del owners
-    ends: dict[int, list[str]] = {}
-    for key, number in last.items():
-        ends.setdefault(number, []).append(key)
-    del last
-    open_: dict[str, list[tuple[Span, SpanView]]] = {}
-    used: set[int] = set()
+            if raw.strip():
+                index.add(number, grouping_keys(raw, number))
+    index.finish()
+    open_: dict[int, list[tuple[Span, SpanView]]] = {}
+    """The spans of the conversations not yet given, by their hash in the index."""
+    places = Places()
     counter = [0]
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, 1):
             if not raw.strip():
                 continue
+            keys: dict[str, int] = {}
             for item in read_document(raw, number, counter):
                 if isinstance(item, SpanProblem):
                     yield _bad(name, item.line, item.where, item.span_id, item.reason)
@@ -219,26 +205,32 @@ def _streamed(path: Path, input_format: str | None) -> Iterator[Row]:
                 except SpanError as exc:
                     yield _bad(name, item.line, item.where, item.span_id, str(exc))
                     continue
-                key = key_of.get(item.trace_id, item.trace_id)
-                open_.setdefault(key, []).append((item, seen))
-            done = [open_.pop(key) for key in ends.pop(number, ()) if key in open_]
+                key = keys.get(item.trace_id)
+                if key is None:
+                    key = keys[item.trace_id] = index.key(item.trace_id)
+                spans = open_.get(key)
+                if spans is None:
+                    open_[key] = [(item, seen)]
+                else:
+                    spans.append((item, seen))
+            ending = index.ending(number)
+            if not ending:
+                continue
+            done = [open_.pop(key) for key in ending if key in open_]
             done.sort(key=lambda spans: min(s.start for s, _v in spans))
             for spans in done:
-                yield from _conversation(name, spans, used)
+                yield from _conversation(name, spans, places)
     for spans in sorted(open_.values(), key=lambda spans: min(s.start for s, _v in spans)):
-        yield from _conversation(name, spans, used)
+        yield from _conversation(name, spans, places)
 
 
-def _conversation(name: str, spans: list[tuple[Span, SpanView]], used: set[int],
+def _conversation(name: str, spans: list[tuple[Span, SpanView]], places: Places,
                   ) -> Iterator[Row]:
     key = _key(spans)
     row = assemble(key, spans)
     if row is None:
         return
-    line = min(span.line for span, _v in spans)
-    while line in used:
-        line += 1
-    used.add(line)
+    line = places.take(min(span.line for span, _v in spans))
     yield line, row  # validated as a row (a walk for unwritable values), not written and read
 
 

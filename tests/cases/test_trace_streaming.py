@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 import pytest
 
+from evaldsl.cases import trace_index
 from evaldsl.cases.bad_rows import BadRow
 from evaldsl.cases.case import Case
 from evaldsl.cases.loading import read_cases
@@ -54,7 +55,8 @@ def mixed_file(path: Path, seed: int, conversations: int = 12) -> None:
     """Conversations of one to three traces and two to four model calls each (the history
     again in each call), their spans spread over the lines at random: several on one line,
     exports and single spans, ids on some spans only (a conversation id, a session id or
-    none), equal start times, repeated lines, blank and bad lines."""
+    none; a trace may name two, shared with other conversations), equal start times,
+    repeated lines, blank and bad lines."""
     rng = random.Random(seed)
     spans: list[dict[str, Any]] = []
     for c in range(conversations):
@@ -65,10 +67,10 @@ def mixed_file(path: Path, seed: int, conversations: int = 12) -> None:
         for n in range(rng.randint(2, 4)):
             trace = rng.choice(traces)
             ids: dict[str, str] = {}
-            if named == "conversation" and rng.random() < 0.6:
-                ids["gen_ai.conversation.id"] = f"conv-{c}"
+            if named == "conversation" and rng.random() < 0.6:  # a trace may name two
+                ids["gen_ai.conversation.id"] = rng.choice([f"conv-{c}", f"conv-{c}", f"alt-{c}"])
             if named != "none" and rng.random() < 0.5:
-                ids["session.id"] = f"sess-{c % 5}" if named == "session" else f"s{c}"
+                ids["session.id"] = f"sess-{(c + n) % 5}" if named == "session" else f"s{c}"
             history = [*history, _text("user", f"question {n} of {c}")]
             reply = _text("assistant", f"answer {n} to {c}")
             spans.append(_chat(trace, f"{c:04d}{n:04d}".ljust(16, "0"), at + 10 * n,
@@ -143,3 +145,34 @@ def test_a_conversation_named_on_a_later_span_is_given_once_its_last_line_is_rea
     assert isinstance(c, Case)
     assert [m.content for m in c.messages] == ["hi", "hello", "bye", "ciao"]
     assert comparable(streamed(path)) == comparable(list(oracle_rows(path)))
+
+
+def test_a_trace_on_consecutive_lines_keeps_the_first_id_it_gives(tmp_path: Path) -> None:
+    """t5 gives session `first`, then `second` on the next line; t6 is in session `second`:
+    t5 stays a conversation of its own."""
+    ask, say = [_text("user", "hi")], _text("assistant", "hello")
+    lines = [_chat("t5", "a1", 0, ask, say, {"session.id": "first"}),
+             _chat("t5", "a2", 10, ask, say, {"session.id": "second"}),
+             _chat("t6", "b1", 20, ask, say, {"session.id": "second"})]
+    path = tmp_path / "sessions.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    items = list(read_cases([path], on_bad_row="skip"))
+    assert [(i.id, len(i.messages)) for i in items if isinstance(i, Case)] == [
+        ("first", 2), ("second", 2)]
+    assert comparable(streamed(path)) == comparable(list(oracle_rows(path)))
+
+
+def test_the_index_sorts_chunk_by_chunk_and_takes_lines_past_2_to_the_32() -> None:
+    rng = random.Random(7)
+    values = [rng.randrange(2**64) for _i in range(3 * trace_index._CHUNK + 5)]
+    assert list(trace_index._ascending(values)) == sorted(values)
+    index = trace_index.ConversationIndex()
+    far = 2**33
+    index.add(1, [("t1", None, None)])
+    index.add(5, [("t2", None, "s")])
+    index.add(far, [("t1", "c", None)])
+    index.finish()
+    assert index.key("t1") == hash("c") and index.key("t2") == hash("s")
+    assert index.key("unseen") == hash("unseen")
+    assert (index.ending(4), index.ending(5), index.ending(far - 1), index.ending(far)) == (
+        [], [hash("s")], [], [hash("c")])

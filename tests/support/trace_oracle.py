@@ -12,7 +12,7 @@ from typing import Any
 
 from evaldsl.cases.otlp import Span, SpanProblem, read_document
 from evaldsl.cases.spanview import SpanView
-from evaldsl.cases.traces import Row, _bad, _conversation, grouping_keys, view_of
+from evaldsl.cases.traces import Row, _bad, _key, assemble, grouping_keys, view_of
 from evaldsl.errors import SpanError
 
 
@@ -63,3 +63,15 @@ def oracle_rows(path: Path, input_format: str | None = None) -> Iterator[Row]:
                 yield from _conversation(name, spans, used)
     for spans in sorted(open_.values(), key=lambda spans: min(s.start for s, _v in spans)):
         yield from _conversation(name, spans, used)
+
+
+def _conversation(name: str, spans: list[tuple[Span, SpanView]], used: set[int],
+                  ) -> Iterator[Row]:
+    row = assemble(_key(spans), spans)
+    if row is None:
+        return
+    line = min(span.line for span, _v in spans)
+    while line in used:
+        line += 1
+    used.add(line)
+    yield line, row
