@@ -219,7 +219,7 @@ class TestReportFiles:
         from evaldsl.report.html import render_html
         from evaldsl.report.markdown import render_markdown
 
-        published = report.to_report_json()
+        published = report.to_report()
         html = report.write_html(tmp_path / "r.html").read_text("utf-8")
         cases = Explorer(report.details.layout)
         for result in self._results():

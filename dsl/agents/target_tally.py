@@ -18,6 +18,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from evaldsl.report.document import FailureKinds, Latencies, Simulator, Target
 from evaldsl.report.simulator_failures import FAILURE_KINDS
 
 PERCENTILES = (50, 90, 99)
@@ -50,21 +51,24 @@ class TargetTally:
             if isinstance(failed, Mapping) and failed.get("failure") in self.simulator_failures:
                 self.simulator_failures[failed["failure"]] += 1
 
-    def to_dict(self) -> dict[str, Any]:
+    def summary(self) -> Target:
+        """The report's `target` section."""
         ordered = sorted(self.latencies)
-        out = {"name": self.name, "kind": self.kind, "conversations": self.conversations,
-               "errors": self.errors, "replies": len(ordered),
-               "latency_ms": {f"p{p}": percentile(ordered, p) for p in PERCENTILES}}
+        p50, p90, p99 = (percentile(ordered, p) for p in PERCENTILES)
+        out = Target(name=self.name, kind=self.kind,  # type: ignore[arg-type]
+                     conversations=self.conversations, errors=self.errors,
+                     replies=len(ordered), latency_ms=Latencies(p50=p50, p90=p90, p99=p99))
         if self.simulated:
-            out["simulator"] = self.simulator_section()
+            out.simulator = self.simulator_section()
         return out
 
-    def simulator_section(self) -> dict[str, Any]:
+    def simulator_section(self) -> Simulator:
         """The simulated user's own failures, apart from the agent's `errors`: over the
         conversations it played, by kind."""
         failures = sum(self.simulator_failures.values())
-        return {"conversations": self.simulated, "failures": failures,
-                "rate": failures / self.simulated, "by_kind": dict(self.simulator_failures)}
+        return Simulator(conversations=self.simulated, failures=failures,
+                         rate=failures / self.simulated,
+                         by_kind=FailureKinds(**self.simulator_failures))
 
 
 def percentile(ordered: Sequence[float], p: float) -> float | None:

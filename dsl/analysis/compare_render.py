@@ -100,7 +100,7 @@ def _p(value: float | None) -> str:
 
 def metric_rows(data: dict[str, Any]) -> list[list[str]]:
     """One row per metric: name, base, new, difference, interval, p, paired cases."""
-    return [[m["name"] + better_note(m), _number(m["base"], m["is_rate"]),
+    return [[m["name"] + better_note(m.get("better")), _number(m["base"], m["is_rate"]),
              _number(m["new"], m["is_rate"]),
              _number(m["difference"], m["is_rate"], True), _interval(m), _p(m["p_value"]),
              str(m["paired"])] for m in data["metrics"]]

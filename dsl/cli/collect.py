@@ -67,10 +67,10 @@ def run(args: argparse.Namespace) -> int:
         failed = asyncio.run(collect(driving, driving.scenarios(args.cases, spec), failed_one))
     finally:
         driving.close()
-    summary = driving.tally.to_dict()
+    summary = driving.tally.summary()
     if not args.quiet:
         from evaldsl.report.terminal import target_line
 
         print("\n".join(target_line(summary)))
-    return EXIT_NO_RESULTS if summary["conversations"] and failed == summary[
-        "conversations"] else EXIT_OK
+    return EXIT_NO_RESULTS if summary.conversations and failed == summary.conversations \
+        else EXIT_OK

@@ -15,12 +15,15 @@ import re
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from evaldsl.errors import OptionsError
 from evaldsl.i18n import _
 from evaldsl.report.gates import Threshold, parse_threshold
 from evaldsl.report.outputs import ReportFiles
+
+if TYPE_CHECKING:
+    from evaldsl.report.document import ReportDoc
 
 
 def positive(text: str) -> int:
@@ -137,7 +140,7 @@ def summary_stream(args: argparse.Namespace) -> TextIO:
     return sys.stderr if report_files(args).on_stdout else sys.stdout
 
 
-def report_gates(thresholds: list[Threshold], report: dict[str, Any]) -> int:
+def report_gates(thresholds: list[Threshold], report: ReportDoc) -> int:
     """Each missed `--fail-under` or `--fail-over` said on stderr; 1 when one was missed."""
     from evaldsl.cli.exits import EXIT_FAILED, EXIT_OK
     from evaldsl.report.gates import missed_thresholds

@@ -24,7 +24,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evaldsl.cases.remote import case_input
 from evaldsl.cli.exits import EXIT_DEADLINE, EXIT_NO_RESULTS, Interrupted, UsageError
@@ -42,6 +42,9 @@ from evaldsl.cli.flags import (
 )
 from evaldsl.i18n import _, ngettext
 from evaldsl.run.engines import CASES_PER_REQUEST
+
+if TYPE_CHECKING:
+    from evaldsl.report.document import ReportDoc
 
 BAD_ROWS_SHOWN = 10
 """Skipped rows listed on stderr; the report lists up to 100 and counts all."""
@@ -175,7 +178,7 @@ def run(args: argparse.Namespace) -> int:
         raise _interrupted(args) from exc
     for bad in result.bad_rows[:BAD_ROWS_SHOWN]:
         print(_("skipped: {bad}").format(bad=bad), file=sys.stderr)
-    skipped = result.report["cases"]["bad_rows_skipped"]
+    skipped = result.report.cases.bad_rows_skipped
     if skipped > BAD_ROWS_SHOWN:
         print(
             _("skipped: ... and {value} more rows").format(value=skipped - BAD_ROWS_SHOWN),
@@ -190,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
     if _no_results(result.report):
         return EXIT_NO_RESULTS
     verdict = report_gates(args.fail_under + args.fail_over, result.report)
-    return EXIT_DEADLINE if result.report["run"].get("deadline_passed") else verdict
+    return EXIT_DEADLINE if result.report.run.deadline_passed is True else verdict
 
 
 def _settings(args: argparse.Namespace, deadline: float | None = None) -> Any:
@@ -209,16 +212,16 @@ def _warn(line: str) -> None:
 
 def _warn_if_no_rows(args: argparse.Namespace, result: Any) -> None:
     """A run over no rows at all reports zeros honestly, but is most likely a mistake."""
-    cases = result.report["cases"]
-    if cases["evaluated"] == 0 and cases["bad_rows_skipped"] == 0:
+    cases = result.report.cases
+    if cases.evaluated == 0 and cases.bad_rows_skipped == 0:
         files = ", ".join(f"`{c}`" for c in args.cases)
         _warn(ngettext("warning: {files} holds no cases", "warning: {files} hold no cases",
                        len(args.cases)).format(files=files))
 
 
-def _warn_ids_not_found(args: argparse.Namespace, report: dict[str, Any]) -> None:
+def _warn_ids_not_found(args: argparse.Namespace, report: ReportDoc) -> None:
     """Ids of `--ids` that no input row had: most likely a file of another data set."""
-    missing = report["cases"].get("ids_not_found", 0)
+    missing = report.cases.ids_not_found or 0
     if missing:
         _warn(ngettext("warning: {count} id of {ids} is not in the input",
                        "warning: {count} ids of {ids} are not in the input",
@@ -233,14 +236,14 @@ def _interrupted(args: argparse.Namespace) -> Interrupted:
         results=args.results))
 
 
-def _no_results(report: dict[str, Any]) -> bool:
+def _no_results(report: ReportDoc) -> bool:
     """Whether every evaluated case errored, said on stderr with the main reason: a run that
     produced no result must not look like one that passed."""
-    cases = report["cases"]
-    if not cases["evaluated"] or cases["errored"] < cases["evaluated"]:
+    cases = report.cases
+    if not cases.evaluated or cases.errored < cases.evaluated:
         return False
-    reasons = report.get("errors") or [{"reason": _("no reason given")}]
+    reason = report.errors[0].reason if report.errors else _("no reason given")
     message = _("evaldsl run: error: every case errored ({count} of {count}), most often: "
-                "{reason}").format(count=cases["evaluated"], reason=reasons[0]["reason"])
+                "{reason}").format(count=cases.evaluated, reason=reason)
     print(message, file=sys.stderr)
     return True

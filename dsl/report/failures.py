@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evaldsl.record import CaseRecord
+from evaldsl.report.document import ReasonCount
 
 ERROR_LABEL = "error"
 """The label of an outcome block whose decision depended on an error (`results.ERROR_LABEL`)."""
@@ -84,7 +85,7 @@ class ErrorTally:
         out.reasons = self.reasons + other.reasons
         return out
 
-    def top(self, count: int = REASONS_SHOWN) -> list[dict[str, Any]]:
+    def top(self, count: int = REASONS_SHOWN) -> list[ReasonCount]:
         """The most frequent reasons, most frequent first (ties in the order of the text)."""
         ranked = sorted(self.reasons.items(), key=lambda item: (-item[1], item[0]))
-        return [{"reason": reason, "count": n} for reason, n in ranked[:count]]
+        return [ReasonCount(reason=reason, count=n) for reason, n in ranked[:count]]

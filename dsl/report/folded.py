@@ -5,12 +5,11 @@ as report.json, HTML, Markdown or JUnit, or read back from report.json.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evaldsl.diagnostics import did_you_mean, listing
 from evaldsl.errors import EvaldslError, UnknownNameError
@@ -20,6 +19,10 @@ from evaldsl.runtime.aggregation import MetricPart, MetricState, MetricValue, Re
 from evaldsl.runtime.bootstrap import BootstrapInterval
 from evaldsl.runtime.grouping import GroupedState, GroupValue
 from evaldsl.values import CheckResult
+
+if TYPE_CHECKING:  # msgspec's types load when a report is written or read, not with a spec
+    from evaldsl.report.document import Interval, Metric, ReportDoc
+    from evaldsl.report.document import MetricPart as ReportPart
 
 
 @dataclass
@@ -69,7 +72,7 @@ class Report:
         self.details = details
         """What only report.json shows (`evaldsl.report.json_report.ReportBuilder`): check
         score distributions, slots, the worst cases; None when the caller folds it itself."""
-        self._published: dict[str, Any] | None = None
+        self._published: ReportDoc | None = None
         """The report.json this report was read from (`from_json`): its figures, fixed."""
         self.case_records: list[dict[str, Any]] | None = (
             [] if keep_cases and details is not None else None)
@@ -147,7 +150,7 @@ class Report:
     @property
     def metrics(self) -> dict[str, MetricValue]:
         if self._published is not None:
-            return {m["name"]: _metric_value(m) for m in self._published["metrics"]}
+            return {m.name: _metric_value(m) for m in self._published.metrics}
         return {name: self._result(name, state) for name, state in self.states.items()}
 
     def _result(self, name: str, state: MetricState) -> MetricValue:
@@ -160,9 +163,10 @@ class Report:
 
     # -------------------------------------------------------------- files
 
-    def to_report_json(self, generated_by: str = "evaldsl") -> dict[str, Any]:
-        """The report as report.json holds it (docs/report.schema.json), as `evaldsl run`
-        builds it; `cost` and `run` are empty (a report from Python knows no process)."""
+    def to_report(self, generated_by: str = "evaldsl") -> ReportDoc:
+        """The report as report.json holds it, typed (`evaldsl.report.document`), as
+        `evaldsl run` builds it; `cost` and `run` are empty (a report from Python knows no
+        process)."""
         if self._published is not None:
             return self._published
         if self.details is None:
@@ -172,13 +176,17 @@ class Report:
 
         return publish(self, self.details, generated_by=generated_by)
 
+    def to_report_json(self, generated_by: str = "evaldsl") -> dict[str, Any]:
+        """`to_report` as JSON values (docs/report.schema.json), keys in the file's order."""
+        return self.to_report(generated_by).to_dict()
+
     def write(self, path: str | os.PathLike[str], format: str = "json") -> Path:
         """Write report.json (`json`), `html` or `markdown` with the writers `evaldsl run`
         uses; the path written. JUnit is one test per case: `write_junit`."""
         from evaldsl.report.writers import write_report
 
         cases = self._explorer() if format == "html" else None
-        return write_report(Path(path), self.to_report_json(), format, cases)
+        return write_report(Path(path), self.to_report(), format, cases)
 
     def _explorer(self) -> Any:
         """The kept case records as the HTML report's case explorer (None when not kept)."""
@@ -225,15 +233,15 @@ class Report:
         It takes no more cases and merges with nothing (finished metrics cannot be
         combined exactly); to combine runs, merge their journals (`evaldsl merge`).
         """
-        data = json.loads(Path(path).read_text("utf-8"))
-        spec = data["spec"]
-        out = cls(spec["name"], str(spec["hash"]).removeprefix("sha256:"),
+        from evaldsl.report.document import decode_report
+
+        data = decode_report(Path(path).read_bytes(), str(path))
+        out = cls(data.spec.name, data.spec.hash.removeprefix("sha256:"),
                   ReportPlan((), (), ()))
-        out.cases = int(data["cases"]["evaluated"])
-        out.counts = {block["name"] or VERDICT: dict(block["counts"])
-                      for block in data["outcomes"]}
-        out.checks = {c["name"]: CheckTally(c["evaluated"], c["passed"], c["failed"],
-                                            c["errors"]) for c in data["checks"]}
+        out.cases = data.cases.evaluated
+        out.counts = {block.name or VERDICT: dict(block.counts) for block in data.outcomes}
+        out.checks = {c.name: CheckTally(c.evaluated, c.passed, c.failed, c.errors)
+                      for c in data.checks}
         out._published = data
         return out
 
@@ -279,18 +287,38 @@ def _fold(state: MetricState, value: MetricInput, case_id: str = "") -> None:
     else:
         state.add_values(value, case_id)  # type: ignore[arg-type]
 
-def _metric_value(entry: Mapping[str, Any]) -> MetricValue:
+def _metric_value(entry: Metric) -> MetricValue:
     """A finished metric from its report.json entry (`json_report.metric_entry`)."""
-    parts = tuple(MetricPart(p["aggregate"], p["value"], p["numerator"], p["denominator"])
-                  for p in entry.get("parts") or ())
-    by = tuple(str(k).removeprefix("case.") for k in entry.get("by") or ())
-    shared = {k: entry.get(k) for k in ("name", "where", "is_rate", "template")}
-    groups = tuple(GroupValue(tuple(g["key"]), _metric_value({**g, **shared}))
-                   for g in entry.get("groups") or ())
-    return MetricValue(entry["name"], entry["value"], entry["numerator"], entry["denominator"],
-                       entry["errors"], entry["where"], entry["is_rate"],
-                       tuple(entry.get("error_examples", ())), parts, entry.get("template"),
-                       BootstrapInterval.from_dict(entry.get("interval")), by, groups)
+    by = tuple(str(k).removeprefix("case.") for k in entry.by or ())
+    groups = tuple(GroupValue(tuple(g.key), _figures(entry, g.value, g.numerator,
+                                                      g.denominator, g.errors, g.error_examples,
+                                                      g.parts, g.interval))
+                   for g in entry.groups or ())
+    return replace(_figures(entry, entry.value, entry.numerator, entry.denominator,
+                            entry.errors, entry.error_examples, entry.parts, entry.interval),
+                   by=by, groups=groups)
+
+
+def _figures(entry: Metric, value: float | None, numerator: float | None, denominator: int,
+             errors: int, examples: list[str], parts: list[ReportPart] | None,
+             interval: Interval | None) -> MetricValue:
+    """A metric's (or one group's) figures as a `MetricValue` of `entry`'s name and kind."""
+    return MetricValue(
+        entry.name, value, numerator, denominator, errors, entry.where, entry.is_rate,
+        tuple(examples), tuple(MetricPart(p.aggregate, p.value, p.numerator, p.denominator)
+                               for p in parts or ()),
+        entry.template,
+        BootstrapInterval.from_dict(_plain(interval)))
+
+
+def _plain(interval: Interval | None) -> dict[str, Any] | None:
+    """An interval of report.json as its JSON values."""
+    if interval is None:
+        return None
+    import msgspec
+
+    out: dict[str, Any] = msgspec.to_builtins(interval)
+    return out
 
 def _add_counts(a: Mapping[str, int], b: Mapping[str, int]) -> dict[str, int]:
     out = dict(a)

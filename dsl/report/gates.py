@@ -13,11 +13,12 @@ A floor is missed by a value below it, a ceiling by a value above it (a metric w
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from evaldsl.errors import OptionsError
 from evaldsl.i18n import _
+from evaldsl.report.document import ReportDoc
 
 
 class Threshold(NamedTuple):
@@ -90,18 +91,17 @@ def check_thresholds_of(thresholds: Sequence[Threshold], spec: Any) -> None:
     check_thresholds(thresholds, list(spec.layout.metrics), rates)
 
 
-def missed_thresholds(thresholds: Sequence[Threshold],
-                      report: Mapping[str, Any]) -> list[str]:
-    """The gates a report (report.json's dict) fails, one sentence each, in the order given:
-    an empty list passes."""
+def missed_thresholds(thresholds: Sequence[Threshold], report: ReportDoc) -> list[str]:
+    """The gates a report fails, one sentence each, in the order given: an empty list
+    passes."""
     from evaldsl.report.figures import metric_value
 
-    metrics = {m["name"]: m for m in report["metrics"]}
+    metrics = {m.name: m for m in report.metrics}
     missed = []
     for t in thresholds:
         metric = metrics[t.name]
-        if t.missed_by(metric["value"]):
-            shown = f"{t.floor:.1%}" if metric.get("is_rate") else f"{t.floor:g}"
+        if t.missed_by(metric.value):
+            shown = f"{t.floor:.1%}" if metric.is_rate else f"{t.floor:g}"
             words = (_("fail-over: `{name}` is {metric_value}, above {shown}") if t.ceiling
                      else _("fail-under: `{name}` is {metric_value}, below {shown}"))
             missed.append(words.format(name=t.name, metric_value=metric_value(metric),

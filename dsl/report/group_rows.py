@@ -9,12 +9,14 @@ bury the summary, and a group left out of the table is still counted.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from evaldsl.i18n import _, ngettext
-from evaldsl.report.figures import interval_span, metric_value
+from evaldsl.report.document import Metric
+from evaldsl.report.figures import shown as shown_value
+from evaldsl.report.figures import span_of
 from evaldsl.runtime.grouping import SMALL_GROUP
 from evaldsl.stats import fraction
 
@@ -47,23 +49,22 @@ def _part(value: Any) -> str:
     return str(value)
 
 
-def title(m: Mapping[str, Any]) -> str:
+def title(m: Metric) -> str:
     """`ok_rate by case.tenant, case.lang`."""
-    return _("{name} by {keys}").format(name=m["name"], keys=", ".join(m["by"]))
+    return _("{name} by {keys}").format(name=m.name, keys=", ".join(m.by or ()))
 
 
-def rows(m: Mapping[str, Any], limit: int | None = None, sep: str = "/",
+def rows(m: Metric, limit: int | None = None, sep: str = "/",
          ) -> tuple[list[GroupRow], int]:
     """The first `limit` groups of `m` (all without one) and how many are left out; `sep`
     goes between numerator and denominator."""
-    groups = m["groups"]
+    groups = m.groups or []
     shown = groups if limit is None else groups[:limit]
     out = []
     for g in shown:
-        figures = {**g, "name": m["name"], "is_rate": m.get("is_rate")}
-        out.append(GroupRow(key_text(g["key"]), metric_value(figures),
-                            fraction(g["numerator"], g["denominator"], sep),
-                            interval_span(figures, "–"), g["errors"], g["small"]))
+        out.append(GroupRow(key_text(g.key), shown_value(m.is_rate, g.value),
+                            fraction(g.numerator, g.denominator, sep),
+                            span_of(g.interval, m.is_rate, "–"), g.errors, g.small))
     return out, len(groups) - len(shown)
 
 
@@ -78,6 +79,6 @@ def small_note() -> str:
         count=SMALL_GROUP)
 
 
-def grouped(metrics: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+def grouped(metrics: Sequence[Metric]) -> list[Metric]:
     """The metrics that have groups, in the report's order."""
-    return [m for m in metrics if m.get("groups")]
+    return [m for m in metrics if m.groups]

@@ -3,7 +3,7 @@
 Everything the page needs (styles, charts, the small script of the case
 explorer) is inline, with no external resource, so the file can be mailed,
 archived or opened from a CI artifact years later. The aggregates come from
-the report dict (`json_report`), so `report.json` and `report.html` never
+the typed report (`json_report` builds it), so `report.json` and `report.html` never
 disagree; the case sections from the run's case records
 (`evaldsl.report.explorer`, drawn by `evaldsl.report.html_explorer`). Every
 text that comes from a spec or a case (names, labels, reasons, dialog turns)
@@ -14,13 +14,25 @@ contain anything, `<script>` included.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from importlib import resources
 from string import Template
 from typing import Any
 
+from msgspec import UNSET
+
 from evaldsl.i18n import N_, _, current_language, ngettext
 from evaldsl.report import group_rows
+from evaldsl.report.document import (
+    Cases,
+    CheckSummary,
+    Cost,
+    Metric,
+    Outcome,
+    ReportDoc,
+    SlotFill,
+    Target,
+)
 from evaldsl.report.explorer import Explorer
 from evaldsl.report.figures import interval_span, parts_of
 from evaldsl.report.html_pieces import PALETTE, esc, outcome_name, section
@@ -45,31 +57,32 @@ COST_WORDS = {
 """The cost section's keys in words; an unknown key is shown as it is."""
 
 
-def render_html(report: Mapping[str, Any], cases: Explorer | None = None) -> str:
-    """The whole page for a report dict; with `cases`, the explorer of every case."""
+def render_html(report: ReportDoc, cases: Explorer | None = None) -> str:
+    """The whole page for a report; with `cases`, the explorer of every case."""
     return "".join(html_parts(report, cases))
 
 
-def html_parts(report: Mapping[str, Any], cases: Explorer | None = None) -> Iterator[str]:
+def html_parts(report: ReportDoc, cases: Explorer | None = None) -> Iterator[str]:
     """The page in pieces, to be written as they come: with 50,000 cases the case data is
     most of the page, and joining it into one text would hold it several times over."""
-    spec = report["spec"]
+    spec = report.spec
     fields = {
-        "lang": "zh" if current_language() == "zh" or _CJK.search(spec["name"]) else "en",
-        "title": esc(spec["name"]), "css": _template("report.css").template,
-        "meta": _meta(report), "generator": esc(report["generated_by"]),
-        "hash": esc(spec["hash"]), "spec_word": esc(_("spec")),
+        "lang": "zh" if current_language() == "zh" or _CJK.search(spec.name) else "en",
+        "title": esc(spec.name), "css": _template("report.css").template,
+        "meta": _meta(report), "generator": esc(report.generated_by),
+        "hash": esc(spec.hash), "spec_word": esc(_("spec")),
     }
     head, tail = _template("report.html").template.split("$sections", 1)
     yield Template(head).substitute(fields)
-    yield "\n".join([_metrics(report["metrics"]), _groups(report["metrics"]),
-                     _outcomes(report["outcomes"])]) + "\n"
+    yield "\n".join([_metrics(report.metrics), _groups(report.metrics),
+                     _outcomes(report.outcomes)]) + "\n"
     yield from _cases(cases)
     from evaldsl.report.html_target import target_section  # only a driven run has it
 
-    yield "\n" + "\n".join([_checks(report["checks"]), _slots(report["slots"]),
-                             target_section(report.get("target")), _cost(report["cost"]),
-                             _bad_rows(report["cases"])])
+    target = report.target if isinstance(report.target, Target) else None
+    yield "\n" + "\n".join([_checks(report.checks), _slots(report.slots),
+                             target_section(target), _cost(report.cost),
+                             _bad_rows(report.cases)])
     yield Template(tail).substitute(fields)
 
 
@@ -78,16 +91,16 @@ def _template(name: str) -> Template:
                     .read_text(encoding="utf-8"))
 
 
-def _meta(report: Mapping[str, Any]) -> str:
-    cases = report["cases"]
-    count = f'<span id="case-count">{cases["evaluated"]}</span>'
+def _meta(report: ReportDoc) -> str:
+    cases = report.cases
+    count = f'<span id="case-count">{cases.evaluated}</span>'
     parts = [esc(_("{count} cases judged")).format(count=count)]
-    if cases["bad_rows_skipped"]:
-        skipped = cases["bad_rows_skipped"]
+    if cases.bad_rows_skipped:
+        skipped = cases.bad_rows_skipped
         words = ngettext("{count} bad row skipped", "{count} bad rows skipped", skipped)
         parts.append(esc(words.format(count=skipped)))
-    if report["spec"].get("path"):
-        path = f"<code>{esc(report['spec']['path'])}</code>"
+    if report.spec.path:
+        path = f"<code>{esc(report.spec.path)}</code>"
         parts.append(esc(_("spec {path}")).format(path=path))
     return " · ".join(parts)
 
@@ -130,7 +143,7 @@ def _table(head: Sequence[tuple[str, str]], rows: Iterable[str], ident: str = ""
 # ---------------------------------------------------------------- metrics
 
 
-def _metrics(metrics: Sequence[Mapping[str, Any]]) -> str:
+def _metrics(metrics: Sequence[Metric]) -> str:
     if not metrics:
         return _section("metrics", _("Metrics"), _empty(_("The spec defines no metric.")))
     head = [
@@ -146,31 +159,31 @@ def _metrics(metrics: Sequence[Mapping[str, Any]]) -> str:
     )
 
 
-def _metric_row(m: Mapping[str, Any]) -> str:
-    value = percent(m["value"]) if m.get("is_rate") else number(m["value"])
+def _metric_row(m: Metric) -> str:
+    value = percent(m.value) if m.is_rate else number(m.value)
     span = interval_span(m) or "–"
     parts = parts_of(m)
-    name = f"<code>{esc(m['name'])}</code>"
-    if m.get("better") == "lower":
+    name = f"<code>{esc(m.name)}</code>"
+    if m.better == "lower":
         name += f' <span class="muted better">{esc(_("(lower is better)"))}</span>'
     if parts is not None:
         name += f'<div class="muted parts">= <code>{esc(parts)}</code></div>'
     where = (
-        f"<code>{esc(m['where'])}</code>"
-        if m.get("where")
+        f"<code>{esc(m.where)}</code>"
+        if m.where
         else f'<span class="muted">{esc(_("all cases"))}</span>'
     )
-    return (f'<tr data-metric="{esc(m["name"])}"><td>{name}</td>'
+    return (f'<tr data-metric="{esc(m.name)}"><td>{name}</td>'
             f'<td class="num value">{esc(value)}</td>'
-            f'<td class="num">{esc(fraction(m["numerator"], m["denominator"], " / "))}</td>'
-            f'<td class="num">{esc(span)}</td><td class="num">{m["errors"]}</td>'
+            f'<td class="num">{esc(fraction(m.numerator, m.denominator, " / "))}</td>'
+            f'<td class="num">{esc(span)}</td><td class="num">{m.errors}</td>'
             f"<td>{where}</td></tr>")
 
 
 # ---------------------------------------------------------------- groups
 
 
-def _groups(metrics: Sequence[Mapping[str, Any]]) -> str:
+def _groups(metrics: Sequence[Metric]) -> str:
     """A table per grouped metric, every group listed; nothing when no metric has `by`."""
     grouped = group_rows.grouped(metrics)
     if not grouped:
@@ -199,25 +212,25 @@ def _group_row(r: Any) -> str:
 # ---------------------------------------------------------------- outcomes
 
 
-def _outcomes(outcomes: Sequence[Mapping[str, Any]]) -> str:
+def _outcomes(outcomes: Sequence[Outcome]) -> str:
     if not outcomes:
         empty = _empty(_("The spec has no outcome block."))
         return _section("outcomes", _("Outcomes"), empty)
     parts = []
     for block in outcomes:
-        name = outcome_name(block["name"])
+        name = outcome_name(block.name)
         parts.append(f'<h3>{esc(name)}</h3>\n{outcome_chart(block)}')
     return _section("outcomes", _("Outcome distribution"), "\n".join(parts))
 
 
-def outcome_chart(block: Mapping[str, Any]) -> str:
+def outcome_chart(block: Outcome) -> str:
     """Horizontal bars, one per label in branch order, `error` last (inline SVG)."""
-    counts: Mapping[str, int] = block["counts"]
-    labels = [*block["labels"]]
+    counts = block.counts
+    labels = [*block.labels]
     total = sum(counts.values()) or 1
     row, label_w, bar_w = 26, 150, 420
     height = row * len(labels) + 6
-    out = [f'<svg class="outcome-chart" data-outcome="{esc(block["name"] or "verdict")}" '
+    out = [f'<svg class="outcome-chart" data-outcome="{esc(block.name or "verdict")}" '
            f'role="img" width="{label_w + bar_w + 130}" height="{height}" '
            f'xmlns="http://www.w3.org/2000/svg">']
     for i, label in enumerate(labels):
@@ -240,7 +253,7 @@ def outcome_chart(block: Mapping[str, Any]) -> str:
 # ---------------------------------------------------------------- checks and slots
 
 
-def _checks(checks: Sequence[Mapping[str, Any]]) -> str:
+def _checks(checks: Sequence[CheckSummary]) -> str:
     if not checks:
         return ""
     head = [
@@ -257,16 +270,16 @@ def _checks(checks: Sequence[Mapping[str, Any]]) -> str:
     return _section("checks", _("Checks"), _table(head, map(_check_row, checks), "check-table"))
 
 
-def _check_row(c: Mapping[str, Any]) -> str:
-    interval = c.get("interval")
-    span = f'{percent(interval["low"])} – {percent(interval["high"])}' if interval else "–"
-    decided = c["passed"] + c["failed"]
-    return (f'<tr data-check="{esc(c["name"])}"><td><code>{esc(c["name"])}</code></td>'
-            f'<td>{esc(c["primitive"])}</td><td class="num value">{percent(c["pass_rate"])}</td>'
-            f'<td class="num">{c["passed"]} / {decided}</td><td class="num">{esc(span)}</td>'
-            f'<td class="num">{c["errors"]}</td><td class="num">{c["not_needed"]}</td>'
-            f'<td class="num">{esc(number(c["score"]["mean"]))}</td>'
-            f'<td>{histogram_svg(c["score"]["histogram"])}</td></tr>')
+def _check_row(c: CheckSummary) -> str:
+    interval = c.interval
+    span = f"{percent(interval.low)} – {percent(interval.high)}" if interval else "–"
+    decided = c.passed + c.failed
+    return (f'<tr data-check="{esc(c.name)}"><td><code>{esc(c.name)}</code></td>'
+            f'<td>{esc(c.primitive)}</td><td class="num value">{percent(c.pass_rate)}</td>'
+            f'<td class="num">{c.passed} / {decided}</td><td class="num">{esc(span)}</td>'
+            f'<td class="num">{c.errors}</td><td class="num">{c.not_needed}</td>'
+            f'<td class="num">{esc(number(c.score.mean))}</td>'
+            f'<td>{histogram_svg(c.score.histogram)}</td></tr>')
 
 
 def histogram_svg(counts: Sequence[int]) -> str:
@@ -282,18 +295,18 @@ def histogram_svg(counts: Sequence[int]) -> str:
             f'xmlns="http://www.w3.org/2000/svg">{"".join(bars)}</svg>')
 
 
-def _slots(slots: Sequence[Mapping[str, Any]]) -> str:
+def _slots(slots: Sequence[SlotFill]) -> str:
     if not slots:
         return ""
     parts = []
     for group in slots:
         head = [(_("slot"), ""), (_("filled"), "num"), (_("completion"), "")]
-        rows = (f'<tr data-slot="{esc(s["name"])}"><td>{esc(s["name"])}</td>'
-                f'<td class="num">{s["filled"]} / {s["of"]} ({percent(s["rate"])})</td>'
-                f'<td><div class="bar"><span style="width:{_width(s["rate"])}%"></span></div>'
-                f"</td></tr>" for s in group["slots"])
-        parts.append(f'<h3><code>{esc(group["check"])}</code></h3>\n'
-                     + _table(head, rows, f'slots-{_ident(group["check"])}'))
+        rows = (f'<tr data-slot="{esc(s.name)}"><td>{esc(s.name)}</td>'
+                f'<td class="num">{s.filled} / {s.of} ({percent(s.rate)})</td>'
+                f'<td><div class="bar"><span style="width:{_width(s.rate)}%"></span></div>'
+                f"</td></tr>" for s in group.slots)
+        parts.append(f"<h3><code>{esc(group.check)}</code></h3>\n"
+                     + _table(head, rows, f"slots-{_ident(group.check)}"))
     return _section("slots", _("Slot completion"), "\n".join(parts))
 
 
@@ -305,25 +318,26 @@ def _ident(name: str) -> str:
     return re.sub(r"[^\w-]", "_", name)
 
 
-def _cost(cost: Mapping[str, Any]) -> str:
+def _cost(cost: Cost) -> str:
     rows = [
         f'<tr><td>{esc(_(COST_WORDS.get(k, k.replace("_", " "))))}</td>'
         f'<td class="num">{esc(str(v))}</td></tr>'
-        for k, v in cost.items() if v is not None
+        for k in cost.__struct_fields__
+        if (v := getattr(cost, k)) is not None and v is not UNSET
     ]
     return _section("cost", _("Cost"), _table([("", ""), ("", "num")], rows, "cost-table"))
 
 
-def _bad_rows(cases: Mapping[str, Any]) -> str:
-    rows = cases["bad_rows"]
+def _bad_rows(cases: Cases) -> str:
+    rows = cases.bad_rows
     if not rows:
         return ""
     head = [(_("file:line"), ""), (_("field"), ""), (_("reason"), "")]
-    body = (f'<tr><td><code>{esc(r["file"])}:{r["line"]}</code></td>'
-            f'<td>{esc(r.get("field") or "")}</td><td>{esc(r["reason"])}</td></tr>' for r in rows)
+    body = (f"<tr><td><code>{esc(r.file)}:{r.line}</code></td>"
+            f'<td>{esc(r.field or "")}</td><td>{esc(r.reason)}</td></tr>' for r in rows)
     note = _p(
         _("{skipped} rows were skipped; the first {shown}:").format(
-            skipped=cases["bad_rows_skipped"], shown=len(rows)
+            skipped=cases.bad_rows_skipped, shown=len(rows)
         )
     )
     return _section("bad-rows", _("Skipped rows"), note + _table(head, body, "bad-row-table"))

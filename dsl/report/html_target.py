@@ -7,37 +7,36 @@ the simulator's own failures by kind, which are error cases of the run and not t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from evaldsl.i18n import _
+from evaldsl.report.document import Simulator, Target
 from evaldsl.report.html_pieces import esc, section
 from evaldsl.report.simulator_failures import KIND_WORDS
-from evaldsl.report.terminal import ms
+from evaldsl.report.terminal import failure_kinds, ms
 
 
-def target_section(target: Mapping[str, Any] | None) -> str:
+def target_section(target: Target | None) -> str:
     """The `agent` section, or nothing for a run that judged recorded dialogs."""
-    if not target:
+    if target is None:
         return ""
-    latency = target["latency_ms"]
-    rows = [(_("agent"), f"{target['name']} ({target['kind']})"),
-            (_("conversations"), target["conversations"]),
-            (_("agent errors"), target["errors"]), (_("replies"), target["replies"]),
-            *((_("latency {p}").format(p=p), ms(latency[p])) for p in ("p50", "p90", "p99"))]
+    latency = target.latency_ms
+    rows = [(_("agent"), f"{target.name} ({target.kind})"),
+            (_("conversations"), target.conversations),
+            (_("agent errors"), target.errors), (_("replies"), target.replies),
+            *((_("latency {p}").format(p=p), ms(v))
+              for p, v in (("p50", latency.p50), ("p90", latency.p90), ("p99", latency.p99)))]
     body = _rows(rows, "target-table")
-    simulator = target.get("simulator")
-    if simulator:
-        body += "\n" + _simulator(simulator)
+    if isinstance(target.simulator, Simulator):
+        body += "\n" + _simulator(target.simulator)
     return section("target", _("Agent under test"), body)
 
 
-def _simulator(simulator: Mapping[str, Any]) -> str:
-    rows = [(_("simulated conversations"), simulator["conversations"]),
-            (_("simulator failures"), f"{simulator['failures']} / "
-                                      f"{simulator['conversations']} ({simulator['rate']:.1%})"),
-            *((_(KIND_WORDS[kind]), count) for kind, count in simulator["by_kind"].items()
-              if kind in KIND_WORDS)]
+def _simulator(simulator: Simulator) -> str:
+    rows = [(_("simulated conversations"), simulator.conversations),
+            (_("simulator failures"), f"{simulator.failures} / "
+                                      f"{simulator.conversations} ({simulator.rate:.1%})"),
+            *((_(KIND_WORDS[kind]), count) for kind, count in failure_kinds(simulator))]
     note = esc(_("A simulator failure is an error case of the run, not counted among the "
                  "agent's errors."))
     return (f"<h3>{esc(_('Simulated user'))}</h3>\n<p>{note}</p>\n"

@@ -11,7 +11,8 @@ integers of 2**-52 units for that reason (float sums depend on order).
 Metrics come from the interpreter's own `Report` (it knows the aggregates);
 this module adds the rest: outcome counts, per-check pass rates and score
 distributions, per-slot fill rates, the worst cases with their trace and
-dialog, cost and skipped rows. docs/report.schema.json is the published form.
+dialog, cost and skipped rows. The result is a typed `ReportDoc`
+(`evaldsl.report.document`), the shape docs/report.schema.json is generated from.
 """
 
 from __future__ import annotations
@@ -19,16 +20,39 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from evaldsl.cases.case import Case
 from evaldsl.record import CaseRecord
-from evaldsl.report.alpha import Level, alpha_of_coincidences, unit_coincidences
+from evaldsl.report.alpha import alpha_of_coincidences, unit_coincidences
+from evaldsl.report.document import (
+    FORMAT,
+    VERSION,
+    BadRowEntry,
+    Cases,
+    CheckSummary,
+    Cost,
+    Interval,
+    Judges,
+    Metric,
+    MetricGroup,
+    MetricPart,
+    Outcome,
+    ReportDoc,
+    Review,
+    RunInfo,
+    ScoreSummary,
+    SlotFill,
+    SlotRate,
+    SpecInfo,
+    TraceCheck,
+    Turn,
+    WorstCase,
+)
 from evaldsl.report.failures import ErrorTally
 from evaldsl.report.layout import VERDICT, SpecLayout
 from evaldsl.stats import HISTOGRAM_BINS, wilson
 
-FORMAT, VERSION = "evaldsl-report", 1
 WORST_CASES = 10
 """How many worst cases a report shows with their trace and dialog."""
 _UNIT_BITS = 52
@@ -105,21 +129,19 @@ class _Tally:
             [a + b for a, b in zip(self.histogram, other.histogram, strict=True)], slots,
             JudgeAgreement.merged(self.judges, other.judges))
 
-    def to_dict(self, name: str) -> dict[str, Any]:
+    def summary(self, name: str) -> CheckSummary:
         decided = self.passed + self.failed
-        interval = wilson(self.passed, decided)
         mean = self.score_units / (self.scored << _UNIT_BITS) if self.scored else None
-        out = {
-            "name": name, "primitive": self.primitive,
-            "evaluated": decided + self.errors, "passed": self.passed, "failed": self.failed,
-            "errors": self.errors, "not_needed": self.not_needed,
-            "pass_rate": self.passed / decided if decided else None,
-            "interval": interval.to_dict() if interval else None,
-            "score": {"mean": mean, "min": self.low, "max": self.high,
-                      "histogram": list(self.histogram)},
-        }
+        out = CheckSummary(
+            name=name, primitive=self.primitive,
+            evaluated=decided + self.errors, passed=self.passed, failed=self.failed,
+            errors=self.errors, not_needed=self.not_needed,
+            pass_rate=self.passed / decided if decided else None,
+            interval=interval_of(wilson(self.passed, decided)),
+            score=ScoreSummary(mean=mean, min=self.low, max=self.high,
+                               histogram=list(self.histogram)))
         if self.judges is not None:
-            out["judges"] = self.judges.to_dict()
+            out.judges = self.judges.summary()
         return out
 
 
@@ -156,15 +178,15 @@ class JudgeAgreement:
         return JudgeAgreement(both, cases)
 
     @property
-    def level(self) -> Level:
+    def level(self) -> Literal["interval", "nominal"]:
         numbers = all(isinstance(c, (int, float)) and not isinstance(c, bool)
                       for c, _ in self.coincidences)
         return "interval" if numbers else "nominal"
 
-    def to_dict(self) -> dict[str, Any]:
+    def summary(self) -> Judges:
         level = self.level
-        return {"alpha": alpha_of_coincidences(self.coincidences, level), "level": level,
-                "cases": self.cases}
+        return Judges(alpha=alpha_of_coincidences(self.coincidences, level), level=level,
+                      cases=self.cases)
 
 
 def case_key_of(record: Mapping[str, Any]) -> str:
@@ -192,7 +214,7 @@ class ReportBuilder:
         self._block_labels = tuple((b.key, b.labels) for b in layout.blocks)
         self._worst: list[tuple[tuple[Any, ...], str]] = []
         self._worst_records: dict[str, Mapping[str, Any]] = {}
-        self._dialogs: dict[str, list[dict[str, Any]]] = {}
+        self._dialogs: dict[str, list[Turn]] = {}
         self._origins: dict[str, str] = {}
         self._failures = ErrorTally()
 
@@ -314,62 +336,61 @@ class ReportBuilder:
         mean = round(total / count, 9) if count else 1.0
         return mean, record.id
 
-    def build(self, metrics: Sequence[Mapping[str, Any]], cost: Mapping[str, Any],
+    def build(self, metrics: Sequence[Metric], cost: Cost,
               bad_rows: Sequence[Row], bad_row_count: int,
-              run: Mapping[str, Any] | None = None, generated_by: str = "evaldsl",
-              ) -> dict[str, Any]:
-        """The report dict (docs/report.schema.json)."""
+              run: RunInfo | None = None, generated_by: str = "evaldsl") -> ReportDoc:
+        """The report (docs/report.schema.json is generated from its type)."""
         layout = self.layout
-        return {
-            "format": FORMAT, "version": VERSION, "generated_by": generated_by,
-            "spec": {"name": layout.name, "title": layout.title, "path": layout.path,
-                     "hash": f"sha256:{layout.hash}"},
-            "cases": {"evaluated": self.evaluated, "errored": self._failures.errored,
-                      "bad_rows_skipped": bad_row_count,
-                      "bad_rows": [b.to_dict() for b in bad_rows]},
-            "errors": self._failures.top(),
-            "outcomes": self._outcomes(),
-            "metrics": [dict(m) for m in metrics],
-            "checks": [t.to_dict(name) for name, t in self._tallies.items()],
-            "slots": self._slots(),
-            "cost": dict(cost),
-            "review": {"selected": self.review_selected} if self._has_review() else None,
-            "worst_cases": [self._worst_case(case_key) for _, case_key in self._worst],
-            "run": dict(run or {}),
-        }
+        return ReportDoc(
+            format=FORMAT, version=VERSION, generated_by=generated_by,
+            spec=SpecInfo(name=layout.name, title=layout.title, path=layout.path,
+                          hash=f"sha256:{layout.hash}"),
+            cases=Cases(evaluated=self.evaluated, errored=self._failures.errored,
+                        bad_rows_skipped=bad_row_count,
+                        bad_rows=[BadRowEntry(**b.to_dict()) for b in bad_rows]),
+            errors=self._failures.top(),
+            outcomes=self._outcomes(),
+            metrics=list(metrics),
+            checks=[t.summary(name) for name, t in self._tallies.items()],
+            slots=self._slots(),
+            cost=cost,
+            review=Review(selected=self.review_selected) if self._has_review() else None,
+            worst_cases=[self._worst_case(case_key) for _, case_key in self._worst],
+            run=run if run is not None else RunInfo(),
+        )
 
     def _has_review(self) -> bool:
         return self.review_selected > 0 or any(
             r.get("review") is not None for r in self._worst_records.values())
 
-    def _outcomes(self) -> list[dict[str, Any]]:
+    def _outcomes(self) -> list[Outcome]:
         out = []
         for block in self.layout.blocks:
             seen = self._counts.get(block.key, {})
             counts = {label: seen.get(label, 0) for label in block.labels}
             counts["error"] = seen.get("error", 0)
-            out.append({"name": None if block.key == VERDICT else block.key,
-                        "labels": [*block.labels, "error"], "counts": counts})
+            out.append(Outcome(name=None if block.key == VERDICT else block.key,
+                               labels=[*block.labels, "error"], counts=counts))
         return out
 
-    def _slots(self) -> list[dict[str, Any]]:
+    def _slots(self) -> list[SlotFill]:
         out = []
         for name, tally in self._tallies.items():
             if tally.slots:
-                slots = [{"name": s, "filled": f, "of": o, "rate": f / o if o else None}
+                slots = [SlotRate(name=s, filled=f, of=o, rate=f / o if o else None)
                          for s, (f, o) in tally.slots.items()]
-                out.append({"check": name, "slots": slots})
+                out.append(SlotFill(check=name, slots=slots))
         return out
 
-    def _worst_case(self, case_key: str) -> dict[str, Any]:
+    def _worst_case(self, case_key: str) -> WorstCase:
         record = self._worst_records[case_key]
-        return {
-            "id": str(record.get("id", "")), "origin": self._origins.get(case_key),
-            "labels": {_block_name(k): v for k, v in record.get("labels", {}).items()},
-            "branches": self._fired(record),
-            "checks": self._trace_checks(record),
-            "dialog": self._dialogs.get(case_key, []),
-        }
+        return WorstCase(
+            id=str(record.get("id", "")), origin=self._origins.get(case_key),
+            labels={_block_name(k): v for k, v in record.get("labels", {}).items()},
+            branches=self._fired(record),
+            checks=self._trace_checks(record),
+            dialog=self._dialogs.get(case_key, []),
+        )
 
     def _fired(self, record: Mapping[str, Any]) -> dict[str, str | None]:
         fired: dict[str, str | None] = {}
@@ -382,36 +403,38 @@ class ReportBuilder:
                 fired[_block_name(block.key)] = block.branches[int(index)]
         return fired
 
-    def _trace_checks(self, record: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def _trace_checks(self, record: Mapping[str, Any]) -> list[TraceCheck]:
         checks: Mapping[str, Mapping[str, Any]] = record.get("checks", {})
-        out: list[dict[str, Any]] = []
+        out: list[TraceCheck] = []
         for name in [*self.layout.checks, *(c for c in checks if c not in self.layout.checks)]:
             result = checks.get(name)
             if result is None:
                 if name in record.get("skipped", ()):
-                    out.append({"name": name, "status": "not_needed"})
+                    out.append(TraceCheck(name=name, status="not_needed"))
                 continue
             score = result.get("score")
             extra = {k: v for k, v in result.items()
                      if k not in ("status", "passed", "score", "value", "reason")}
-            out.append({"name": name, "status": result.get("status", "error"),
-                        "score": score if isinstance(score, (int, float)) else None,
-                        "value": result.get("value"), "reason": result.get("reason") or None,
-                        "fields": extra})
+            out.append(TraceCheck(name=name, status=result.get("status", "error"),
+                                  score=score if isinstance(score, (int, float)) else None,
+                                  value=result.get("value"),
+                                  reason=result.get("reason") or None, fields=extra))
         return out
 
 
 def publish(aggregate: Any, builder: ReportBuilder, stats: Any = None,
-            run: Mapping[str, Any] | None = None, bad_rows: Sequence[Row] = (),
-            bad_row_count: int = 0, generated_by: str = "evaldsl") -> dict[str, Any]:
+            run: RunInfo | None = None, bad_rows: Sequence[Row] = (),
+            bad_row_count: int = 0, generated_by: str = "evaldsl") -> ReportDoc:
     """report.json of some cases: the metrics finished from the interpreter's `Report`
     (`aggregate`), the rest from `builder`; one place for a run, a merge and `Report.write`."""
     layout = builder.layout
-    metrics = [{**metric_entry(m, info.expression if info else None),
-                "better": "lower" if info and info.lower_is_better else "higher"}
-               for n, m in aggregate.metrics.items()
-               for info in (layout.metrics.get(n),)]
-    return builder.build(metrics, cost_dict(stats), bad_rows, bad_row_count, run, generated_by)
+    metrics = []
+    for name, value in aggregate.metrics.items():
+        info = layout.metrics.get(name)
+        entry = metric_entry(value, info.expression if info else None)
+        entry.better = "lower" if info and info.lower_is_better else "higher"
+        metrics.append(entry)
+    return builder.build(metrics, cost_of(stats), bad_rows, bad_row_count, run, generated_by)
 
 
 def _pick(f: Callable[[float, float], float], a: float | None, b: float | None,
@@ -428,21 +451,21 @@ def _block_name(key: str) -> str:
     return "verdict" if key == VERDICT else key
 
 
-def dialog_of(case: Case) -> list[dict[str, Any]]:
+def dialog_of(case: Case) -> list[Turn]:
     """A case's messages as the report shows them, clipped to a readable size."""
     out = []
     for m in case.messages[:_MAX_TURNS]:
         content = m.content if len(m.content) <= _MAX_CHARS else m.content[:_MAX_CHARS] + "…"
-        item: dict[str, Any] = {"role": m.role, "content": content}
+        item = Turn(role=m.role, content=content)
         if m.tool_calls:
-            item["tool_calls"] = [c.written for c in m.tool_calls]
+            item.tool_calls = [c.written for c in m.tool_calls]
         if m.latency_ms is not None:
-            item["latency_ms"] = m.latency_ms
+            item.latency_ms = m.latency_ms
         out.append(item)
     return out
 
 
-def metric_entry(metric: Any, expression: str | None = None) -> dict[str, Any]:
+def metric_entry(metric: Any, expression: str | None = None) -> Metric:
     """One metric (an `aggregate.MetricValue`) as report.json holds it.
 
     A single rate gets a 95% Wilson interval over its denominator. A formula
@@ -450,50 +473,56 @@ def metric_entry(metric: Any, expression: str | None = None) -> dict[str, Any]:
     it lists its parts and carries the seeded bootstrap interval it computed.
     """
     template = getattr(metric, "template", None)
+    parts = None
     if template is not None:
-        entry = _entry(metric, expression, metric.interval, {
-            "template": template, "parts": [p.to_dict() for p in metric.parts]})
+        interval = metric.interval
+        parts = [MetricPart(**p.to_dict()) for p in metric.parts]
     else:
         value, denominator = metric.value, int(metric.denominator)
         is_rate = bool(metric.is_rate) and isinstance(value, (int, float))
         interval = wilson(float(value) * denominator, denominator) if is_rate else None
         if metric.numerator is None:  # pass_hat / pass_at: an interval over scenarios, or none
             interval = getattr(metric, "interval", None)
-        entry = _entry(metric, expression, interval, {"template": None, "parts": None})
-    return {**entry, **_groups(metric)}
+    value = metric.value
+    by, groups = _groups(metric)
+    return Metric(name=metric.name, expression=expression, value=value,
+                  numerator=metric.numerator, denominator=int(metric.denominator),
+                  errors=int(metric.errors), where=metric.where,
+                  is_rate=bool(metric.is_rate) and isinstance(value, (int, float)),
+                  interval=interval_of(interval),
+                  error_examples=list(getattr(metric, "error_examples", ())),
+                  template=template, parts=parts, by=by, groups=groups)
 
 
-_GROUP_FIELDS = ("value", "numerator", "denominator", "errors", "interval", "parts",
-                 "error_examples")
-
-
-def _groups(metric: Any) -> dict[str, Any]:
+def _groups(metric: Any) -> tuple[list[str] | None, list[MetricGroup] | None]:
     """`by` and `groups` of a grouped metric, each group with its own figures and
     interval and the `small` flag; both null for a metric that is not grouped."""
     by = tuple(getattr(metric, "by", ()))
     if not by:
-        return {"by": None, "groups": None}
+        return None, None
     groups = []
     for g in metric.groups:
-        figures = metric_entry(g.value)
-        groups.append({"key": list(g.key), **{k: figures[k] for k in _GROUP_FIELDS},
-                       "small": g.small})
-    return {"by": [f"case.{name}" for name in by], "groups": groups}
+        f = metric_entry(g.value)
+        groups.append(MetricGroup(key=list(g.key), value=f.value, numerator=f.numerator,
+                                  denominator=f.denominator, errors=f.errors,
+                                  interval=f.interval, parts=f.parts,
+                                  error_examples=f.error_examples, small=g.small))
+    return [f"case.{name}" for name in by], groups
 
 
-def _entry(metric: Any, expression: str | None, interval: Any,
-           formula: dict[str, Any]) -> dict[str, Any]:
-    value = metric.value
-    return {"name": metric.name, "expression": expression, "value": value,
-            "numerator": metric.numerator, "denominator": int(metric.denominator),
-            "errors": int(metric.errors), "where": metric.where,
-            "is_rate": bool(metric.is_rate) and isinstance(value, (int, float)),
-            "interval": interval.to_dict() if interval else None,
-            "error_examples": list(getattr(metric, "error_examples", ())), **formula}
+def interval_of(interval: Any) -> Interval | None:
+    """An interval of the statistics (Wilson's, a bootstrap's, over scenarios) as the
+    report holds it; None for none."""
+    return Interval(**interval.to_dict()) if interval else None
+
+
+def cost_of(stats: Any) -> Cost:
+    """`ModelStats` (or None) as the report's cost section."""
+    return Cost(**cost_dict(stats))
 
 
 def cost_dict(stats: Any) -> dict[str, Any]:
-    """`ModelStats` (or None) as the report's cost section."""
+    """`ModelStats` (or None) as the journal's cost note holds it (`cost_of` in a report)."""
     def get(name: str) -> int:
         return int(getattr(stats, name, 0) or 0)
 

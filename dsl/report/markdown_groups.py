@@ -6,18 +6,18 @@ read the value and interval formatting of `markdown` itself.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from evaldsl.i18n import _
 from evaldsl.report import group_rows
+from evaldsl.report.document import Metric
 from evaldsl.report.markdown_text import code, md
 
 GROUPS_SHOWN = 20
 """Groups listed per grouped metric; the rest are counted on one line."""
 
 
-def group_tables(metrics: Sequence[Mapping[str, Any]]) -> list[str]:
+def group_tables(metrics: Sequence[Metric]) -> list[str]:
     """Every grouped metric's table, each under its title, with the small-group note."""
     out: list[str] = []
     for m in group_rows.grouped(metrics):
@@ -25,10 +25,10 @@ def group_tables(metrics: Sequence[Mapping[str, Any]]) -> list[str]:
     return out
 
 
-def _table(m: Mapping[str, Any]) -> list[str]:
+def _table(m: Metric) -> list[str]:
     shown, more = group_rows.rows(m, GROUPS_SHOWN)
-    keys = ", ".join(code(k) for k in m["by"])
-    out = [_("**{name}** by {keys}").format(name=code(m["name"]), keys=keys), "",
+    keys = ", ".join(code(k) for k in m.by or ())
+    out = [_("**{name}** by {keys}").format(name=code(m.name), keys=keys), "",
            _("| group | value | n | 95% interval | errors left out | |"),
            "|---|---:|---:|:---:|---:|---|"]
     for r in shown:

@@ -23,6 +23,7 @@ from evaldsl.errors import OptionsError
 from evaldsl.i18n import _
 
 if TYPE_CHECKING:
+    from evaldsl.report.document import ReportDoc
     from evaldsl.report.layout import SpecLayout
 
 STDOUT = Path("-")
@@ -86,7 +87,7 @@ class ReportFiles:
             return Explorer(layout, inputs)
         return Explorer(layout, inputs, transcripts, read_scenarios)
 
-    def write(self, report: dict[str, Any], cases: Any = None) -> None:
+    def write(self, report: ReportDoc, cases: Any = None) -> None:
         """The whole-report files, with the writers `Report.write` uses; `-` is stdout.
         `cases` (`explorer_sink`) are the case records the HTML page explores."""
         from evaldsl.report.writers import render_report, write_report

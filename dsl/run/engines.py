@@ -4,7 +4,7 @@
     runner = Runner(workers=2, results=Path("results.jsonl"),
                     outputs=ReportFiles(json=Path("report.json")))
     result = runner.run(spec, [Path("examples/bfcl.jsonl")])
-    result.report                     # report.json's dict, as `evaldsl run --workers 2` writes
+    result.report                     # a ReportDoc, as `evaldsl run --workers 2` writes
 
 What `evaldsl run` does with its flags, for an engine that embeds evaldsl: the options
 checked before any work (`check`), the engine chosen (`workers=1` judges in this process,
@@ -187,7 +187,7 @@ class Runner:
         if otel is not None:
             otel.finish()
         if driving is not None:
-            result.report["target"] = driving.tally.to_dict()
+            result.report.target = driving.tally.summary()
         self.outputs.write(result.report, explorer)
         return result
 

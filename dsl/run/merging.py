@@ -24,6 +24,7 @@ from evaldsl.api import Spec
 from evaldsl.errors import CaseDataError, OtherSpecError
 from evaldsl.i18n import _
 from evaldsl.model.requests import ModelStats
+from evaldsl.report.document import ReportDoc, RunInfo
 from evaldsl.report.journal import cost_notes, recover
 from evaldsl.report.journal_read import check_version, read_entries
 from evaldsl.report.layout import SpecLayout
@@ -37,8 +38,8 @@ class Sink(Protocol):
 
 
 def merge_runs(spec: Spec, journals: Sequence[Path], outputs: ReportFiles | None = None,
-               cases: Sequence[Path] = (), generated_by: str | None = None) -> dict[str, Any]:
-    """`evaldsl merge`: the report of every journal's cases (report.json's dict), the report
+               cases: Sequence[Path] = (), generated_by: str | None = None) -> ReportDoc:
+    """`evaldsl merge`: the report of every journal's cases (report.json typed), the report
     files of `outputs` written; the HTML page's dialogs are read from `cases` only."""
     outputs = outputs if outputs is not None else ReportFiles()
     outputs.check()
@@ -54,7 +55,7 @@ def merge_runs(spec: Spec, journals: Sequence[Path], outputs: ReportFiles | None
         raise
     if junit is not None:
         junit.finish()
-    report = state.report_dict({"merged_journals": [str(p) for p in journals]},
+    report = state.report_doc(RunInfo(merged_journals=[str(p) for p in journals]),
                                generated_by=generated_by or tool_version())
     outputs.write(report, explorer)
     return report

@@ -44,6 +44,7 @@ from evaldsl.cases.loading import Item
 from evaldsl.errors import CaseDataError, JournalExistsError, ResumeError
 from evaldsl.i18n import _, ngettext
 from evaldsl.record import CaseRecord
+from evaldsl.report.document import ReportDoc, RunInfo
 from evaldsl.report.folded import Report
 from evaldsl.report.journal import Header, ResultsWriter, case_record, recover
 from evaldsl.report.journal_lock import lock
@@ -92,8 +93,8 @@ class RunOptions:
 
 @dataclass
 class RunResult:
-    report: dict[str, Any]
-    """The report dict (docs/report.schema.json)."""
+    report: ReportDoc
+    """The report (docs/report.schema.json)."""
     aggregate: Report
     evaluated: int = 0
     """Cases evaluated by this process."""
@@ -377,14 +378,15 @@ class Run:
 
     # ------------------------------------------------------------ the report
 
-    def _report(self, elapsed: float) -> dict[str, Any]:
-        run_info = {"resumed_cases": self.resumed, "evaluated_cases": self.evaluated,
-                    "elapsed_seconds": round(elapsed, 3), "concurrency": self.options.concurrency,
-                    "workers": self.workers, "deadline_passed": self.cut}
-        report = self.state.report_dict(run_info, self.bad_rows, self.bad_row_count,
-                                        self.options.generated_by)
+    def _report(self, elapsed: float) -> ReportDoc:
+        run_info = RunInfo(resumed_cases=self.resumed, evaluated_cases=self.evaluated,
+                           elapsed_seconds=round(elapsed, 3),
+                           concurrency=self.options.concurrency, workers=self.workers,
+                           deadline_passed=self.cut)
+        report = self.state.report_doc(run_info, self.bad_rows, self.bad_row_count,
+                                       self.options.generated_by)
         if self.left_out is not None:
-            report["cases"].update(self.left_out.to_report())
+            self.left_out.count_in(report.cases)
         return report
 
 

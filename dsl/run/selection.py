@@ -28,6 +28,7 @@ from typing import Any
 from evaldsl.cases.case import Case
 from evaldsl.errors import CaseDataError
 from evaldsl.i18n import _
+from evaldsl.report.document import Cases, ReasonCount
 from evaldsl.run.where import Where
 
 REASONS_LISTED = 10
@@ -128,12 +129,11 @@ class LeftOut:
         ids = self.selection.ids
         return 0 if ids is None else len(ids - self.found)
 
-    def to_report(self) -> dict[str, Any]:
-        """`left_out` and `left_out_reasons` of the report's `cases` section."""
-        out: dict[str, Any] = {
-            "left_out": sum(self.reasons.values()),
-            "left_out_reasons": [{"reason": r, "count": c}
-                                 for r, c in self.reasons.most_common(REASONS_LISTED)]}
+    def count_in(self, cases: Cases) -> None:
+        """`left_out`, `left_out_reasons` (and `ids_not_found` with `--ids`) set in the
+        report's `cases` section."""
+        cases.left_out = sum(self.reasons.values())
+        cases.left_out_reasons = [ReasonCount(reason=r, count=c)
+                                  for r, c in self.reasons.most_common(REASONS_LISTED)]
         if self.selection.ids is not None:
-            out["ids_not_found"] = self.missing_ids()
-        return out
+            cases.ids_not_found = self.missing_ids()

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from evaldsl.api import Spec
 from evaldsl.cases.case import Case
 from evaldsl.record import CaseRecord
+from evaldsl.report.document import ReportDoc, RunInfo
 from evaldsl.report.folded import Report
 from evaldsl.report.journal import case_record
 from evaldsl.report.json_report import ReportBuilder, Row, publish
@@ -66,8 +67,8 @@ class ShardState:
         return ShardState(self.report.merge(other.report), self.builder.merge(other.builder),
                           stats)
 
-    def report_dict(self, run: Mapping[str, Any] | None = None, bad_rows: Sequence[Row] = (),
-                    bad_row_count: int = 0, generated_by: str = "evaldsl") -> dict[str, Any]:
+    def report_doc(self, run: RunInfo | None = None, bad_rows: Sequence[Row] = (),
+                   bad_row_count: int = 0, generated_by: str = "evaldsl") -> ReportDoc:
         """report.json of these cases (docs/report.schema.json)."""
         return publish(self.report, self.builder, self.stats, run, bad_rows, bad_row_count,
                        generated_by)

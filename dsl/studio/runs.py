@@ -211,7 +211,7 @@ def _finish_examples(run: Run, report: Any) -> None:
     explorer = Explorer(report.details.layout)
     for record in report.case_records or ():
         explorer.add(record)
-    run.page = render_report(report.to_report_json(), "html", explorer)
+    run.page = render_report(report.to_report(), "html", explorer)
     run.state = "done"
     run.message = _("{passed} of {total} examples passed").format(
         passed=passed, total=len(run.examples))

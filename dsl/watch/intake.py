@@ -52,9 +52,9 @@ def http_app(monitor: Monitor) -> Any:
         return web.json_response(monitor.report(), dumps=_dumps)
 
     async def report_html(request: web.Request) -> web.Response:
-        windows = monitor.report()["windows"]
-        empty = ShardState.empty(monitor.spec, monitor.spec.layout)
-        page = render_html(windows[0]["report"] if windows else empty.report_dict())
+        windows = list(monitor.windows.current())
+        state = windows[0][2] if windows else ShardState.empty(monitor.spec, monitor.spec.layout)
+        page = render_html(state.report_doc())
         return web.Response(text=page, content_type="text/html")
 
     app = web.Application(client_max_size=16 * 1024 * 1024)

@@ -348,7 +348,7 @@ class Monitor:
                 **({"judging": self.gate.report(self.reach)}
                    if self.spec.has_model_checks else {}),
                 "windows": [{"seconds": seconds, "start": start, "end": start + seconds,
-                             "report": state.report_dict(),
+                             "report": state.report_doc().to_dict(),
                              **({"judging": self.windows.judging(seconds, start)}
                                 if self.spec.has_model_checks else {})}
                             for seconds, start, state in self.windows.current()]}

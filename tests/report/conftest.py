@@ -12,6 +12,7 @@ import pytest
 
 from evaldsl.cases.bad_rows import BadRow
 from evaldsl.cases.case import Case
+from evaldsl.report.document import Cost, ReportDoc, RunInfo
 from evaldsl.report.json_report import ReportBuilder, metric_entry
 from evaldsl.report.layout import SpecLayout, layout_of
 from evaldsl.syntax.source import Source
@@ -103,7 +104,7 @@ def layout() -> SpecLayout:
     return layout_of(Source(SPEC, "specs/repair.eval"), "specs/repair.eval")
 
 
-def build(layout: SpecLayout, records: list[dict[str, Any]] = RECORDS) -> dict[str, Any]:
+def build(layout: SpecLayout, records: list[dict[str, Any]] = RECORDS) -> ReportDoc:
     builder = ReportBuilder(layout)
     for r in records:
         builder.add(r, case_for(r["id"]))
@@ -113,11 +114,11 @@ def build(layout: SpecLayout, records: list[dict[str, Any]] = RECORDS) -> dict[s
             "cache_write_failures": 0, "not_asked": 0, "stopped_asking": None,
             "truncated": 0, "truncation_retries": 0}
     bad = [BadRow("cases.jsonl", 7, f"not JSON {XSS}")]
-    return builder.build(metrics, cost, bad, 1, {"resumed_cases": 0}, "evaldsl test")
+    return builder.build(metrics, Cost(**cost), bad, 1, RunInfo(resumed_cases=0), "evaldsl test")
 
 
 @pytest.fixture
-def report(layout: SpecLayout) -> dict[str, Any]:
+def report(layout: SpecLayout) -> ReportDoc:
     return build(layout)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from evaldsl.report.document import ReasonCount
 from evaldsl.report.failures import ErrorTally, errored, reason_key
 
 
@@ -37,5 +38,5 @@ class TestReasons:
         b.add(record("passed"))
         merged = a.merge(b)
         assert merged.errored == 2
-        assert merged.top() == [{"reason": "the judge's answer is not JSON", "count": 1},
-                                {"reason": "timeout", "count": 1}]
+        assert merged.top() == [ReasonCount(reason="the judge's answer is not JSON", count=1),
+                                ReasonCount(reason="timeout", count=1)]

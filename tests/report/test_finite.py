@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from evaldsl.report.document import ReportDoc
 from evaldsl.report.journal import encode
 from evaldsl.report.writers import render_json
 
@@ -20,12 +21,13 @@ def _strict(text: str) -> Any:
 
 
 @pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
-def test_report_json_writes_non_finite_as_null(value: float) -> None:
-    report = {"metrics": {"mean": value, "cells": [1.5, value]}, "ok": 2.0}
-    assert _strict(render_json(report)) == {
-        "metrics": {"mean": None, "cells": [1.5, None]},
-        "ok": 2.0,
-    }
+def test_report_json_writes_non_finite_as_null(value: float, report: ReportDoc) -> None:
+    report.metrics[0].value = value
+    report.worst_cases[0].checks[0].value = {"cells": [1.5, value]}
+    written = _strict(render_json(report))
+    assert written["metrics"][0]["value"] is None
+    assert written["worst_cases"][0]["checks"][0]["value"] == {"cells": [1.5, None]}
+    assert written["metrics"][1]["value"] == 0.6
 
 
 def test_journal_line_writes_non_finite_as_null() -> None:
@@ -33,6 +35,6 @@ def test_journal_line_writes_non_finite_as_null() -> None:
     assert _strict(line.decode("utf-8")) == {"id": "c1", "score": None, "values": [None, 1]}
 
 
-def test_finite_report_is_unchanged() -> None:
-    report = {"a": [1, 2.5, {"b": None}]}
-    assert render_json(report) == json.dumps(report, ensure_ascii=False, indent=2) + "\n"
+def test_finite_report_is_unchanged(report: ReportDoc) -> None:
+    plain = report.to_dict()
+    assert render_json(report) == json.dumps(plain, ensure_ascii=False, indent=2) + "\n"

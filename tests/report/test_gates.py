@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from types import SimpleNamespace
 from typing import Any
@@ -13,6 +14,7 @@ from evaldsl.analysis.compare import Gate, MetricComparison, check_gates, gate, 
 from evaldsl.analysis.paired_stats import Interval
 from evaldsl.api import loads
 from evaldsl.errors import OptionsError
+from evaldsl.report.document import Metric
 from evaldsl.report.gates import (
     Threshold,
     check_thresholds,
@@ -35,11 +37,14 @@ metric violation_rate = rate(not polite) lower is better
 
 
 def _report(ok: float | None, violations: float | None = 0.1,
-            mean: float | None = 3.0) -> dict[str, Any]:
-    return {"metrics": [
-        {"name": "ok_rate", "value": ok, "is_rate": True},
-        {"name": "turns_mean", "value": mean, "is_rate": False},
-        {"name": "violation_rate", "value": violations, "is_rate": True}]}
+            mean: float | None = 3.0) -> Any:
+    metric = functools.partial(Metric, expression=None, numerator=None, denominator=1,
+                               errors=0, where=None, interval=None, error_examples=[],
+                               template=None, parts=None, by=None, groups=None)
+    return SimpleNamespace(metrics=[
+        metric(name="ok_rate", value=ok, is_rate=True),
+        metric(name="turns_mean", value=mean, is_rate=False),
+        metric(name="violation_rate", value=violations, is_rate=True)])
 
 
 class TestFloor:

@@ -10,6 +10,7 @@ import jsonschema
 import pytest
 
 import evaldsl
+from evaldsl.report.document import as_report
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs" / "report.schema.json")
                     .read_text("utf-8"))
@@ -89,7 +90,7 @@ class TestTerminal:
     def test_a_table_per_grouped_metric(self, report: dict[str, Any]) -> None:
         from evaldsl.report.terminal import render_terminal
 
-        text = render_terminal(report)
+        text = render_terminal(as_report(report))
         block = text.split("ok_rate by case.tenant\n", 1)[1].split("\n\n", 1)[0]
         assert block.splitlines() == [
             "  acme      75.0%  (30/40)  95% 59.8%–85.8%",
@@ -102,7 +103,7 @@ class TestTerminal:
         from evaldsl.report.terminal import GROUPS_SHOWN, render_terminal
 
         cases = [_case(i, f"t{i:02d}", "ok") for i in range(GROUPS_SHOWN + 3)]
-        text = render_terminal(evaldsl.loads(SPEC).run(cases).to_report_json())
+        text = render_terminal(evaldsl.loads(SPEC).run(cases).to_report())
         block = text.split("ok_rate by case.tenant\n", 1)[1].split("\n\n", 1)[0]
         lines = block.splitlines()
         assert lines[0].startswith("  t00 ") and lines[GROUPS_SHOWN - 1].startswith("  t09 ")
@@ -112,14 +113,14 @@ class TestTerminal:
         from evaldsl.report.terminal import render_terminal
 
         spec = evaldsl.loads('check ok = keyword(any: ["ok"])\nmetric m = rate(ok)\n')
-        assert " by " not in render_terminal(spec.run(CASES).to_report_json())
+        assert " by " not in render_terminal(spec.run(CASES).to_report())
 
 
 class TestMarkdown:
     def test_a_table_per_grouped_metric(self, report: dict[str, Any]) -> None:
         from evaldsl.report.markdown_groups import group_tables
 
-        lines = group_tables(report["metrics"])
+        lines = group_tables(as_report(report).metrics)
         start = lines.index("**`ok_rate`** by `case.tenant`")
         assert lines[start + 2:start + 7] == [
             "| group | value | n | 95% interval | errors left out | |",
@@ -132,14 +133,14 @@ class TestMarkdown:
     def test_the_summary_has_them(self, report: dict[str, Any]) -> None:
         from evaldsl.report.markdown import render_markdown
 
-        assert "| beta | **40.0%** | 2/5 |" in render_markdown(report)
+        assert "| beta | **40.0%** | 2/5 |" in render_markdown(as_report(report))
 
 
 class TestHtml:
     def test_a_table_per_grouped_metric(self, report: dict[str, Any]) -> None:
         from evaldsl.report.html import render_html
 
-        page = render_html(report)
+        page = render_html(as_report(report))
         section = page.split('<section id="groups">', 1)[1].split("</section>", 1)[0]
         assert section.count("<table") == 2
         assert ('<tr class="small"><td>beta</td><td class="num value">40.0%</td>'
@@ -150,5 +151,5 @@ class TestHtml:
         from evaldsl.report.html import render_html
 
         cases = [_case(1, "<script>x</script>", "ok")]
-        page = render_html(evaldsl.loads(SPEC).run(cases).to_report_json())
+        page = render_html(evaldsl.loads(SPEC).run(cases).to_report())
         assert "<script>x" not in page and "&lt;script&gt;x" in page

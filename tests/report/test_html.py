@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from evaldsl.i18n import set_language
+from evaldsl.report.document import ReportDoc
 from evaldsl.report.explorer import Explorer
 from evaldsl.report.html import histogram_svg, outcome_chart, render_html
 from evaldsl.report.html_pieces import esc
@@ -60,7 +61,7 @@ class TestEscaping:
     def test_esc_quotes_and_angles(self) -> None:
         assert esc('<a href="x">&\'') == "&lt;a href=&quot;x&quot;&gt;&amp;&#x27;"
 
-    def test_user_text_never_becomes_markup(self, report: dict[str, Any], layout: Any,
+    def test_user_text_never_becomes_markup(self, report: ReportDoc, layout: Any,
                                             sample: Any) -> None:
         dom = parse(render_html(report, explorer_of(layout, sample.RECORDS)))
         assert [a.get("type") for a in dom.having("script")] == OURS
@@ -70,14 +71,14 @@ class TestEscaping:
 
 
 class TestSelfContained:
-    def test_no_external_resource(self, report: dict[str, Any]) -> None:
+    def test_no_external_resource(self, report: ReportDoc) -> None:
         page = render_html(report)
         assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
         assert "<link" not in page
         assert "<style>" in page
 
-    def test_outcome_chart_has_one_bar_per_label(self, report: dict[str, Any]) -> None:
-        svg = parse(outcome_chart(report["outcomes"][0]))
+    def test_outcome_chart_has_one_bar_per_label(self, report: ReportDoc) -> None:
+        svg = parse(outcome_chart(report.outcomes[0]))
         bars = {a["data-label"]: a["data-count"] for a in svg.having("g", **{"class": "bar"})}
         assert bars == {"success": "2", "partial": "1", "failure": "2", "error": "1"}
 
@@ -133,7 +134,7 @@ class TestInChromium:
         assert f"{len(sample.RECORDS)} of {len(sample.RECORDS)} cases match" in rendered.text
 
 
-def test_a_page_from_report_json_alone_says_it_has_no_cases(report: dict[str, Any]) -> None:
+def test_a_page_from_report_json_alone_says_it_has_no_cases(report: ReportDoc) -> None:
     page = render_html(report)
     assert "without the case results" in page and "<script" not in page
 
@@ -142,7 +143,7 @@ class TestChineseChrome:
     """Headings, column names and labels follow the language; the user's data does not."""
 
     @pytest.fixture
-    def page(self, report: dict[str, Any]) -> Iterator[str]:
+    def page(self, report: ReportDoc) -> Iterator[str]:
         set_language("zh")
         try:
             yield render_html(report)
@@ -155,7 +156,7 @@ class TestChineseChrome:
         assert "Metrics" not in headings
         assert "通过率" in page and "已评测" in page
 
-    def test_the_explorer_and_its_script_speak_chinese(self, report: dict[str, Any],
+    def test_the_explorer_and_its_script_speak_chinese(self, report: ReportDoc,
                                                        layout: Any, sample: Any) -> None:
         set_language("zh")
         try:
@@ -171,14 +172,14 @@ class TestChineseChrome:
     def test_the_page_says_it_is_chinese(self, page: str) -> None:
         assert '<html lang="zh">' in page
 
-    def test_names_from_the_spec_stay_as_written(self, page: str, report: dict[str, Any]) -> None:
-        for metric in report["metrics"]:
-            assert f'data-metric="{metric["name"]}"' in page
+    def test_names_from_the_spec_stay_as_written(self, page: str, report: ReportDoc) -> None:
+        for metric in report.metrics:
+            assert f'data-metric="{metric.name}"' in page
 
 
 def test_a_formula_metric_shows_its_parts(layout: Any, sample: Any) -> None:
     report = sample.build(layout)
-    report["metrics"] = [metric_entry(formula_kit.state().result()), *report["metrics"]]
+    report.metrics = [metric_entry(formula_kit.state().result()), *report.metrics]
     row = render_html(report).split('<tr data-metric="success_rate">')[1].split("</tr>")[0]
     assert f'<div class="muted parts">= <code>{esc(formula_kit.BREAKDOWN)}</code></div>' in row
     assert re.search(r'<td class="num">n=10</td><td class="num">\d+\.\d% – \d+\.\d% '

@@ -7,10 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import msgspec
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from evaldsl.report.json_report import ReportBuilder, cost_dict, metric_entry
+from evaldsl.report.json_report import ReportBuilder, cost_of
+from evaldsl.report.json_report import metric_entry as typed_metric_entry
 from evaldsl.report.layout import SpecLayout, layout_of
 from evaldsl.runtime import bootstrap
 from evaldsl.syntax.source import Source
@@ -18,6 +21,19 @@ from tests.support import formula_kit
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "docs" / "report.schema.json")
                     .read_text("utf-8"))
+
+
+def metric_entry(metric: Any, expression: str | None = None) -> dict[str, Any]:
+    """A metric's entry as report.json writes it."""
+    out: dict[str, Any] = msgspec.to_builtins(typed_metric_entry(metric, expression))
+    return out
+
+
+@pytest.fixture
+def report(layout: SpecLayout, sample: Any) -> dict[str, Any]:
+    """The sample report as report.json holds it: the JSON values the schema speaks of."""
+    out: dict[str, Any] = sample.build(layout).to_dict()
+    return out
 
 
 def by_name(items: list[dict[str, Any]], name: str) -> dict[str, Any]:
@@ -82,7 +98,7 @@ class TestReportBuilder:
             builder.add(r)
         for r in sample.RECORDS:
             builder.offer_dialog(sample.case_for(r["id"]))
-        report = builder.build([], {}, [], 0)
+        report = builder.build([], cost_of(None), [], 0).to_dict()
         assert [len(c["dialog"]) for c in report["worst_cases"]] == [2, 2]
 
     def test_review_selected(self, report: dict[str, Any]) -> None:
@@ -117,7 +133,7 @@ class TestSchema:
         assert any("denominator" in e.message for e in validator.iter_errors(report))
 
     def test_empty_run_validates(self, layout: SpecLayout) -> None:
-        jsonschema.validate(ReportBuilder(layout).build([], cost_dict(None), [], 0), SCHEMA)
+        jsonschema.validate(ReportBuilder(layout).build([], cost_of(None), [], 0).to_dict(), SCHEMA)
 
 
 class TestJudgeAgreement:
@@ -139,7 +155,7 @@ class TestJudgeAgreement:
         builder = ReportBuilder(layout)
         for r in self.records(answers):
             builder.add(r)
-        report = builder.build([], cost_dict(None), [], 0)
+        report = builder.build([], cost_of(None), [], 0).to_dict()
         expected = krippendorff_alpha([[8.0, 8.0], [2.0, 2.0], [8.0, 2.0]], "interval")
         assert by_name(report["checks"], "polite")["judges"] == {
             "alpha": expected, "level": "interval", "cases": 3}
@@ -152,8 +168,8 @@ class TestJudgeAgreement:
         for k, r in enumerate(self.records(answers)):
             whole.add(r)
             (first if k < 2 else second).add(r)
-        merged = first.merge(second).build([], cost_dict(None), [], 0)
-        one = whole.build([], cost_dict(None), [], 0)
+        merged = first.merge(second).build([], cost_of(None), [], 0).to_dict()
+        one = whole.build([], cost_of(None), [], 0).to_dict()
         assert by_name(one["checks"], "polite")["judges"]["level"] == "nominal"
         assert by_name(merged["checks"], "polite")["judges"] == by_name(
             one["checks"], "polite")["judges"]
@@ -162,10 +178,11 @@ class TestJudgeAgreement:
         """Adding to a merged builder changes neither part (their tallies are not shared)."""
         first, second = ReportBuilder(layout), ReportBuilder(layout)
         first.add(self.records([{"m1": "a", "m2": "b"}])[0])
-        before = by_name(first.build([], cost_dict(None), [], 0)["checks"], "polite")
+        before = by_name(first.build([], cost_of(None), [], 0).to_dict()["checks"], "polite")
         merged = first.merge(second)
         merged.add({**self.records([{"m1": "a", "m2": "a"}])[0], "id": "other"})
-        assert by_name(first.build([], cost_dict(None), [], 0)["checks"], "polite") == before
+        again = first.build([], cost_of(None), [], 0).to_dict()
+        assert by_name(again["checks"], "polite") == before
 
     def test_a_check_of_one_judge_has_none(self, report: dict[str, Any]) -> None:
         assert all("judges" not in c for c in report["checks"])
@@ -193,7 +210,7 @@ def test_law_report_is_independent_of_arrival_order(
 
 def formula_report(layout: SpecLayout, sample: Any) -> dict[str, Any]:
     """The sample report with a formula metric (`formula_kit`) before the single rate."""
-    report = sample.build(layout)
+    report: dict[str, Any] = sample.build(layout).to_dict()
     entry = metric_entry(formula_kit.state().result(), "rate(success) + 0.5 * rate(partial)")
     report["metrics"] = [entry, *report["metrics"]]
     return report

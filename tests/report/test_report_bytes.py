@@ -152,7 +152,7 @@ def records_files(sample: Any) -> dict[str, str]:
                  {"latency_ms": [1200.0], "simulator": {"failure": "early"}},
                  {"latency_ms": [300.0], "simulator": {}}):
         tally.add({"target": note})
-    report["target"] = tally.to_dict()
+    report.target = tally.summary()
     return {"report.json": render_json(report), "report.md": render_markdown(report),
             "report.html": render_html(report), "summary.txt": render_terminal(report)}
 

@@ -6,19 +6,22 @@ import re
 from typing import Any
 
 from evaldsl.i18n import set_language
+from evaldsl.report.document import Metric, ReportDoc
 from evaldsl.report.json_report import metric_entry
 from evaldsl.report.terminal import metric_line, pad, render_terminal
 from tests.support import formula_kit
 
 
 def test_metric_line_reads_like_the_language_reference() -> None:
-    metric = {"name": "solvable_completion", "value": 0.825, "numerator": 33, "denominator": 40,
-              "errors": 2, "where": "case.solvable", "is_rate": True, "interval": None}
+    metric = Metric(name="solvable_completion", expression=None, value=0.825, numerator=33,
+                    denominator=40, errors=2, where="case.solvable", is_rate=True,
+                    interval=None, error_examples=[], template=None, parts=None, by=None,
+                    groups=None)
     assert metric_line(metric) == \
         "solvable_completion    82.5%  (33/40, where case.solvable; 2 errors left out)"
 
 
-def test_layers_in_reading_order(report: dict[str, Any]) -> None:
+def test_layers_in_reading_order(report: ReportDoc) -> None:
     lines = render_terminal(report).splitlines()
     assert lines[0] == "维修 <b>预约</b> & co · 6 cases · 1 bad row skipped"
     assert lines[3].split() == ["success_rate", "40.0%", "(2/5;", "1", "error", "left", "out)",
@@ -33,7 +36,7 @@ def test_pad_counts_wide_characters_twice() -> None:
     assert pad("意图", 6) == "意图  "
 
 
-def test_chinese_layers(report: dict[str, Any]) -> None:
+def test_chinese_layers(report: ReportDoc) -> None:
     """The report's own words follow the language; the spec's names stay as written."""
     set_language("zh")
     try:
@@ -47,7 +50,7 @@ def test_chinese_layers(report: dict[str, Any]) -> None:
 
 def test_a_formula_metric_prints_its_parts_and_bootstrap(layout: Any, sample: Any) -> None:
     report = sample.build(layout)
-    report["metrics"] = [metric_entry(formula_kit.state().result()), *report["metrics"]]
+    report.metrics = [metric_entry(formula_kit.state().result()), *report.metrics]
     lines = render_terminal(report).splitlines()
     assert re.fullmatch(r"  success_rate      70\.0%  \(n=10\)  95% \d+\.\d%–\d+\.\d% "
                         r"\(bootstrap\)", lines[3])

@@ -66,7 +66,7 @@ def _api(spec_path: Path, cases: Path, out: Path, **options: Any) -> dict[str, A
     spec = load(spec_path)
     result = Runner(results=out / "results.jsonl", outputs=_files(out), **options).run(
         spec, [cases])
-    return result.report
+    return result.report.to_dict()
 
 
 @pytest.mark.slow
@@ -114,13 +114,13 @@ def test_a_runner_in_this_process_returns_the_report_and_writes_its_files(
                     outputs=ReportFiles(json=out / "report.json")).run(
         spec, [REPO / "examples" / "bfcl.jsonl"])
     written = json.loads((out / "report.json").read_text("utf-8"))
-    assert written["cases"] == result.report["cases"]
-    assert result.report["cases"]["evaluated"] == 6 == result.evaluated
+    assert written["cases"] == result.report.to_dict()["cases"]
+    assert result.report.cases.evaluated == 6 == result.evaluated
     again = Runner(results=out / "results.jsonl", resume=True).run(
         spec, [REPO / "examples" / "bfcl.jsonl"])
     assert (again.resumed, again.evaluated) == (6, 0)
-    assert {k: v for k, v in again.report.items() if k != "run"} == \
-        {k: v for k, v in result.report.items() if k != "run"}
+    assert {k: v for k, v in again.report.to_dict().items() if k != "run"} == \
+        {k: v for k, v in result.report.to_dict().items() if k != "run"}
 
 
 @pytest.mark.parametrize(("options", "message"), [

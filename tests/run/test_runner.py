@@ -34,7 +34,7 @@ def test_bad_rows_are_counted_and_good_ones_all_judged(tmp_path: Path, kit: Any,
     cases = tmp_path / "cases.jsonl"
     kit.write_cases(cases, 12, bad={0: "[1, 2]", 6: "{oops"})
     result = judge(spec, cases, on_bad_row="skip")
-    assert result.report["cases"]["evaluated"] == 12
+    assert result.report.cases.evaluated == 12
     assert [(b.line, b.reason[:12]) for b in result.bad_rows] == \
         [(1, "a case must "), (8, "not valid JS")]
 
@@ -50,8 +50,8 @@ def test_limit_counts_cases_not_bad_rows(tmp_path: Path, kit: Any, spec: Any) ->
     cases = tmp_path / "cases.jsonl"
     kit.write_cases(cases, 10, bad={1: "{oops", 2: "{oops"})
     result = judge(spec, cases, on_bad_row="skip", limit=4)
-    assert result.report["cases"]["evaluated"] == 4
-    assert result.report["cases"]["bad_rows_skipped"] == 2
+    assert result.report.cases.evaluated == 4
+    assert result.report.cases.bad_rows_skipped == 2
 
 
 def test_resume_counts_repeated_ids(tmp_path: Path, kit: Any, spec: Any) -> None:
@@ -67,8 +67,8 @@ def test_resume_counts_repeated_ids(tmp_path: Path, kit: Any, spec: Any) -> None
     resumed = judge(spec, cases, results=journal, resume=True)
     assert (resumed.resumed, resumed.evaluated) == (3, 4)
     strip = kit.without_run
-    assert strip(resumed.report) == strip(whole.report)
-    assert resumed.report["cases"]["evaluated"] == 7
+    assert strip(resumed.report.to_dict()) == strip(whole.report.to_dict())
+    assert resumed.report.cases.evaluated == 7
 
 
 def test_resume_without_a_journal_starts_afresh(tmp_path: Path, kit: Any, spec: Any) -> None:

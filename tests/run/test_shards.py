@@ -31,7 +31,7 @@ def report_of(state: ShardState) -> dict[str, Any]:
     """Everything report.json and the API's `Report` say about the cases of `state`."""
     metrics = [metric_entry(m) for m in state.report.metrics.values()]
     built = state.builder.build(metrics, cost_dict(state.stats), [], 0)
-    return {"report": state.report.to_dict(), **built}
+    return {"report": state.report.to_dict(), **built.to_dict()}
 
 
 @pytest.fixture(scope="module")
