@@ -91,10 +91,15 @@ def select(case: Case, scope: Scope) -> list[Unit]:
     """The units of `case` that `scope` selects (possibly none)."""
     messages = case.messages
     kind = scope.kind
+    if kind == "last_reply":  # the default scope of most text checks: first, and inlined
+        for m in reversed(messages):
+            if m.role == "assistant":
+                return [Unit((m,), m.content)]
+        return []
+    if kind == "each_reply" or kind == "any_reply":
+        return [Unit((m,), m.content) for m in messages if m.role == "assistant"]
     if kind == "dialog":
         return [Unit(messages, transcript(messages))]
-    if kind in ("each_reply", "any_reply"):
-        return [_unit((m,)) for m in messages if m.role == "assistant"]
     if kind in ("each_exchange", "any_exchange"):
         return [Unit(run, transcript(run)) for run in exchanges(messages)]
     if kind == "replies":
@@ -103,8 +108,6 @@ def select(case: Case, scope: Scope) -> list[Unit]:
         return _joined([m for m in messages if m.role == "user"])
     if kind == "tool_results":
         return _joined([m for m in messages if m.role == "tool"])
-    if kind == "last_reply":
-        return _last(messages, "assistant")
     if kind == "last_user":
         return _last(messages, "user")
     if kind == "first_user":

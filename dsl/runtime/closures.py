@@ -36,7 +36,17 @@ def slot(i: int) -> Fn:
 
 
 def check_field(i: int, name: str, check: str) -> Fn:
-    """A field of the check `check` in slot `i`: `.passed`, `.score`, `.value` or its own."""
+    """A field of the check `check` in slot `i`: `.passed`, `.score`, `.value` or its own.
+    A check's slot holds a `CheckResult`, whose three common fields are read as attributes
+    (what `CheckResult.get` returns for them, without the call)."""
+    if name == "passed":
+        def passed(fr: Frame) -> Any:
+            v = fr.vals[i]
+            if v is MISSING:
+                v = fr.force(i)
+            return v.passed
+        return passed
+
     def field_value(fr: Frame) -> Any:
         v = fr.vals[i]
         if v is MISSING:

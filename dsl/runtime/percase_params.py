@@ -38,8 +38,8 @@ def freeze(value: Any) -> Hashable:
         return (kind, value)
     if kind is float:
         return (kind, repr(value))
-    if kind is list or kind is tuple:
-        return (kind, tuple(freeze(v) for v in value))
+    if kind is list or kind is tuple:  # a list of words, the common one: a text as it is
+        return (kind, tuple([(str, v) if type(v) is str else freeze(v) for v in value]))
     if kind is dict:
         return (kind, tuple((freeze(k), freeze(v)) for k, v in value.items()))
     raise _Unkeyable
