@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, field_validator
 
 from evaldsl.cases.case import Case
-from evaldsl.cases.scopes import REPLY_SCOPES, Scope, Unit
+from evaldsl.cases.scopes import REPLY_SCOPES, Scope, Unit, evaluate_over
 from evaldsl.i18n import _
 from evaldsl.primitives.registry import Cost, primitive
 from evaldsl.primitives.timed_match import timeout_reason
 from evaldsl.primitives.valuetypes import ValueType
-from evaldsl.stdlib._common import Params, over
+from evaldsl.stdlib._common import Params
 from evaldsl.stdlib.schema_regex import timed_validator
 from evaldsl.values import CheckResult
 
@@ -100,7 +100,7 @@ def json_schema(params: JsonSchemaParams) -> Any:
         return CheckResult(not errors, 0.0 if errors else 1.0, data, {"errors": errors}, reason)
 
     def evaluate(case: Case, scope: Scope) -> CheckResult:
-        return over(case, scope, judge)
+        return evaluate_over(case, scope, judge)
 
     return evaluate
 

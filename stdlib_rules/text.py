@@ -15,7 +15,7 @@ import regex
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from evaldsl.cases.case import Case
-from evaldsl.cases.scopes import TEXT_SCOPES, Scope, Unit
+from evaldsl.cases.scopes import TEXT_SCOPES, Scope, Unit, evaluate_over
 from evaldsl.i18n import _
 from evaldsl.primitives.registry import Cost, primitive
 from evaldsl.primitives.tables import IDENTITY, NormalizationTable
@@ -123,7 +123,7 @@ def keyword(params: KeywordParams) -> Any:
                             "forbidden": forbidden}, _keyword_reason(missing, forbidden))
 
     def evaluate(case: Case, scope: Scope) -> CheckResult:
-        return over(case, scope, judge)
+        return evaluate_over(case, scope, judge)
 
     return evaluate
 
@@ -228,7 +228,7 @@ def regex_check(params: RegexParams) -> Any:
                               group=groups[0] if groups else "")
 
     def evaluate(case: Case, scope: Scope) -> CheckResult:
-        return over(case, scope, judge)
+        return evaluate_over(case, scope, judge)
 
     return evaluate
 
