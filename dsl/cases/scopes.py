@@ -15,7 +15,7 @@ from typing import Literal
 
 from evaldsl.cases.case import Case, Message
 from evaldsl.i18n import N_, _
-from evaldsl.values import CheckResult
+from evaldsl.values import CheckResult, ErrorValue
 
 Combine = Literal["single", "each", "any"]
 
@@ -180,20 +180,29 @@ def combine(results: list[CheckResult], how: Combine) -> CheckResult:
     units already decide it (`any` with a pass, `each` with a fail), the
     same rule as `or` and `and`.
     """
-    decided = [r for r in results if not r.is_error]
-    errors = [r for r in results if r.is_error]
+    decided: list[CheckResult] = []
+    errors: list[CheckResult] = []
+    passing = failing = 0
+    for r in results:  # one pass: every `each_reply` check of every case comes here
+        p = r.passed
+        if p is True:
+            passing += 1
+        elif p is False:
+            failing += 1
+        elif type(p) is ErrorValue:
+            errors.append(r)
+            continue
+        decided.append(r)
     if how == "any":
-        if any(r.passed is True for r in decided):
+        if passing:
             best = max(decided, key=lambda r: r.score if isinstance(r.score, float) else 0.0)
             return CheckResult(True, best.score, best.value, best.fields, best.reason)
-    elif any(r.passed is False for r in decided) and how == "each":
+    elif failing and how == "each":
         if errors:
-            failing = sum(1 for r in decided if r.passed is False)
             return CheckResult(False, errors[0].score, [r.value for r in results], {},
                                f"{failing} of {len(results)} units fail; some errored")
     if errors:
         return errors[0]
-    passing = sum(1 for r in decided if r.passed is True)
     share = passing / len(decided)
     passed = passing == len(decided) if how != "any" else passing > 0
     reason = f"{passing} of {len(decided)} pass"

@@ -364,7 +364,8 @@ class Run:
         record = case_record(result, case)
         if note is not None:
             record.target = note
-        if self._past_deadline() and _has_error(record):
+        deadline = self.options.deadline  # `_past_deadline`, inlined on the per-case path
+        if deadline is not None and time.time() >= deadline and _has_error(record):
             self.cut = True  # maybe cut short: reported, but left for `resume` to judge again
         elif self.writer is not None:
             self.writer.write(record)

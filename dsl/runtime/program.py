@@ -200,8 +200,14 @@ def _first_problem(exc: ValidationError) -> str:
 
 
 def _check_forcer(plan: CheckPlan, runtime: RuntimeGetter) -> Fn:
-    forcer = _plain_check_forcer(plan, runtime)
-    if not plan.node.primitive.reads_text:
+    reads_text = plan.node.primitive.reads_text
+    if not plan.is_model:  # the text guard inside the forcer: one call less per case
+        if plan.dynamic:
+            return _dynamic_static_forcer(plan, reads_text)
+        return _static_forcer(plan.name, plan.node.primitive.name, plan.target, plan.node.scope,
+                              reads_text)
+    forcer = _model_check_forcer(plan, runtime)
+    if not reads_text:
         return forcer
     return _text_guard(forcer, plan.name, plan.node.scope)
 
@@ -213,10 +219,14 @@ def _text_guard(forcer: Fn, name: str, scope: Any) -> Fn:
     def guarded(fr: Frame) -> Any:
         case = fr.case
         if case.unrecorded and _unrecorded_in(case, scope):
-            return CheckResult.error(_("no text recorded: the trace kept no message text "
-                                       "for this check to read"), name)
+            return _no_text(name)
         return forcer(fr)
     return guarded
+
+
+def _no_text(name: str) -> CheckResult:
+    return CheckResult.error(_("no text recorded: the trace kept no message text for this "
+                               "check to read"), name)
 
 
 def _unrecorded_in(case: Any, scope: Any) -> bool:
@@ -224,21 +234,24 @@ def _unrecorded_in(case: Any, scope: Any) -> bool:
     return not units or any(not m.recorded for u in units for m in u.messages)
 
 
-def _plain_check_forcer(plan: CheckPlan, runtime: RuntimeGetter) -> Fn:
+def _model_check_forcer(plan: CheckPlan, runtime: RuntimeGetter) -> Fn:
     if plan.dynamic:
         return _dynamic_forcer(plan, runtime)
-    if plan.is_model:
-        assert plan.params is not None
-        request = ModelRequest(plan.name, plan.node.primitive, plan.params, plan.target,
-                               plan.node.scope)
-        return _model_forcer(plan, request, runtime)
-    return _static_forcer(plan.name, plan.node.primitive.name, plan.target, plan.node.scope)
+    assert plan.params is not None
+    request = ModelRequest(plan.name, plan.node.primitive, plan.params, plan.target,
+                           plan.node.scope)
+    return _model_forcer(plan, request, runtime)
 
 
-def _static_forcer(name: str, primitive: str, evaluate: Any, scope: Any) -> Fn:
+def _static_forcer(name: str, primitive: str, evaluate: Any, scope: Any,
+                   reads_text: bool = False) -> Fn:
+    """A deterministic check's forcer; with `reads_text`, guarded as `_text_guard` guards."""
     def compute(fr: Frame) -> CheckResult:
+        case = fr.case
+        if reads_text and case.unrecorded and _unrecorded_in(case, scope):
+            return _no_text(name)
         try:
-            result = evaluate(fr.case, scope)
+            result = evaluate(case, scope)
         except Exception as exc:  # a primitive's bug must not stop a run
             return _crashed(name, primitive, exc)
         if type(result) is CheckResult and (result.passed is True or result.passed is False):
@@ -260,9 +273,8 @@ def _model_forcer(plan: CheckPlan, request: ModelRequest, runtime: RuntimeGetter
 
 
 def _dynamic_forcer(plan: CheckPlan, runtime: RuntimeGetter) -> Fn:
+    """A model check with per-case parameters."""
     node = plan.node
-    if not plan.is_model:
-        return _dynamic_static_forcer(plan)
 
     def compute(fr: Frame) -> CheckResult:
         values = _dynamic_values(plan, fr)
@@ -299,9 +311,11 @@ def _dynamic_values(plan: CheckPlan, fr: Frame) -> dict[str, Any] | CheckResult:
     return values
 
 
-def _dynamic_static_forcer(plan: CheckPlan) -> Fn:
-    """A deterministic check with per-case parameters: one evaluator per distinct value."""
+def _dynamic_static_forcer(plan: CheckPlan, reads_text: bool = False) -> Fn:
+    """A deterministic check with per-case parameters: one evaluator per distinct value;
+    with `reads_text`, guarded as `_text_guard` guards, before its parameters are read."""
     node, names, made = plan.node, plan.per_case_names, TargetCache()
+    scope = node.scope
 
     def make(values: dict[str, Any]) -> Fn:
         """The check's evaluator for `values`; a fresh error result per case when they fail."""
@@ -316,6 +330,9 @@ def _dynamic_static_forcer(plan: CheckPlan) -> Fn:
         return _static_forcer(plan.name, node.primitive.name, target, node.scope)
 
     def compute(fr: Frame) -> CheckResult:
+        case = fr.case
+        if reads_text and case.unrecorded and _unrecorded_in(case, scope):
+            return _no_text(plan.name)
         values = _dynamic_values(plan, fr)
         if isinstance(values, CheckResult):
             return values
