@@ -197,6 +197,7 @@ class TestJudged:
                          env=JUDGE_ENV)
         assert spread.returncode == 0, spread.stderr
         assert 0 < judge_server.stats()["peak_in_flight"] <= 2
+        judge_server.control(latency_ms=0)  # the local run is the verdicts' reference only
         local = run_cli(kit, tmp_path / "local", spec, cases, *flags, env=JUDGE_ENV)
         assert local.returncode == 0, local.stderr
         spread_out, local_out = outputs(tmp_path / "ray"), outputs(tmp_path / "local")
@@ -211,7 +212,6 @@ class TestJudged:
         """SIGKILL to an actor once the first part is written: Ray restarts it and runs its
         batch again, the permits it held are taken back, and the outputs (model cost
         included) are those of a run not killed."""
-        judge_server.control(latency_ms=20)
         spec = tmp_path / "judged.eval"
         spec.write_text(kit.MODEL_SPEC, encoding="utf-8")
         cases = tmp_path / "cases.jsonl"
@@ -220,6 +220,7 @@ class TestJudged:
                  *on_ray(cluster))
         calm = run_cli(kit, tmp_path / "calm", spec, cases, *flags, env=JUDGE_ENV)
         assert calm.returncode == 0, calm.stderr
+        judge_server.control(latency_ms=20)  # the killed run lasts long enough to kill into
         killed: list[int] = []
         watcher = threading.Thread(target=kill_an_actor_after_a_part,
                                    args=(tmp_path / "hit" / "results.jsonl.parts", killed))
@@ -252,6 +253,7 @@ class TestJudged:
         assert hit.returncode == 0, hit.stderr
         assert killed, "no actor was judging to be killed"
         assert ended - killed[0] < 60, f"the run went on {ended - killed[0]:.0f} s after the kill"
+        judge_server.control(latency_ms=0)  # the local run is the outputs' reference only
         local = run_cli(kit, tmp_path / "local", spec, cases, *flags, env=env)
         assert local.returncode == 0, local.stderr
         hit_out, local_out = outputs(tmp_path / "hit"), outputs(tmp_path / "local")
