@@ -86,12 +86,12 @@ def test_a_case_file_named_by_a_uri_reports_as_the_local_file(kit: Any, tmp_path
                                                                spec_file: Path,
                                                                cluster: str) -> None:
     """`file:///...` goes through pyarrow's filesystems as `s3://` would: the same outputs
-    as the path itself, the input named as given."""
+    as the path itself (read in one process; a Ray run over a path is that process's run,
+    `test_every_output_as_one_process_over_many_batches`), the input named as given."""
     cases = tmp_path / "cases.jsonl"
     kit.write_cases(cases, 300, bad={41: "{oops"})
     uri = cases.resolve().as_uri()
-    local = run_cli(kit, tmp_path / "local", spec_file, cases, "--on-bad-row", "skip",
-                    *on_ray(cluster))
+    local = run_cli(kit, tmp_path / "local", spec_file, cases, "--on-bad-row", "skip")
     remote = run_cli(kit, tmp_path / "remote", spec_file, uri, "--on-bad-row", "skip",
                      *on_ray(cluster))
     assert remote.returncode == local.returncode == 0, remote.stderr
