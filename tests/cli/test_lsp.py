@@ -20,10 +20,13 @@ URI = "file:///tmp/客服.eval"
 MISSPELT = ZH_SPEC.replace("rate(意图识别.passed)", "rate(意图识.passed)")
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(
+@pytest_lsp.fixture(scope="module", config=ClientServerConfig(
     server_command=[sys.executable, "-m", "evaldsl", "lsp"],
     server_env={"EVALDSL_LANG": "en", "PYTHONDONTWRITEBYTECODE": "1"}))
 async def client(lsp_client: LanguageClient) -> AsyncIterator[Any]:
+    """One session for the module's tests, as an editor keeps one: each test opens its
+    document afresh, and the server answers each open or change with one diagnostics
+    notification, which the test waits for, so nothing of one test is left for the next."""
     await lsp_client.initialize_session(t.InitializeParams(capabilities=t.ClientCapabilities()))
     yield
     await lsp_client.shutdown_session()
@@ -53,7 +56,7 @@ def _apply(text: str, edits: list[t.TextEdit]) -> str:
     return text
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_open_then_edit_publishes_each_versions_diagnostics(client: LanguageClient) -> None:
     """A misspelt check is an error with its code and hint; fixing it by an incremental
     edit clears it."""
@@ -70,7 +73,7 @@ async def test_open_then_edit_publishes_each_versions_diagnostics(client: Langua
     assert list(client.diagnostics[URI]) == []
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_completion_on_text_that_does_not_parse(client: LanguageClient) -> None:
     """Typing `case.` mid-statement offers the case fields."""
     await _open(client, ZH_SPEC)
@@ -86,7 +89,7 @@ async def test_completion_on_text_that_does_not_parse(client: LanguageClient) ->
         ("意图", t.CompletionItemKind.Field), ("回复要点", t.CompletionItemKind.Field)]
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_hover_shows_a_parameters_doc(client: LanguageClient) -> None:
     await _open(client, ZH_SPEC)
     found = await client.text_document_hover_async(t.HoverParams(
@@ -95,7 +98,7 @@ async def test_hover_shows_a_parameters_doc(client: LanguageClient) -> None:
     assert found.contents.value.startswith("parameter of `judge`\n\n`scale: int = 10`")
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_rename_edits_every_use(client: LanguageClient) -> None:
     await _open(client, ZH_SPEC)
     edit = await client.text_document_rename_async(t.RenameParams(
@@ -104,7 +107,7 @@ async def test_rename_edits_every_use(client: LanguageClient) -> None:
     assert _apply(ZH_SPEC, list(edit.changes[URI])) == ZH_SPEC.replace("门槛", "阈值")
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_a_refused_rename_is_an_error_response(client: LanguageClient) -> None:
     await _open(client, ZH_SPEC)
     with pytest.raises(Exception, match="`礼貌` exists already"):
@@ -112,7 +115,7 @@ async def test_a_refused_rename_is_an_error_response(client: LanguageClient) -> 
             t.TextDocumentIdentifier(URI), _pos(ZH_SPEC, "门槛"), "礼貌"))
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_quick_fix_from_the_suggestion(client: LanguageClient) -> None:
     found = await _open(client, MISSPELT)
     actions = await client.text_document_code_action_async(t.CodeActionParams(
@@ -124,7 +127,7 @@ async def test_quick_fix_from_the_suggestion(client: LanguageClient) -> None:
     assert _apply(MISSPELT, list(action.edit.changes[URI])) == ZH_SPEC
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_formatting_and_inlay_hints(client: LanguageClient) -> None:
     text = ZH_SPEC.replace("let 门槛 = 7", "let   门槛=7")
     await _open(client, text)

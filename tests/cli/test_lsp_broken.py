@@ -25,10 +25,13 @@ BROKEN = ZH_SPEC.replace(
 """A statement half typed in the middle; everything before and after it is whole."""
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(
+@pytest_lsp.fixture(scope="module", config=ClientServerConfig(
     server_command=[sys.executable, "-m", "evaldsl", "lsp"],
     server_env={"EVALDSL_LANG": "en", "PYTHONDONTWRITEBYTECODE": "1"}))
 async def client(lsp_client: LanguageClient) -> AsyncIterator[Any]:
+    """One session for the module's tests, as an editor keeps one: each test opens its
+    document afresh, and the server answers each open or change with one diagnostics
+    notification, which the test waits for, so nothing of one test is left for the next."""
     await lsp_client.initialize_session(t.InitializeParams(capabilities=t.ClientCapabilities()))
     yield
     await lsp_client.shutdown_session()
@@ -41,14 +44,14 @@ async def _open_broken(client: LanguageClient) -> list[t.Diagnostic]:
     return list(client.diagnostics[URI])
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_the_syntax_error_is_still_reported(client: LanguageClient) -> None:
     found = await _open_broken(client)
     assert [d.code for d in found] == ["E011"]
     assert found[0].range.start.line == BROKEN[: BROKEN.index("let 新门槛")].count("\n")
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_hover_on_statements_before_and_after_the_error(client: LanguageClient) -> None:
     await _open_broken(client)
     doc = t.TextDocumentIdentifier(URI)
@@ -65,7 +68,7 @@ async def test_hover_on_statements_before_and_after_the_error(client: LanguageCl
     assert parameter.contents.value.startswith("parameter of `judge`")
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_definition_across_the_error(client: LanguageClient) -> None:
     await _open_broken(client)
     found = await client.text_document_definition_async(t.DefinitionParams(
@@ -73,7 +76,7 @@ async def test_definition_across_the_error(client: LanguageClient) -> None:
     assert isinstance(found, list) and [d.range.start for d in found] == [_pos(BROKEN, "门槛")]
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_rename_edits_every_use_in_the_statements_that_parse(
         client: LanguageClient) -> None:
     await _open_broken(client)
@@ -84,7 +87,7 @@ async def test_rename_edits_every_use_in_the_statements_that_parse(
         BROKEN.replace("门槛", "阈值").replace("新阈值", "新门槛"))
 
 
-@pytest.mark.asyncio
+@pytest.mark.asyncio(loop_scope="module")
 async def test_completion_offers_a_name_defined_after_the_error(client: LanguageClient) -> None:
     """`新门槛` was never in a version that parsed; it is offered all the same."""
     await _open_broken(client)
