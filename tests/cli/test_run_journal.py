@@ -96,7 +96,11 @@ class TestResumeNotices:
         kit.write_cases(cases, 200_000)
         process = kit.start_evaldsl("run", spec_file, cases, "-q")
         try:
-            time.sleep(3)
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline and process.poll() is None:
+                if read_so_far(process.pid, cases) > 1 << 20:  # the run is into the cases
+                    break
+                time.sleep(0.01)
             process.send_signal(signal.SIGINT)
             _, stderr = process.communicate(timeout=60)
         finally:
@@ -105,6 +109,18 @@ class TestResumeNotices:
                 process.wait(timeout=30)
         assert process.returncode == 130, stderr
         assert "--resume" not in stderr
+
+
+def read_so_far(pid: int, path: Path) -> int:
+    """How far process `pid` has read the file `path` it has open (Linux); 0 if it has not."""
+    try:
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            if fd.readlink() == path:
+                info = Path(f"/proc/{pid}/fdinfo/{fd.name}").read_text()
+                return int(info.split("pos:")[1].split()[0])
+    except OSError:  # the process or the descriptor is gone
+        pass
+    return 0
 
 
 def _edit_line(results: Path, number: int, edit: Any) -> None:
