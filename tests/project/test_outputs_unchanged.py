@@ -50,3 +50,19 @@ def test_a_changed_output_is_named() -> None:
     before = {"generated/001": {"run": "aa", "check": "bb"}}
     after = {"generated/001": {"run": "ac", "check": "bb"}, "generated/002": {"check": "cc"}}
     assert outputs.differences(before, after) == ["generated/001: run", "generated/002: check"]
+
+
+def test_a_shipped_specs_outputs_do_not_name_the_checkout(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The digests hold wherever the repository is checked out: no output names its folder."""
+    path = outputs.REPO / "specs" / "bfcl.eval"
+    keep = tmp_path / "kept"
+    keep.mkdir()
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    found = outputs.Outputs(scratch, "http://127.0.0.1:9", keep)
+    monkeypatch.chdir(outputs.REPO)  # as chunk_digests runs them
+    outputs._shipped(found, "specs/bfcl.eval", path, path.read_text(encoding="utf-8"))
+    kept = {file.name: file.read_bytes() for file in keep.iterdir()}
+    assert {"specs_bfcl.eval.test", "specs_bfcl.eval.check"} <= kept.keys()
+    assert [name for name, data in kept.items() if str(outputs.REPO).encode() in data] == []

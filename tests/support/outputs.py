@@ -180,7 +180,9 @@ def chunk_digests(folder: Path, judge_url: str, chunk: int = 0, chunks: int = 1,
 
 def _shipped(outputs: Outputs, name: str, path: Path, text: str) -> dict[str, str]:
     """A shipped spec checked, formatted, explained and tested where it lives (its tables
-    and example files are read beside it)."""
+    and example files are read beside it), named by its path in the repository, as the
+    verbs print it, so the digests do not depend on where the repository is checked out."""
+    path = Path(name)
     return {
         "text": hashlib.sha256(text.encode()).hexdigest()[:16],  # a spec edited moves this too
         "check": outputs._hashed(name, "check", cli("check", path, "--lang", "en")),
