@@ -15,7 +15,6 @@ import asyncio
 import difflib
 import math
 from collections.abc import Mapping, Sequence
-from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,8 +28,9 @@ from evaldsl.analysis.shots import (
     ShotValidation,
     cross_validate_shots,
 )
+from evaldsl.calibration.ask_again import read_check
 from evaldsl.calibration.splice import spliced_examples
-from evaldsl.calibration.weight_fit import DEFAULT_FOLDS, figure, mean_known
+from evaldsl.calibration.weight_fit import DEFAULT_FOLDS, figure_rows, mean_known
 from evaldsl.cases.case import Case
 from evaldsl.cases.loading import load_cases
 from evaldsl.cases.scopes import select
@@ -43,6 +43,7 @@ from evaldsl.review.sample import checked_records
 from evaldsl.runtime.graph import CheckNode
 from evaldsl.syntax.formatter import quote
 from evaldsl.syntax.source import Source
+from evaldsl.values import CheckResult
 
 MAX_SHOTS = 20
 """As many examples as a check takes."""
@@ -186,26 +187,17 @@ def spec_rejudge(source: Source, check: CheckNode, cases: Mapping[str, Case],
 
     def rejudge(examples: Sequence[ShotCase], held: Sequence[ShotCase]) -> list[float | None]:
         spec = loads(with_examples(source, check, examples, scale), name=source.name)
-        found = asyncio.run(_points(spec, [cases[c.id] for c in held], check.name))
+        found = asyncio.run(read_check(spec, [cases[c.id] for c in held], check.name,
+                                       CONCURRENCY, _points))
         return [found.get(c.id) for c in held]
 
     return rejudge
 
 
-async def _points(spec: Any, cases: list[Case], name: str) -> dict[str, float | None]:
-    """The check's points per case id (None where it erred or was not needed)."""
-    found: dict[str, float | None] = {}
-    try:
-        results = spec.evaluate_many(cases, concurrency=CONCURRENCY)
-        async with aclosing(results):
-            async for result in results:
-                got = result.checks.get(name)
-                score = None if got is None or got.is_error else got.score
-                found[result.id] = (100.0 * float(score) if isinstance(score, (int, float))
-                                    else None)
-    finally:
-        await spec.aclose()
-    return found
+def _points(got: CheckResult) -> float | None:
+    """The judge's score in points (0-100), or None where it gave none."""
+    score = got.score
+    return 100.0 * float(score) if isinstance(score, (int, float)) else None
 
 
 # ---------------------------------------------------------------- figures
@@ -234,12 +226,7 @@ def render(report: ShotReport) -> str:
     lines.append(_("  held out (mean over {k} folds)   as recorded   with examples   change"
                    ).format(k=cv.k))
     names = {"spearman": _("Spearman"), "mad": _("mean abs. deviation")}
-    for name, before, after in _by_figure(cv):
-        b, a = mean_known(before), mean_known(after)
-        change = None if a is None or b is None else a - b
-        digits, sign = (1, "") if name == "mad" else (3, "+")
-        lines.append(f"    {names[name]:<30}{figure(b, digits, sign):>12}"
-                     f"{figure(a, digits, sign):>16}{figure(change, digits):>9}")
+    lines += figure_rows(_by_figure(cv), names, (12, 16))
     if report.patch:
         lines += ["", _("the patch (for a human to read and apply; the spec is unchanged):"),
                   report.patch.rstrip("\n")]

@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import difflib
 from collections.abc import Mapping, Sequence
-from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from typing import Any
 from evaldsl.analysis.calibrate import Judged
 from evaldsl.analysis.neighbours import ExampleValidation, Labelled, Relabel
 from evaldsl.analysis.neighbours import cross_validate_examples as validate
+from evaldsl.calibration.ask_again import read_check
 from evaldsl.calibration.splice import spliced_examples
 from evaldsl.calibration.weight_fit import DEFAULT_FOLDS
 from evaldsl.cases.case import Case
@@ -34,6 +34,7 @@ from evaldsl.review.sample import checked_records
 from evaldsl.runtime.graph import CheckNode
 from evaldsl.syntax.formatter import quote
 from evaldsl.syntax.source import Source
+from evaldsl.values import CheckResult
 
 CONCURRENCY = 32
 """Cases classified at once when a fold is classified again."""
@@ -130,24 +131,17 @@ def spec_relabel(source: Source, check: CheckNode, cases: Mapping[str, Case]) ->
 
     def relabel(examples: Sequence[Labelled], held: Sequence[Labelled]) -> list[str | None]:
         spec = loads(with_examples(source, check, examples), name=source.name)
-        found = asyncio.run(_labels(spec, [cases[x.id] for x in held], check.name))
+        found = asyncio.run(read_check(spec, [cases[x.id] for x in held], check.name,
+                                       CONCURRENCY, _label))
         return [found.get(x.id) for x in held]
 
     return relabel
 
 
-async def _labels(spec: Any, cases: list[Case], name: str) -> dict[str, str | None]:
-    found: dict[str, str | None] = {}
-    try:
-        results = spec.evaluate_many(cases, concurrency=CONCURRENCY)
-        async with aclosing(results):
-            async for result in results:
-                got = result.checks.get(name)
-                label = None if got is None or got.is_error else got.fields.get("label")
-                found[result.id] = label if isinstance(label, str) else None
-    finally:
-        await spec.aclose()
-    return found
+def _label(got: CheckResult) -> str | None:
+    """The label the classifier gave, or None where it gave none."""
+    label = got.fields.get("label")
+    return label if isinstance(label, str) else None
 
 
 def render(report: ExampleReport) -> str:

@@ -157,6 +157,21 @@ def figure(value: float | None, digits: int = 3, sign: str = "+") -> str:
     return "n/a" if value is None else f"{value:{sign}.{digits}f}"
 
 
+def figure_rows(by_figure: Sequence[tuple[str, list[float | None], list[float | None]]],
+                names: Mapping[str, str], widths: tuple[int, int]) -> list[str]:
+    """One line a figure: its mean over the folds before and after, and the change, under
+    a heading whose two columns are `widths` wide, so `--fit` and `--shots-for` print their
+    held-out figures alike (a deviation in points to 1 place, a correlation signed to 3)."""
+    lines = []
+    for name, before, after in by_figure:
+        b, a = mean_known(before), mean_known(after)
+        change = None if a is None or b is None else a - b
+        digits, sign = (1, "") if name == "mad" else (3, "+")
+        lines.append(f"    {names[name]:<30}{figure(b, digits, sign):>{widths[0]}}"
+                     f"{figure(a, digits, sign):>{widths[1]}}{figure(change, digits):>9}")
+    return lines
+
+
 def render(report: FitReport) -> str:
     form, cv = report.form, report.cv
     lines = ["", _("fit: `{let}` = {scale} x (weights x checks), {k}-fold cross-validated "
@@ -170,12 +185,7 @@ def render(report: FitReport) -> str:
         k=cv.k))
     names = {"spearman": _("Spearman"), "kappa": _("kappa (levels)"),
              "mad": _("mean abs. deviation")}
-    for name, before, after in _by_figure(cv):
-        b, a = mean_known(before), mean_known(after)
-        change = None if a is None or b is None else a - b
-        digits, sign = (1, "") if name == "mad" else (3, "+")
-        lines.append(f"    {names[name]:<30}{figure(b, digits, sign):>11}"
-                     f"{figure(a, digits, sign):>9}{figure(change, digits):>9}")
+    lines += figure_rows(_by_figure(cv), names, (11, 9))
     lines += _out_of_fold(cv)
     lines += _fitted(report)
     return "\n".join(lines)
