@@ -92,10 +92,11 @@ def _fit_arguments(parser: argparse.ArgumentParser) -> None:
                                "thresholds to the human scores, cross-validated, and print "
                                "them as a patch (needs --spec)"))
     parser.add_argument("--folds", type=int, default=DEFAULT_FOLDS, metavar="K",
-                        help=_("folds of the cross-validation of --fit and --shots-for "
-                               "(default 5)"))
+                        help=_("folds of the cross-validation of --fit, --shots-for and "
+                               "--examples-for (default 5)"))
     parser.add_argument("--seed", type=int, default=0,
-                        help=_("seed of the folds of --fit and --shots-for (default 0)"))
+                        help=_("seed of the folds of --fit, --shots-for and --examples-for "
+                               "(default 0)"))
 
 
 def _shot_arguments(parser: argparse.ArgumentParser) -> None:
@@ -105,7 +106,8 @@ def _shot_arguments(parser: argparse.ArgumentParser) -> None:
                                "cross-validated by asking the judge again (needs --spec and "
                                "--cases)"))
     parser.add_argument("--cases", type=Path, default=None, metavar="CASES",
-                        help=_("the cases the results judged, for --shots-for"))
+                        help=_("the cases the results judged, for --shots-for and "
+                               "--examples-for"))
     parser.add_argument("--shots", type=int, default=DEFAULT_SHOTS, metavar="N",
                         help=_("examples --shots-for proposes (default 3)"))
     parser.add_argument("--shot-chars", type=int, default=MAX_SHOT_CHARS, metavar="N",

@@ -72,3 +72,16 @@ def test_a_check_that_is_no_embedding_classifier_is_refused(tmp_path: Path) -> N
                    "--spec", str(tmp_path / "spec.eval"), "--cases", str(tmp_path / "cases.jsonl"),
                    "--examples-for", "polite")
     assert done.returncode == 2 and "classify(by: embeddings)" in done.stderr
+
+
+def test_the_options_examples_for_reads_say_so_in_the_help() -> None:
+    """--folds, --seed and --cases serve --examples-for too, so their help names it."""
+    import argparse
+
+    from evaldsl.cli import calibrate
+
+    parser = argparse.ArgumentParser()
+    calibrate.add_parser(parser.add_subparsers())
+    command = parser._subparsers._group_actions[0].choices["calibrate"]  # type: ignore[union-attr]
+    helps = {a.dest: a.help or "" for a in command._actions}
+    assert [d for d in ("folds", "seed", "cases") if "--examples-for" not in helps[d]] == []
