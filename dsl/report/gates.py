@@ -14,11 +14,13 @@ A floor is missed by a value below it, a ceiling by a value above it (a metric w
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from evaldsl.errors import OptionsError
 from evaldsl.i18n import _
-from evaldsl.report.document import ReportDoc
+
+if TYPE_CHECKING:  # the report's type only: `check` imports the gates' flags, not msgspec
+    from evaldsl.report.document import ReportDoc
 
 
 class Threshold(NamedTuple):
