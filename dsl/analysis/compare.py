@@ -246,7 +246,7 @@ def _compare_trials(plan: MetricPlan, index: int, pairing: Pairing, base: Run, n
                             for i, a in enumerate(plan.aggregates)])
     diff = None if b_value is None or n_value is None else n_value - b_value
     interval, p, paired = None, None, len(np.unique(scenarios))
-    if len(plan.aggregates) == 1 and plan.combine([0.25]) == 0.25:
+    if _is_one_aggregate(plan):
         agg = plan.aggregates[0]
         per_b, per_n = _per_scenario(agg.kind, int(agg.p), b_values[:, 0], n_values[:, 0],
                                      scenarios)
@@ -358,10 +358,16 @@ def _aggregate(kind: str, p: float, column: npt.NDArray[Any]) -> float | None:
     return percentile(sorted(column.tolist()), p)
 
 
+def _is_one_aggregate(plan: MetricPlan) -> bool:
+    """The metric is one aggregate as it is, no formula around it (`x * 4 - 0.75` gives 0.25
+    at 0.25, so two points are probed): an interval of the aggregate is the metric's."""
+    return len(plan.aggregates) == 1 and (
+        plan.combine([0.25]) == 0.25 and plan.combine([0.75]) == 0.75)
+
+
 def _is_single_rate(plan: MetricPlan) -> bool:
     """`rate(x)` alone: one condition per case, the case McNemar's test is for."""
-    return len(plan.aggregates) == 1 and plan.aggregates[0].kind == "rate" and (
-        plan.combine([0.25]) == 0.25 and plan.combine([0.75]) == 0.75)
+    return _is_one_aggregate(plan) and plan.aggregates[0].kind == "rate"
 
 
 def _discordant(inputs: _Inputs, lower_is_better: bool = False) -> tuple[int, int]:

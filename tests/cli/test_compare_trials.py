@@ -23,6 +23,7 @@ outcome {
 metric success_rate = rate(success)
 metric all_three = pass_hat(success, 3)
 metric one_of_three = pass_at(success, 3)
+metric rescaled = pass_hat(success, 3) * 4 - 0.75
 """
 
 BASE = {"s0": [1, 1, 1], "s1": [1, 0, 1], "s2": [0, 0, 0], "s3": [1, 1, 0], "s4": [1, 1, 1],
@@ -111,3 +112,12 @@ def test_pass_hat_and_pass_at_are_compared_by_scenario(tmp_path: Path, kit: Any,
     expected = np.percentile(per[draws].mean(1), [2.5, 97.5])
     assert tuple(hat["interval"]) == pytest.approx(tuple(expected))
     assert 0 < hat["p_value"] <= 1
+
+
+def test_a_formula_over_a_trial_aggregate_gets_its_values_only(tmp_path: Path, kit: Any,
+                                                                 runs: dict[str, Path]) -> None:
+    """`x * 4 - 0.75` gives 0.25 at 0.25 but is no identity: no interval over scenarios."""
+    _done, data = _compare(kit, tmp_path, runs)
+    hat, rescaled = _metric(data, "all_three"), _metric(data, "rescaled")
+    assert rescaled["base"] == pytest.approx(hat["base"] * 4 - 0.75)
+    assert (rescaled.get("interval"), rescaled.get("p_value")) == (None, None)
