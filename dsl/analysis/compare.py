@@ -237,7 +237,7 @@ def _compare_trials(plan: MetricPlan, index: int, pairing: Pairing, base: Run, n
     formula mixing it with other aggregates gets its values only, as its report does."""
     import numpy as np
 
-    _both, b_rows, n_rows, den_b, den_n, err_b, err_n = _counted_rows(index, pairing, base, new)
+    b_rows, n_rows, den_b, den_n, err_b, err_n = _counted_rows(index, pairing, base, new)
     scenarios = base.ids[b_rows]
     b_values, n_values = base.metrics[index].values[b_rows], new.metrics[index].values[n_rows]
     b_value = plan.combine([_trial_aggregate(a.kind, a.p, b_values[:, i], scenarios)
@@ -258,11 +258,14 @@ def _compare_trials(plan: MetricPlan, index: int, pairing: Pairing, base: Run, n
 
 
 def _counted_rows(index: int, pairing: Pairing, base: Run, new: Run,
-                  ) -> tuple[Any, Any, Any, int, int, int, int]:
+                  ) -> tuple[Any, Any, int, int, int, int]:
+    """The paired rows both runs count for metric `index` (base's, new's), then each run's
+    counted and erred paired rows: a trial metric's value is over the rows both count, its
+    denominators and errors are each run's own."""
     b, n = base.metrics[index], new.metrics[index]
     b_state, n_state = b.state[pairing.base_rows], n.state[pairing.new_rows]
     both = (b_state == COUNTED) & (n_state == COUNTED)
-    return (both, pairing.base_rows[both], pairing.new_rows[both],
+    return (pairing.base_rows[both], pairing.new_rows[both],
             int((b_state == COUNTED).sum()), int((n_state == COUNTED).sum()),
             int((b_state == ERRORED).sum()), int((n_state == ERRORED).sum()))
 
