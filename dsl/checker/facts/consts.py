@@ -59,10 +59,6 @@ def fold(expr: n.Expr, ctx: Context) -> Any:
     return folder(expr, ctx) if folder is not None else NOT_CONSTANT
 
 
-def is_constant(expr: n.Expr, ctx: Context) -> bool:
-    return fold(expr, ctx) is not NOT_CONSTANT
-
-
 def number_of(expr: n.Expr, ctx: Context) -> float | None:
     """The value of a constant number expression (not a bool), else None."""
     value = fold(expr, ctx)
