@@ -4,20 +4,18 @@ reading what was stored for that block."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
-from aiohttp import web
 
 from evaldsl.review.importing import import_results
 from evaldsl.review.store import Label, open_store
 from evaldsl.review.web import make_app
+from tests.support.app_client import serve
 from tests.support.run_kit import SPEC
 
 TWO_BLOCKS = SPEC + """\
@@ -28,22 +26,6 @@ outcome level {
 }
 """
 
-Client = Callable[[aiohttp.ClientSession, str], Awaitable[None]]
-
-
-def _serve(app: web.Application, client: Client) -> None:
-    async def main() -> None:
-        runner = web.AppRunner(app)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port = runner.addresses[0][1]
-        try:
-            async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as s:
-                await client(s, f"http://127.0.0.1:{port}")
-        finally:
-            await runner.cleanup()
-    asyncio.run(main())
 
 
 async def _token(s: aiohttp.ClientSession, base: str) -> dict[str, Any]:
@@ -87,7 +69,7 @@ def test_a_level_of_the_second_block_is_saved_for_that_block(
                     "level": "差"}) as saved:
                 assert saved.status == 200, await saved.text()
 
-        _serve(make_app(store), client)
+        serve(make_app(store), client)
         assert [(x.case_id, x.block, x.level) for x in store.labels()] == [
             (first, "level", "差")]
 
@@ -117,7 +99,7 @@ def test_a_page_serving_one_block_refuses_the_others_by_name(
                     "case_id": first, "reviewer": "li", "level": "差"}) as bare:
                 assert bare.status == 200, "a bare level is the first served block's"
 
-        _serve(make_app(store, blocks=["level"]), client)
+        serve(make_app(store, blocks=["level"]), client)
         assert [(x.block, x.level) for x in store.labels()] == [("level", "差")]
 
 
@@ -143,7 +125,7 @@ def test_one_save_labels_every_served_block_and_a_cleared_one_is_removed(
                     "levels": {"outcome": None, "level": "差"}}) as again:
                 assert again.status == 200, await again.text()
 
-        _serve(make_app(store), client)
+        serve(make_app(store), client)
         assert [(x.block, x.score, x.level) for x in store.labels()] == [("level", None, "差")]
 
 

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +12,7 @@ from aiohttp import web
 
 from evaldsl.review.store import QueuedCase, ReviewStore, open_store
 from evaldsl.review.web import make_app, words
-
-Client = Callable[[aiohttp.ClientSession, str], Awaitable[None]]
+from tests.support.app_client import serve
 
 
 def _store(path: Path) -> ReviewStore:
@@ -25,22 +22,6 @@ def _store(path: Path) -> ReviewStore:
                      QueuedCase("c2", 1, 1.0, None, {"labels": {}}, None)],
                     {"levels": ["good", "bad"], "block": "outcome"})
     return store
-
-
-def _serve(app: web.Application, client: Client) -> None:
-    """Serve `app` on a free port of 127.0.0.1 while `client` talks to it; then stop it."""
-    async def main() -> None:
-        runner = web.AppRunner(app)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port = runner.addresses[0][1]
-        try:
-            async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as s:
-                await client(s, f"http://127.0.0.1:{port}")
-        finally:
-            await runner.cleanup()
-    asyncio.run(main())
 
 
 def _config(page: str) -> dict[str, Any]:
@@ -71,7 +52,7 @@ def test_a_label_is_saved_and_a_wrong_one_answered_400(tmp_path: Path) -> None:
         async with s.get(base + "/api/case", params={"id": "nope"}) as missing:
             assert missing.status == 404
 
-    _serve(make_app(store), client)
+    serve(make_app(store), client)
     assert [(x.case_id, x.score, x.level) for x in store.labels()] == [("c1", 40.0, "bad")]
 
 
@@ -89,7 +70,7 @@ def test_mounted_under_a_prefix_every_address_has_it(tmp_path: Path) -> None:
         async with s.get(base + config["urls"]["case"], params={"id": "c1"}) as case:
             assert (await case.json())["case"]["dialog"][0]["content"] == "</script><b>x</b>"
 
-    _serve(parent, client)
+    serve(parent, client)
 
 
 def test_the_dialog_cannot_close_the_config_script(tmp_path: Path) -> None:
@@ -102,7 +83,7 @@ def test_the_dialog_cannot_close_the_config_script(tmp_path: Path) -> None:
         assert "alert(1)</script>" not in text
         assert _config(text)["levels"] == ["</script><script>alert(1)</script>"]
 
-    _serve(make_app(store), client)
+    serve(make_app(store), client)
 
 
 def test_every_word_of_the_page_has_a_chinese_translation() -> None:
