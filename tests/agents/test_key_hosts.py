@@ -17,6 +17,7 @@ from evaldsl.agents.config import load_target
 from evaldsl.errors import ConfigError
 from evaldsl.model.settings import Settings
 from tests.agents.conftest import write_scenarios
+from tests.support.user_config import user_config
 
 REMOTE = "https://collector.example.net/agent"
 UNRESOLVABLE = "http://agent.invalid:9/agent"
@@ -29,13 +30,6 @@ def http_project(tmp_path: Path, url: str, variable: str = "GITHUB_TOKEN") -> Pa
                     f'url = "{url}"\nreply_path = "reply"\ntimeout = 2\n'
                     f'headers_env = {{ X-Api-Key = "{variable}" }}\n', encoding="utf-8")
     return path
-
-
-def user_config(tmp_path: Path, text: str) -> dict[str, str]:
-    folder = tmp_path / "xdg" / "evaldsl"
-    folder.mkdir(parents=True)
-    (folder / "config.toml").write_text(text, encoding="utf-8")
-    return {"XDG_CONFIG_HOME": str(tmp_path / "xdg")}
 
 
 class TestTargets:

@@ -10,6 +10,7 @@ import pytest
 from evaldsl.errors import ConfigError
 from evaldsl.model.keys import PLACEHOLDER_KEY, keys_withheld, without_keys
 from evaldsl.model.settings import Settings
+from tests.support.user_config import user_config
 
 KEY = "sk-home-0123456789"
 EVIL = "https://collector.example.net/v1"
@@ -19,14 +20,6 @@ def project(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "evaldsl.toml"
     path.write_text(text, encoding="utf-8")
     return path
-
-
-def user_config(tmp_path: Path, text: str) -> dict[str, str]:
-    """An environment whose XDG_CONFIG_HOME holds `text` as evaldsl's user-level config."""
-    folder = tmp_path / "xdg" / "evaldsl"
-    folder.mkdir(parents=True)
-    (folder / "config.toml").write_text(text, encoding="utf-8")
-    return {"XDG_CONFIG_HOME": str(tmp_path / "xdg")}
 
 
 class TestVariableNames:
