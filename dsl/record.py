@@ -27,8 +27,8 @@ primitive's own fields, then `reason`; its keys depend on the primitive.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -82,7 +82,9 @@ class CaseRecord(msgspec.Struct, kw_only=True, gc=False):
 
     @classmethod
     def of(cls, data: Mapping[str, Any]) -> CaseRecord:
-        """A line already decoded as a dict (and checked by `record_shape`), as a record."""
+        """A line already decoded as a dict (and checked by `record_shape`), as a record;
+        raises `msgspec.ValidationError` naming the field (`wrong_field`) when a field the
+        check leaves alone (`review.rule`, `trial`, `target`) has the wrong type."""
         return msgspec.convert(data, cls, strict=False, dec_hook=None)
 
     @property
@@ -90,6 +92,13 @@ class CaseRecord(msgspec.Struct, kw_only=True, gc=False):
         """What names the case among a run's: its row, or its id when it names none."""
         row = self.row
         return row if row else self.id
+
+
+def wrong_field(error: msgspec.ValidationError) -> str:
+    """The field a validation error names, as `review.rule` (`$.review.rule` in msgspec's
+    words); the record's own name when it names none."""
+    where = str(error).rpartition(" - at `$")[2].rstrip("`")
+    return where.lstrip(".").replace("[...]", "") or "record"
 
 
 def _fallback(value: object) -> object:
@@ -115,3 +124,84 @@ def decode_line(line: bytes | str) -> CaseRecord:
     """A results line as a record; raises `msgspec.DecodeError` (a `ValueError`) when it is
     not one."""
     return _DECODER.decode(line)
+
+
+# ------------------------------------------------------------------ a line checked as decoded
+
+class ErrorLine(msgspec.Struct, forbid_unknown_fields=True, frozen=True, gc=False):
+    """`{"error": reason}`: an error value as a line writes it."""
+
+    error: str
+
+
+class CheckLine(msgspec.Struct, frozen=True, gc=False):
+    """A check's entry as a checked line holds it: the four fields every check has, typed;
+    the primitive's own fields are not decoded."""
+
+    status: Literal["passed", "failed", "error"]
+    passed: bool | None | ErrorLine = None
+    score: float | None | ErrorLine = None
+    reason: str = ""
+
+
+Scalar: Any = None | bool | int | float | str
+"""One aggregate argument's value, or one `by` field's value of a group key."""
+
+
+def checked_type(blocks: Sequence[tuple[str, Sequence[str]]], checks: Sequence[str],
+                 metrics: Sequence[tuple[str, int, int]]) -> type[msgspec.Struct]:
+    """`CaseRecord` narrowed to one spec's names, so that decoding a line also checks it
+    (`evaldsl compare`'s fast path, `evaldsl.report.record_struct`): each outcome block
+    (name, its labels) a field whose labels are a `Literal`, each check a `CheckLine`, each
+    metric (name, aggregates, `by` fields) an input of its length, unknown names refused,
+    `row` required and `trial` at least 1. A spec's names need not be identifiers, so the
+    inner structs' fields are `b0..`, `c0..`, `m0..`, `g0..` in the order given, renamed
+    to the names."""
+    lengths = {name: aggregates for name, aggregates, _by in metrics}
+    keys = {name: by for name, _aggregates, by in metrics if by}
+    narrowed: dict[str, Any] = {
+        "labels": _names("Labels", [(b, _literal(tuple(labels)) | msgspec.UnsetType)
+                                    for b, labels in blocks], "b", msgspec.UNSET),
+        "checks": _names("Checks", [(c, CheckLine | msgspec.UnsetType) for c in checks],
+                         "c", msgspec.UNSET),
+        "metrics": _names("Metrics", [(m, _tuple(n) | None | ErrorLine)
+                                      for m, n in lengths.items()], "m", None),
+        "groups": _names("Groups", [(m, _tuple(n) | msgspec.UnsetType)
+                                    for m, n in keys.items()], "g", msgspec.UNSET),
+        "branches": dict[str, Annotated[int, msgspec.Meta(ge=0)] | None],
+        "skipped": (list[_literal(tuple(checks))]  # type: ignore[misc]
+                    if checks else Annotated[list[str], msgspec.Meta(max_length=0)]),
+        "row": str,
+        "trial": Annotated[int, msgspec.Meta(ge=1)] | msgspec.UnsetType,
+    }
+    fields: list[tuple[str, Any] | tuple[str, Any, Any]] = []
+    for field in msgspec.structs.fields(CaseRecord):
+        kind = narrowed.get(field.name, field.type)
+        if field.required or field.name == "row":
+            fields.append((field.name, kind))
+        elif field.name in ("labels", "checks", "metrics", "groups"):
+            fields.append((field.name, kind, msgspec.field(default_factory=kind)))
+        else:
+            fields.append((field.name, kind, field.default if field.default_factory
+                           is msgspec.NODEFAULT else msgspec.field(
+                               default_factory=field.default_factory)))
+    return msgspec.defstruct("CheckedLine", fields, kw_only=True, frozen=True, gc=False)
+
+
+def _names(name: str, kinds: list[tuple[str, Any]], prefix: str,
+           default: Any) -> type[msgspec.Struct]:
+    """A struct of one field per name, fields `{prefix}0..` renamed to the names."""
+    fields = [(f"{prefix}{i}", kind, default) for i, (_n, kind) in enumerate(kinds)]
+    rename = {f"{prefix}{i}": n for i, (n, _kind) in enumerate(kinds)}
+    return msgspec.defstruct(name, fields, rename=rename, forbid_unknown_fields=True,
+                             frozen=True, gc=False)
+
+
+def _literal(values: tuple[str, ...]) -> Any:
+    """`Literal[values]` for values known at run time."""
+    return Literal.__getitem__(values)
+
+
+def _tuple(length: int) -> Any:
+    """A tuple of `length` scalars."""
+    return tuple.__class_getitem__((Scalar,) * length)

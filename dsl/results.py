@@ -193,20 +193,28 @@ class CaseResult:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> CaseResult:
-        """The inverse of `to_dict` (from a results.jsonl line)."""
-        review = data.get("review")
+        """The inverse of `to_dict`: its record's fields (`CaseRecord.of`), then the trace."""
+        trace = data.get("trace", ())
+        return cls.from_record(CaseRecord.of(data), tuple(trace) if trace else ())
+
+    @classmethod
+    def from_record(cls, record: CaseRecord, trace: tuple[str, ...] = ()) -> CaseResult:
+        """The inverse of `to_record` (a results.jsonl line read back)."""
+        review = record.review
+        groups = record.groups
         return cls(
-            id=str(data["id"]),
-            labels=dict(data.get("labels", {})),
-            branches=dict(data.get("branches", {})),
-            checks={k: check_from_dict(v) for k, v in data.get("checks", {}).items()},
-            skipped=tuple(data.get("skipped", ())),
-            metrics={k: _input_from_json(v) for k, v in data.get("metrics", {}).items()},
-            review=ReviewDecision.from_dict(review) if review else None,
-            errors=dict(data.get("errors", {})),
-            trace=tuple(data.get("trace", ())),
-            lets={k: _revive(v) for k, v in data.get("lets", {}).items()},
-            groups={k: tuple(v) for k, v in data.get("groups", {}).items()},
+            id=record.id,
+            labels=dict(record.labels),
+            branches=dict(record.branches),
+            checks={k: check_from_dict(v) for k, v in record.checks.items()},
+            skipped=tuple(record.skipped),
+            metrics={k: _input_from_json(v) for k, v in record.metrics.items()},
+            review=None if review is None else ReviewDecision(
+                review.sampled, review.rule, review.priority, review.draw, review.error),
+            errors=dict(record.errors),
+            trace=trace,
+            lets={k: _revive(v) for k, v in record.lets.items()},
+            groups={k: tuple(v) for k, v in groups.items()} if isinstance(groups, dict) else {},
         )
 
 

@@ -183,7 +183,7 @@ class TestMemory:
     def test_keep_cases_keeps_each_case_record(self) -> None:
         spec = evaldsl.loads(TEXT, registry=kit.make_kit().registry)
         kept = spec.run([kit.case("x", a=1.0), kit.case("y")], keep_cases=True)
-        assert [r["id"] for r in kept.case_records or ()] == ["x", "y"]
+        assert [r.id for r in kept.case_records or ()] == ["x", "y"]
         assert spec.run([kit.case("x", a=1.0)]).case_records is None
         assert self.held(2200, keep_cases=True) - self.held(200, keep_cases=True) > 100_000
 
@@ -223,7 +223,7 @@ class TestReportFiles:
         html = report.write_html(tmp_path / "r.html").read_text("utf-8")
         cases = Explorer(report.details.layout)
         for result in self._results():
-            cases.add(result.to_dict(trace=False))
+            cases.add(result.to_record())
         assert html == render_html(published, cases), "every case explored, as `run` does"
         markdown = report.write_markdown(tmp_path / "r.md").read_text("utf-8")
         assert markdown == render_markdown(published)
@@ -234,7 +234,7 @@ class TestReportFiles:
         """One test per case, as `run --junit` writes it: ok passes, bad fails, error errs."""
         from evaldsl.report.junit import write_junit
 
-        records = [report_case.to_dict(trace=False) for report_case in self._results()]
+        records = [report_case.to_record() for report_case in self._results()]
         write_junit(tmp_path / "cli.xml", report.title, records, frozenset({"ok"}))
         written = report.write_junit(tmp_path / "api.xml").read_text("utf-8")
         assert written == (tmp_path / "cli.xml").read_text("utf-8")

@@ -18,6 +18,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from evaldsl.record import CaseRecord
 from evaldsl.report.document import FailureKinds, Latencies, Simulator, Target
 from evaldsl.report.simulator_failures import FAILURE_KINDS
 
@@ -37,8 +38,13 @@ class TargetTally:
         """Conversations a simulated user played (their note has a `simulator` key)."""
         self.simulator_failures = dict.fromkeys(FAILURE_KINDS, 0)
 
-    def add(self, record: Mapping[str, Any]) -> None:
-        note = record.get("target")
+    def add(self, record: CaseRecord) -> None:
+        """A case's record: its driven note (`target`) counted when it has one."""
+        self.add_note(record.target)
+
+    def add_note(self, note: object) -> None:
+        """A driven scenario's note (latencies, the agent's failure); anything else is no
+        conversation."""
         if not isinstance(note, Mapping):
             return
         self.conversations += 1

@@ -19,7 +19,6 @@ lines, whichever problem comes first in the file.
 from __future__ import annotations
 
 import gc
-import json
 import math
 import operator
 import re
@@ -34,10 +33,11 @@ import msgspec
 
 from evaldsl.errors import CaseDataError
 from evaldsl.i18n import _
+from evaldsl.record import UNSET, ErrorLine, decode_line
 from evaldsl.report.journal import Header, complete_record, is_cost_note, is_header
 from evaldsl.report.journal_read import check_version
 from evaldsl.report.record_shape import problem
-from evaldsl.report.record_struct import Error, convert, decoder
+from evaldsl.report.record_struct import convert, decoder
 from evaldsl.results import ERROR_LABEL
 from evaldsl.runtime.aggregation import BOOL_AGGREGATES
 
@@ -113,7 +113,7 @@ def key_text(key: bytes) -> str:
 
 def trial_of(line: Any) -> int:
     """A decoded line's trial: its `trial`, or the `#N` ending its row; 0 for none."""
-    if line.trial is not None:
+    if line.trial is not UNSET:
         return int(line.trial)
     found = _ROW_TRIAL.search(line.row)
     return int(found.group(1)) if found else 0
@@ -313,7 +313,7 @@ def _repeats(path: Path, rows: array[int], first_case: int) -> _Repeats:
         seen: dict[str, tuple[int, bytes]] = {}
         for i in group:
             raw = text[first_case + i].rstrip(b"\r\n")
-            row = json.loads(raw)["row"]
+            row = str(decode_line(raw).row)
             earlier = seen.setdefault(row, (first_case + i, raw))
             if earlier[0] == first_case + i:
                 continue
@@ -395,7 +395,7 @@ def _metric_chunk(name: str, conditions: list[bool], inputs: list[Any],
     """The state and values columns of one metric over a chunk of lines."""
     import numpy as np
 
-    state = np.array([COUNTED if type(v) is tuple else ERRORED if type(v) is Error
+    state = np.array([COUNTED if type(v) is tuple else ERRORED if type(v) is ErrorLine
                       else OUTSIDE for v in inputs], dtype=np.int8)
     width = len(conditions)
     values = np.full((len(inputs), width), math.nan)

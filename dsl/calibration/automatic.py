@@ -10,7 +10,7 @@ own, and results another spec wrote are refused.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,7 @@ from evaldsl.analysis.pairing import Automatic
 from evaldsl.diagnostics import did_you_mean
 from evaldsl.errors import RequestError
 from evaldsl.i18n import _
+from evaldsl.record import CaseRecord
 from evaldsl.report.layout import VERDICT
 from evaldsl.review.sample import check_written_by, checked_records, read_layout
 
@@ -45,10 +46,10 @@ def read_results(results: Path, spec: Path | None = None, outcome: str | None = 
     records = checked_records(results)
     if not records:
         raise RequestError(_("`{results}` holds no case results").format(results=results))
-    blocks = list(dict.fromkeys(k for r in records for k in r.get("labels", {})))
+    blocks = list(dict.fromkeys(k for r in records for k in r.labels))
     block = choose_block(results, outcome, blocks)
-    cases = {str(r.get("id")): Automatic(r.get("labels", {}).get(block),
-                                         auto_score(r, score, auto_scale))
+    cases = {r.id: Automatic(r.labels.get(block) if block is not None else None,
+                             auto_score(r, score, auto_scale))
              for r in records}
     seen = tuple(sorted({a.label for a in cases.values() if a.label is not None}))
     if spec is None:
@@ -75,16 +76,16 @@ def choose_block(results: Path, outcome: str | None, blocks: Sequence[str]) -> s
     return str(outcome)
 
 
-def auto_score(record: Mapping[str, Any], name: str | None,
+def auto_score(record: CaseRecord, name: str | None,
                auto_scale: tuple[float, float] | None) -> float | None:
     """The case's score in points from the check or metric `name`; None without one."""
     if name is None:
         return None
-    check = record.get("checks", {}).get(name)
-    if check is not None or name in record.get("skipped", ()):
+    check = record.checks.get(name)
+    if check is not None or name in record.skipped:
         return points(check.get("score") if check else None, auto_scale or (0.0, 1.0))
-    if name in record.get("metrics", {}):
-        inputs = record["metrics"][name]
+    if name in record.metrics:
+        inputs = record.metrics[name]
         value = inputs[0] if isinstance(inputs, list) and inputs else None
         return points(value, auto_scale or (0.0, 100.0))
     raise RequestError(

@@ -39,6 +39,7 @@ from evaldsl.diagnostics import did_you_mean
 from evaldsl.errors import RequestError
 from evaldsl.i18n import _
 from evaldsl.model.prompts import render_unit
+from evaldsl.record import CaseRecord
 from evaldsl.review.sample import checked_records
 from evaldsl.runtime.graph import CheckNode
 from evaldsl.syntax.formatter import quote
@@ -142,16 +143,16 @@ def _judge_check(checks: Sequence[CheckNode], name: str) -> CheckNode:
     return found
 
 
-def gather(check: CheckNode, records: Sequence[Mapping[str, Any]], judged: Sequence[Judged],
+def gather(check: CheckNode, records: Sequence[CaseRecord], judged: Sequence[Judged],
            cases: Mapping[str, Case]) -> list[ShotCase]:
     """The labelled cases with the check's recorded points and the text it read."""
-    by_id = {str(r.get("id")): r for r in records}
+    by_id = {r.id: r for r in records}
     out = []
     for one in judged:
         record, case = by_id.get(one.id), cases.get(one.id)
         if one.human_score is None or record is None or case is None:
             continue
-        score = (record.get("checks", {}).get(check.name) or {}).get("score")
+        score = (record.checks.get(check.name) or {}).get("score")
         if isinstance(score, bool) or not isinstance(score, (int, float)) or math.isnan(score):
             continue
         units = select(case, check.scope)

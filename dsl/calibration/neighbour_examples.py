@@ -30,6 +30,7 @@ from evaldsl.cases.scopes import select
 from evaldsl.diagnostics import did_you_mean
 from evaldsl.errors import RequestError
 from evaldsl.i18n import _
+from evaldsl.record import CaseRecord
 from evaldsl.review.sample import checked_records
 from evaldsl.runtime.graph import CheckNode
 from evaldsl.syntax.formatter import quote
@@ -98,17 +99,17 @@ def _embedding_check(checks: Sequence[CheckNode], name: str) -> CheckNode:
     return found
 
 
-def gather(check: CheckNode, records: Sequence[Mapping[str, Any]], judged: Sequence[Judged],
+def gather(check: CheckNode, records: Sequence[CaseRecord], judged: Sequence[Judged],
            cases: Mapping[str, Case]) -> list[Labelled]:
     """The labelled cases whose human label is one of the check's, with the text it read."""
     labels = set(check.facts.constants.get("labels") or [])
-    by_id = {str(r.get("id")): r for r in records}
+    by_id = {r.id: r for r in records}
     out = []
     for one in judged:
         record, case = by_id.get(one.id), cases.get(one.id)
         if one.human_label not in labels or record is None or case is None:
             continue
-        got = (record.get("checks", {}).get(check.name) or {}).get("label")
+        got = (record.checks.get(check.name) or {}).get("label")
         units = select(case, check.scope)
         if len(units) == 1:
             out.append(Labelled(one.id, units[0].text, str(one.human_label),

@@ -11,10 +11,9 @@ source of truth.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -23,6 +22,7 @@ from evaldsl.analysis.fit import CrossValidation, FitData, cross_validate
 from evaldsl.analysis.fit_form import FormError, ScoreForm, find_form, number_text, patch
 from evaldsl.errors import RequestError
 from evaldsl.i18n import _
+from evaldsl.record import CaseRecord
 from evaldsl.report.layout import VERDICT
 from evaldsl.review.sample import checked_records
 from evaldsl.syntax.parser import parse
@@ -88,10 +88,10 @@ def fit_weights(spec: Path | None, results: Path, judged: Sequence[Judged], bloc
     return FitReport(form, cv, len(data), no_human, unscored, diff)
 
 
-def gather(form: ScoreForm, records: Sequence[Mapping[str, Any]],
+def gather(form: ScoreForm, records: Sequence[CaseRecord],
            judged: Sequence[Judged]) -> tuple[FitData, int, int]:
     """The cases with a human score and every weighted check scored; how many were not."""
-    by_id = {str(r.get("id")): r for r in records}
+    by_id = {r.id: r for r in records}
     ids, rows, human, labels, no_human, unscored = [], [], [], [], 0, 0
     for case in judged:
         record = by_id.get(case.id)
@@ -112,23 +112,23 @@ def gather(form: ScoreForm, records: Sequence[Mapping[str, Any]],
     return data, no_human, unscored
 
 
-def _check_score(record: Mapping[str, Any], name: str) -> float | None:
-    score = (record.get("checks", {}).get(name) or {}).get("score")
+def _check_score(record: CaseRecord, name: str) -> float | None:
+    score = (record.checks.get(name) or {}).get("score")
     if isinstance(score, bool) or not isinstance(score, (int, float)) or math.isnan(score):
         return None
     return float(score)
 
 
-def _same_let(form: ScoreForm, record: Mapping[str, Any], scores: list[float]) -> None:
+def _same_let(form: ScoreForm, record: CaseRecord, scores: list[float]) -> None:
     """Refuse results whose recorded let is not the weighted sum the spec writes."""
-    recorded = (record.get("lets") or {}).get(form.let)
+    recorded = record.lets.get(form.let)
     if not isinstance(recorded, (int, float)) or isinstance(recorded, bool):
         return
     written = form.scale * sum(w.value * s for w, s in zip(form.weights, scores, strict=True))
     if abs(written - recorded) > LET_TOLERANCE * max(1.0, abs(form.scale)):
         raise RequestError(_("case `{id}` recorded `{let}` = {recorded}, but the spec's weights "
                            "give {written}: the results are not this spec's").format(
-                               id=record.get("id"), let=form.let, recorded=recorded,
+                               id=record.id, let=form.let, recorded=recorded,
                                written=round(written, 6)))
 
 

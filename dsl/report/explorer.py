@@ -32,6 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from evaldsl.record import CaseRecord
 from evaldsl.report.failures import errored, reasons_of
 from evaldsl.report.layout import SpecLayout
 
@@ -76,20 +77,18 @@ def shown(value: Any, limit: int = TEXT_LIMIT) -> Any:
     return value if len(text) <= limit else clip(text, limit)
 
 
-def case_entry(record: Mapping[str, Any], layout: SpecLayout) -> dict[str, Any]:
+def case_entry(record: CaseRecord, layout: SpecLayout) -> dict[str, Any]:
     """One case record (a journal line) as the explorer's compact record."""
-    labels, branches = record.get("labels", {}), record.get("branches", {})
-    errors = record.get("errors", {})
-    review = record.get("review") or {}
+    labels, branches, errors, review = record.labels, record.branches, record.errors, record.review
     return {
-        "id": clip(str(record.get("id", "")), NAME_LIMIT), "row": record.get("row"),
+        "id": clip(record.id, NAME_LIMIT), "row": record.row or None,
         "l": [labels.get(b.key) for b in layout.blocks],
         "b": [_branch(branches.get(b.key), errors.get(b.key)) for b in layout.blocks],
         "e": sorted(clip(r) for r in reasons_of(record)),
         "x": errored(record),
         "c": _checks(record, layout),
-        "v": {str(k): shown(v, NAME_LIMIT) for k, v in record.get("lets", {}).items()},
-        "r": [review.get("priority"), review.get("rule")] if review.get("sampled") else None,
+        "v": {str(k): shown(v, NAME_LIMIT) for k, v in record.lets.items()},
+        "r": [review.priority, review.rule] if review is not None and review.sampled else None,
     }
 
 
@@ -99,9 +98,8 @@ def _branch(index: Any, reason: Any) -> int | str | None:
     return clip(str(reason)) if reason else None
 
 
-def _checks(record: Mapping[str, Any], layout: SpecLayout) -> list[list[Any] | None]:
-    checks: Mapping[str, Mapping[str, Any]] = record.get("checks", {})
-    skipped = set(record.get("skipped", ()))
+def _checks(record: CaseRecord, layout: SpecLayout) -> list[list[Any] | None]:
+    checks, skipped = record.checks, set(record.skipped)
     return [_check(checks[name]) if name in checks
             else (["not_needed"] if name in skipped else None)
             for name in layout.checks]
@@ -142,7 +140,7 @@ class CaseEntries:
 
     layout: SpecLayout
 
-    def render(self, record: Mapping[str, Any]) -> Entry:
+    def render(self, record: CaseRecord) -> Entry:
         entry = case_entry(record, self.layout)
         firsts = [b.labels[0] if b.labels else None for b in self.layout.blocks]
         reached = 0
@@ -184,7 +182,7 @@ class Explorer:
         self.entries: list[Entry] = []
         self._cases = CaseEntries(layout)
 
-    def add(self, record: Mapping[str, Any]) -> None:
+    def add(self, record: CaseRecord) -> None:
         self.entries.append(self._cases.render(record))
 
     def renderer(self) -> CaseEntries:

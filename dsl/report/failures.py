@@ -11,7 +11,6 @@ line. The counts merge by addition, like the rest of the report.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
 from typing import Any
 
 from evaldsl.record import CaseRecord
@@ -39,21 +38,20 @@ def reason_key(reason: str) -> str:
     return " ".join(reason.split()) or "no reason given"
 
 
-def errored(record: Mapping[str, Any]) -> bool:
+def errored(record: CaseRecord) -> bool:
     """Whether a case record got no result: every outcome block is `error` or, in a spec
     without outcome blocks, every check computed for it is an error."""
-    labels: Mapping[str, str] = record.get("labels", {})
-    if labels:
-        return all(label == "error" for label in labels.values())
-    checks: Mapping[str, Mapping[str, Any]] = record.get("checks", {})
+    if record.labels:
+        return all(label == "error" for label in record.labels.values())
+    checks = record.checks
     return bool(checks) and all(r.get("status") == "error" for r in checks.values())
 
 
-def reasons_of(record: Mapping[str, Any]) -> set[str]:
+def reasons_of(record: CaseRecord) -> set[str]:
     """The distinct reasons of a case's errored checks and blocks."""
-    found = {reason_key(str(r.get("reason") or "")) for r in record.get("checks", {}).values()
+    found = {reason_key(str(r.get("reason") or "")) for r in record.checks.values()
              if r.get("status") == "error"}
-    found.update(reason_key(str(why)) for why in record.get("errors", {}).values())
+    found.update(reason_key(str(why)) for why in record.errors.values())
     return found
 
 
@@ -64,16 +62,10 @@ class ErrorTally:
         self.errored = 0
         self.reasons: Counter[str] = Counter()
 
-    def add(self, record: CaseRecord | Mapping[str, Any]) -> None:
-        if type(record) is not CaseRecord:
-            self._add(record)  # type: ignore[arg-type]
-        elif not record.errors and ERROR_LABEL not in record.labels.values() and not any(
+    def add(self, record: CaseRecord) -> None:
+        if not record.errors and ERROR_LABEL not in record.labels.values() and not any(
                 r.get("status") == "error" for r in record.checks.values()):
             return  # the common case: nothing errored, so no reason and not errored
-        else:
-            self._add(record.to_dict())
-
-    def _add(self, record: Mapping[str, Any]) -> None:
         self.errored += errored(record)
         for reason in reasons_of(record):
             key = reason if reason in self.reasons or len(self.reasons) < REASONS_KEPT else OTHER

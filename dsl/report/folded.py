@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from evaldsl.diagnostics import did_you_mean, listing
 from evaldsl.errors import EvaldslError, UnknownNameError
 from evaldsl.i18n import _
+from evaldsl.record import CaseRecord
 from evaldsl.results import ERROR_LABEL, VERDICT, CaseResult, MetricError, MetricInput
 from evaldsl.runtime.aggregation import MetricPart, MetricState, MetricValue, ReportPlan
 from evaldsl.runtime.bootstrap import BootstrapInterval
@@ -74,7 +75,7 @@ class Report:
         score distributions, slots, the worst cases; None when the caller folds it itself."""
         self._published: ReportDoc | None = None
         """The report.json this report was read from (`from_json`): its figures, fixed."""
-        self.case_records: list[dict[str, Any]] | None = (
+        self.case_records: list[CaseRecord] | None = (
             [] if keep_cases and details is not None else None)
         """Each case's result without its trace, for `write_junit` (one test per case) and
         the HTML case explorer, when the report was made with `keep_cases=True`; None
@@ -88,7 +89,7 @@ class Report:
             record = result.to_record()
             self.details.add(record, case)
             if self.case_records is not None:
-                self.case_records.append(record.to_dict())
+                self.case_records.append(record)
         self.cases += 1
         for key, label in result.labels.items():
             counts = self.counts[key]

@@ -18,10 +18,13 @@ import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+import msgspec
 
 from evaldsl.errors import CaseDataError, JournalVersionError
 from evaldsl.i18n import _
+from evaldsl.record import CaseRecord, wrong_field
 from evaldsl.report.journal import VERSION, Header, read_lines
 from evaldsl.report.record_shape import problem
 
@@ -34,10 +37,16 @@ class Entry:
     """One case line of a journal, checked."""
 
     line: int
-    row: str
-    """The input row it judged (`cases.jsonl:12`)."""
-    id: str
-    record: dict[str, Any]
+    record: CaseRecord
+
+    @property
+    def row(self) -> str:
+        """The input row it judged (`cases.jsonl:12`)."""
+        return str(self.record.row)  # checked: every line read has one
+
+    @property
+    def id(self) -> str:
+        return self.record.id
 
 
 def check_version(path: Path, header: Header | None) -> None:
@@ -54,12 +63,17 @@ def read_entries(path: Path, plan: ReportPlan | None = None) -> Iterator[Entry]:
         found = problem(record, plan)
         if found is not None:
             raise CaseDataError(str(path), number, found)
-        row = record["row"]
+        try:
+            line = CaseRecord.of(record)
+        except msgspec.ValidationError as exc:
+            raise CaseDataError(str(path), number, _("`{field}` has the wrong type").format(
+                field=wrong_field(exc))) from None
+        row = str(line.row)
         digest = hashlib.blake2b(raw.rstrip(b"\r\n"), digest_size=16).digest()
         earlier = seen.get(row)
         if earlier is None:
             seen[row] = (number, digest)
-            yield Entry(number, row, record["id"], record)
+            yield Entry(number, line)
         elif earlier[1] != digest:
             raise CaseDataError(str(path), number, _(
                 "another result for row `{row}`, already judged at line {line}").format(

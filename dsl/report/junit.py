@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from evaldsl.record import CaseRecord
 from evaldsl.report.layout import VERDICT
 
 _INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -40,12 +41,12 @@ def attr(value: object) -> str:
     return f'"{out.replace(chr(9), "&#9;")}"'
 
 
-def case_status(record: Mapping[str, Any], passing: frozenset[str]) -> tuple[str, str]:
+def case_status(record: CaseRecord, passing: frozenset[str]) -> tuple[str, str]:
     """(`passed` | `failure` | `error`, message) for one case record."""
-    verdict = record.get("labels", {}).get(VERDICT)
-    checks: Mapping[str, Mapping[str, Any]] = record.get("checks", {})
+    verdict = record.labels.get(VERDICT)
+    checks = record.checks
     if verdict == "error":
-        reason = record.get("errors", {}).get(VERDICT, "a value the verdict needed is an error")
+        reason = record.errors.get(VERDICT, "a value the verdict needed is an error")
         return "error", f"verdict `error`: {reason}"
     if verdict is not None:
         if verdict in passing:
@@ -58,13 +59,13 @@ def case_status(record: Mapping[str, Any], passing: frozenset[str]) -> tuple[str
     return kind, "checks not passed: " + ", ".join(failing)
 
 
-def details(record: Mapping[str, Any]) -> str:
+def details(record: CaseRecord) -> str:
     """The body of a failure: each check that did not pass, with its score and reason.
 
     (The full trace is in results.jsonl; a CI page wants the reasons at a glance.)
     """
     lines = []
-    for name, r in record.get("checks", {}).items():
+    for name, r in record.checks.items():
         if r.get("status") != "passed":
             reason = f" - {r['reason']}" if r.get("reason") else ""
             lines.append(f"{name}: {r.get('status')} (score {_score(r.get('score'))}){reason}")
@@ -95,7 +96,7 @@ class JUnitCases:
     def _head(self) -> str:
         return f"<testcase classname={attr(self.suite)} name="
 
-    def render(self, record: Mapping[str, Any]) -> tuple[str, str]:
+    def render(self, record: CaseRecord) -> tuple[str, str]:
         """(status, element) of one case record."""
         status, message = case_status(record, self.passing)
         return status, _testcase(record, self._head, status, message)
@@ -126,7 +127,7 @@ class JUnitWriter:
         self._part = path.with_name(path.name + ".part")
         self._body = self._part.open("w", encoding="utf-8")
 
-    def add(self, record: Mapping[str, Any]) -> None:
+    def add(self, record: CaseRecord) -> None:
         status, element = self.cases.render(record)
         self.totals[status] += 1
         self._body.write(element)
@@ -168,7 +169,7 @@ def verdict_passing(layout: Any) -> frozenset[str]:
     return frozenset(verdict.labels[:1]) if verdict else frozenset()
 
 
-def write_junit(path: Path, suite: str, records: Iterable[Mapping[str, Any]],
+def write_junit(path: Path, suite: str, records: Iterable[CaseRecord],
                 passing: frozenset[str], seconds: float = 0.0) -> None:
     """The whole suite from an iterable of case records."""
     writer = JUnitWriter(path, suite, passing)
@@ -177,8 +178,8 @@ def write_junit(path: Path, suite: str, records: Iterable[Mapping[str, Any]],
     writer.finish(seconds)
 
 
-def _testcase(record: Mapping[str, Any], head: str, status: str, message: str) -> str:
-    head += attr(record.get("id", ""))
+def _testcase(record: CaseRecord, head: str, status: str, message: str) -> str:
+    head += attr(record.id)
     if status == "passed":
         return head + "/>\n"
     tag = "failure" if status == "failure" else "error"

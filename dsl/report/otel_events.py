@@ -24,19 +24,20 @@ from pathlib import Path
 from typing import Any
 
 from evaldsl.atomic import replace_file
+from evaldsl.record import CaseRecord
 
 EVENT = "gen_ai.evaluation.result"
 Compact = tuple[str, str, tuple[tuple[str, float | None, str, str], ...]]
 """A case as its events need it: row, id, and (name, score, label, explanation) each."""
 
 
-def compact(record: Mapping[str, Any]) -> Compact:
-    """The events of one case record (a journal line's dict)."""
+def compact(record: CaseRecord) -> Compact:
+    """The events of one case record (a journal line)."""
     results: list[tuple[str, float | None, str, str]] = []
-    errors = record.get("errors") or {}
-    for block, label in (record.get("labels") or {}).items():
+    errors = record.errors
+    for block, label in record.labels.items():
         results.append((str(block), None, str(label), str(errors.get(block) or "")))
-    for name, check in (record.get("checks") or {}).items():
+    for name, check in record.checks.items():
         if not isinstance(check, Mapping):
             continue
         status = str(check.get("status") or "")
@@ -48,13 +49,13 @@ def compact(record: Mapping[str, Any]) -> Compact:
             passed = check.get("passed")
             reason = passed.get("error") if isinstance(passed, Mapping) else reason
         results.append((str(name), value, status, str(reason or "")))
-    return str(record.get("row") or ""), str(record.get("id") or ""), tuple(results)
+    return str(record.row or ""), record.id, tuple(results)
 
 
 class Renderer:
     """What a worker process runs per case (picklable): the record to its compact events."""
 
-    def render(self, record: Mapping[str, Any]) -> Compact:
+    def render(self, record: CaseRecord) -> Compact:
         return compact(record)
 
     @staticmethod
@@ -73,7 +74,7 @@ class OtelEvents:
         self.input_format = input_format
         self.cases: list[Compact] = []
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: CaseRecord) -> None:
         self.cases.append(compact(record))
 
     def renderer(self) -> Renderer:

@@ -56,6 +56,15 @@ def _index(value: Any) -> bool:
                              and value >= 0)
 
 
+def _integer(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _trial(value: Any) -> bool:
+    """A scenario's trial, counted from 1."""
+    return _integer(value) and value >= 1
+
+
 def _metric_input(value: Any) -> bool:
     if value is None or _error(value):
         return True
@@ -99,6 +108,9 @@ def _top(record: Mapping[str, Any]) -> str | None:
     for name in ("id", "row"):
         if not _text(record.get(name)):
             return _("`{field}` is not text").format(field=name)
+    for name, fine in (("trial", _trial), ("target", lambda v: isinstance(v, dict))):
+        if name in record and not fine(record[name]):
+            return _("`{field}` has the wrong type").format(field=name)
     for name, whole, each in _TOP:
         value = record.get(name, {} if each else [])
         if not whole(value):
@@ -136,6 +148,7 @@ def _review(record: Mapping[str, Any]) -> str | None:
     fine = (isinstance(review, dict) and isinstance(review.get("sampled"), bool)
             and _number(review.get("draw", 0.0))
             and (review.get("priority") is None or _number(review.get("priority")))
+            and (review.get("rule") is None or _integer(review.get("rule")))
             and (review.get("error") is None or _text(review.get("error"))))
     return None if fine else _("`review` has the wrong type")
 

@@ -9,10 +9,11 @@ tool calls and latencies, so a reviewer sees what the machine saw.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from evaldsl.record import CaseRecord
 from evaldsl.report.layout import VERDICT, SpecLayout
 from evaldsl.review.sample import checked_records, read_layout, sample_rows
 from evaldsl.review.store import QueuedCase, ReviewStore
@@ -30,7 +31,7 @@ def import_results(store: ReviewStore, results: Path, spec: Path,
     """
     layout = read_layout(spec)
     rows = sample_rows(results, layout)
-    records = {str(r["id"]): r for r in checked_records(results)}
+    records = {r.id: r for r in checked_records(results)}
     dialogs = read_dialogs(case_files, {r["id"] for r in rows})
     cases = [QueuedCase(row["id"], position, row["priority"], row["rule"],
                         machine_view(records[row["id"]]), dialogs.get(row["id"]))
@@ -49,13 +50,13 @@ def store_meta(layout: SpecLayout) -> dict[str, Any]:
             "blocks": {b.key: list(b.labels) for b in layout.blocks}}
 
 
-def machine_view(record: Mapping[str, Any]) -> dict[str, Any]:
-    """What the spec said of a case, as the page shows it."""
+def machine_view(record: CaseRecord) -> dict[str, Any]:
+    """What the spec said of a case, as the page shows it (the page's own JSON, which
+    names its parts as the record does)."""
     checks = {name: {k: result.get(k) for k in CHECK_FIELDS if k in result}
-              for name, result in record.get("checks", {}).items()}
-    return {"labels": dict(record.get("labels", {})), "checks": checks,
-            "skipped": list(record.get("skipped", [])), "errors": dict(record.get("errors", {})),
-            "lets": dict(record.get("lets", {}))}
+              for name, result in record.checks.items()}
+    return {"labels": dict(record.labels), "checks": checks, "skipped": list(record.skipped),
+            "errors": dict(record.errors), "lets": dict(record.lets)}
 
 
 def read_dialogs(files: Iterable[Path], wanted: set[str]) -> dict[str, list[dict[str, Any]]]:

@@ -11,13 +11,14 @@ reader of a run's results beside the spec (the review loop and calibration).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from evaldsl.analysis.sample_file import HUMAN_COLUMNS
 from evaldsl.errors import RequestError, SpecError
 from evaldsl.i18n import _
+from evaldsl.record import CaseRecord, ReviewLine
 from evaldsl.report.journal import recover
 from evaldsl.report.journal_read import check_version, read_entries
 from evaldsl.report.layout import SpecLayout, layout_of
@@ -42,9 +43,9 @@ def sample_rows(results: Path, layout: SpecLayout) -> list[dict[str, Any]]:
     """The drawn cases of a results file, highest priority first, then by id."""
     check_written_by(results, layout)
     records = checked_records(results)
-    rows = [_row(record, layout) for record in records
-            if (record.get("review") or {}).get("sampled")]
-    if not rows and not any(record.get("review") is not None for record in records):
+    rows = [_row(record, record.review, layout) for record in records
+            if record.review is not None and record.review.sampled]
+    if not rows and not any(record.review is not None for record in records):
         raise RequestError(
             _("`{results}` holds no review decisions: does the spec have a `review` block?").format(
                 results=results
@@ -70,7 +71,7 @@ def check_written_by(results: Path, layout: SpecLayout) -> None:
         )
 
 
-def checked_records(results: Path) -> list[dict[str, Any]]:
+def checked_records(results: Path) -> list[CaseRecord]:
     """Every case line of a run's journal, each checked for shape as `merge` checks it.
 
     A line of the wrong shape, or a second, different result for one row, is a
@@ -94,13 +95,13 @@ def attach_dialogs(rows: list[dict[str, Any]], files: Iterable[Path]) -> None:
                                          for m in item.messages]
 
 
-def _row(record: Mapping[str, Any], layout: SpecLayout) -> dict[str, Any]:
-    review = record["review"]
-    checks = {name: r.get("score") for name, r in record.get("checks", {}).items()
+def _row(record: CaseRecord, review: ReviewLine, layout: SpecLayout) -> dict[str, Any]:
+    """A drawn case as a row of the sample (its own columns, not the results line's)."""
+    checks = {name: r.get("score") for name, r in record.checks.items()
               if isinstance(r.get("score"), (int, float))}
     return {
-        "id": record["id"], "priority": _rounded(review.get("priority")),
-        "rule": _rule_text(layout, review.get("rule")), "labels": dict(record.get("labels", {})),
+        "id": record.id, "priority": _rounded(review.priority),
+        "rule": _rule_text(layout, review.rule), "labels": dict(record.labels),
         "scores": checks, "dialog": None, **dict.fromkeys(HUMAN_COLUMNS, ""),
     }
 

@@ -131,7 +131,7 @@ async def collect(driving: Driving, scenarios: Iterable[Any],
     results: AsyncIterator[Any] = run_concurrently(one, scenarios, driving.concurrency)
     try:
         async for driven in results:
-            driving.tally.add({"target": driven.note})
+            driving.tally.add_note(driven.note)
             if driven.failure is not None:
                 failed += 1
                 if failed_one is not None:

@@ -24,6 +24,7 @@ from evaldsl.api import Spec
 from evaldsl.errors import CaseDataError, OtherSpecError
 from evaldsl.i18n import _
 from evaldsl.model.requests import ModelStats
+from evaldsl.record import CaseRecord
 from evaldsl.report.document import ReportDoc, RunInfo
 from evaldsl.report.journal import cost_notes, recover
 from evaldsl.report.journal_read import check_version, read_entries
@@ -34,7 +35,7 @@ from evaldsl.run.shards import ShardState
 
 
 class Sink(Protocol):
-    def add(self, record: dict[str, Any]) -> None: ...
+    def add(self, record: CaseRecord) -> None: ...
 
 
 def merge_runs(spec: Spec, journals: Sequence[Path], outputs: ReportFiles | None = None,
@@ -99,7 +100,7 @@ def merge_journals(spec: Spec, layout: SpecLayout, paths: Sequence[Path],
         for entry in read_entries(path, state.report.plan):
             _disjoint(entry.id, path, entry.line, owner)
             mine.add(entry.id)
-            state.add(CaseResult.from_dict(entry.record), entry.record)
+            state.add(CaseResult.from_record(entry.record), entry.record)
             for sink in sinks:
                 sink.add(entry.record)
         owner.update(dict.fromkeys(mine, path))

@@ -21,12 +21,12 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from evaldsl.atomic import replace_file
 from evaldsl.cases.bad_rows import BadRow
 from evaldsl.errors import CaseDataError
 from evaldsl.i18n import _
+from evaldsl.record import CaseRecord, decode_line
 from evaldsl.report.journal import Header
 
 PART_VERSION = 1
@@ -63,7 +63,7 @@ class Part:
     def rows(self) -> Iterator[str]:
         """The input rows (`file:line`) it holds: its cases' and its bad rows'."""
         for line in self.lines.splitlines():
-            yield str(json.loads(line)["row"])
+            yield str(decode_line(line).row)
         for bad in self.bad:
             yield f"{bad.file}:{bad.line}"
 
@@ -121,7 +121,6 @@ class RunDirectory:
         return frozenset(row for path in self.parts() for row in read_part(path).rows())
 
 
-def record_of(line: bytes) -> dict[str, Any]:
+def record_of(line: bytes) -> CaseRecord:
     """One journal line of a part as the record a sink takes."""
-    record: dict[str, Any] = json.loads(line)
-    return record
+    return decode_line(line)

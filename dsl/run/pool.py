@@ -35,6 +35,7 @@ from evaldsl.cases.loading import RawRow
 from evaldsl.cases.rows import CaseSchema
 from evaldsl.errors import WorkerError
 from evaldsl.model.keys import keys_withheld
+from evaldsl.record import CaseRecord
 from evaldsl.report.layout import SpecLayout
 from evaldsl.run.shards import Shard
 
@@ -47,7 +48,7 @@ GRACE = 5.0
 class Renderer(Protocol):
     """Renders case rows where they are evaluated (a worker); it is pickled to get there."""
 
-    def render(self, record: dict[str, Any]) -> Any:
+    def render(self, record: CaseRecord) -> Any:
         """One case row, rendered."""
         ...
 
@@ -169,10 +170,8 @@ class _Evaluator:
         rendered: list[list[Any]] = [[] for _ in renderers]
         for row in self.shard.rows(self._cases(batch, bad, aside)):
             lines.append(encode(row))
-            if renderers:
-                plain = row.to_dict()
-                for renderer, out in zip(renderers, rendered, strict=True):
-                    out.append(renderer.render(plain))
+            for renderer, out in zip(renderers, rendered, strict=True):
+                out.append(renderer.render(row))
         parts = [r.join(out) for r, out in zip(renderers, rendered, strict=True)]
         return Done(batch.seq, b"".join(lines), len(lines), parts, len(lines) + len(aside), bad,
                     aside)

@@ -132,7 +132,7 @@ class Driver(Protocol):
 class Sink(Protocol):
     """Receives every case record of the run, journaled ones included (a JUnit writer)."""
 
-    def add(self, record: dict[str, Any]) -> None: ...
+    def add(self, record: CaseRecord) -> None: ...
 
 
 def run(spec: Spec, layout: SpecLayout, cases: Iterable[Item], options: RunOptions,
@@ -258,7 +258,7 @@ class Run:
         self.journaled = Journaled(path, header.inputs)
         for entry in read_entries(path, self.state.report.plan):
             self.journaled.add(entry)
-            self.state.add(CaseResult.from_dict(entry.record), entry.record)
+            self.state.add(CaseResult.from_record(entry.record), entry.record)
             for sink in self.sinks:
                 sink.add(entry.record)
             self.resumed += 1
@@ -370,10 +370,8 @@ class Run:
         elif self.writer is not None:
             self.writer.write(record)
         self.state.add(result, record, case)
-        if self.sinks:
-            plain = record.to_dict()
-            for sink in self.sinks:
-                sink.add(plain)
+        for sink in self.sinks:
+            sink.add(record)
         self.evaluated += 1
         self.progress.advance(1)
 

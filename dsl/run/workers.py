@@ -35,6 +35,7 @@ from evaldsl.api import Spec
 from evaldsl.cases.case import Case
 from evaldsl.cases.loading import RawRow
 from evaldsl.cases.rows import CaseSchema
+from evaldsl.record import CaseRecord
 from evaldsl.report.layout import SpecLayout
 from evaldsl.run.pool import Batch, Done, Pool, Renderer, WorkerSetup
 from evaldsl.run.runner import Run, RunOptions, RunResult
@@ -47,7 +48,7 @@ BATCH_ROWS = 400
 class PartSink(Protocol):
     """A sink (JUnit) whose per-case work workers do: they render, it appends."""
 
-    def add(self, record: dict[str, Any]) -> None: ...
+    def add(self, record: CaseRecord) -> None: ...
 
     def renderer(self) -> Renderer: ...
 

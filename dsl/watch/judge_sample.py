@@ -22,8 +22,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from evaldsl.i18n import _
 from evaldsl.primitives.registry import Cost
+from evaldsl.record import CaseRecord
 from evaldsl.results import CaseResult
 from evaldsl.runtime.graph import Graph
 from evaldsl.values import CheckResult
@@ -155,8 +158,8 @@ class ModelReach:
                 "outcomes": {b: kind(b, self.blocks) for b in self.all_blocks},
                 "metrics": {m: kind(m, self.metrics) for m in self.all_metrics}}
 
-    def unjudged(self, result: CaseResult, record: Mapping[str, Any],
-                 ) -> tuple[CaseResult, dict[str, Any]]:
+    def unjudged(self, result: CaseResult, record: CaseRecord,
+                 ) -> tuple[CaseResult, CaseRecord]:
         """A session left out, as the windows count it: without the checks, blocks and
         metrics that read a model check, so they are in no denominator, error count or
         label count (the journal keeps the whole record)."""
@@ -171,12 +174,11 @@ class ModelReach:
                          keep(result.errors, self.blocks), (), result.lets,
                          keep(result.groups, self.metrics))
         out.alerts = keep(result.alerts, self.case_alerts)
-        trimmed = dict(record)
-        for key, reached in (("labels", self.blocks), ("branches", self.blocks),
-                             ("errors", self.blocks), ("checks", self.checks),
-                             ("metrics", self.metrics), ("groups", self.metrics)):
-            if key in trimmed:
-                trimmed[key] = keep(trimmed[key], reached)
-        if "skipped" in trimmed:
-            trimmed["skipped"] = [s for s in trimmed["skipped"] if s not in self.checks]
+        groups = record.groups
+        trimmed = msgspec.structs.replace(
+            record, labels=keep(record.labels, self.blocks),
+            branches=keep(record.branches, self.blocks), errors=keep(record.errors, self.blocks),
+            checks=keep(record.checks, self.checks), metrics=keep(record.metrics, self.metrics),
+            groups=keep(groups, self.metrics) if isinstance(groups, dict) else groups,
+            skipped=[s for s in record.skipped if s not in self.checks])
         return out, trimmed

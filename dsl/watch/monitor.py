@@ -35,6 +35,7 @@ from evaldsl.cases.loading import RawRow
 from evaldsl.cases.rows import CaseSchema
 from evaldsl.errors import ForeignJournalError
 from evaldsl.i18n import _, ngettext
+from evaldsl.record import CaseRecord
 from evaldsl.results import CaseResult
 from evaldsl.values import ErrorValue
 from evaldsl.watch.alerts import AlertPlans, WindowAlert, alert_plans
@@ -131,14 +132,15 @@ class Monitor:
             record, at, case_id = entry["record"], float(entry["at"]), entry["id"]
             if not isinstance(case_id, str) or not isinstance(record, dict):
                 raise TypeError(_("a session line needs a text `id` and a `record` object"))
-            result = CaseResult.from_dict(record)
+            line = CaseRecord.of(record)
+            result = CaseResult.from_record(line)
             decision = entry.get("judging")
             if decision is not None and not isinstance(decision, str):
                 raise TypeError(_("a session line's `judging` must be a text"))
             if self.spec.has_model_checks:
                 decision = decision or JUDGED  # a line from before sampling existed
                 self.gate.record(decision, at)
-            self._fold(result, record, at, decision)
+            self._fold(result, line, at, decision)
             self.processed.add(case_id)
         elif kind == "alert":
             key = entry["key"]
@@ -255,8 +257,8 @@ class Monitor:
         if decision is not None:
             entry["judging"] = decision
         try:
-            record = result.to_dict(trace=False)
-            self.journal.append({**entry, "record": record})
+            record = result.to_record()
+            self.journal.append({**entry, "record": record.to_dict()})
         except RecursionError:
             self._bad(BadRow(raw.file, raw.line, _("nested too deeply to be written")), tally)
             return
@@ -269,8 +271,8 @@ class Monitor:
         tally.judged += 1
         tally.alerts += fired
 
-    def _fold(self, result: CaseResult, record: dict[str, Any], at: float,
-              decision: str | None) -> tuple[CaseResult, dict[str, Any]]:
+    def _fold(self, result: CaseResult, record: CaseRecord, at: float,
+              decision: str | None) -> tuple[CaseResult, CaseRecord]:
         """Into the windows: a session left out by the judge sample or budget without what
         reads a model check (`ModelReach.unjudged`); the result and record as folded."""
         if decision is not None and decision != JUDGED:
@@ -332,7 +334,7 @@ class Monitor:
         self.fired.add(alert["key"])
         self.dispatcher.submit(alert)
 
-    def _flag(self, case: Case, result: CaseResult, record: dict[str, Any],
+    def _flag(self, case: Case, result: CaseResult, record: CaseRecord,
               fired: list[dict[str, Any]]) -> None:
         reasons = tuple(f"alert:{a['alert']}" for a in fired if "case_id" in a)
         if result.review is not None and result.review.sampled:

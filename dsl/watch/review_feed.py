@@ -10,9 +10,10 @@ restart and keep one copy. Nothing here depends on a particular store.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from evaldsl.cases.case import Case
+from evaldsl.record import CaseRecord
 
 
 @dataclass(frozen=True)
@@ -22,7 +23,7 @@ class Flagged:
     case_id: str
     reasons: tuple[str, ...]
     """`review` (drawn by the review block) and/or `alert:NAME` for each alert that fired."""
-    record: dict[str, Any]
+    record: CaseRecord
     """The session's result as a journal line has it (`CaseResult.to_dict(trace=False)`)."""
     case: Case
     """The session as it arrived: its messages and fields."""

@@ -11,9 +11,9 @@ journal.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from evaldsl.api import Spec
+from evaldsl.record import CaseRecord
 from evaldsl.results import CaseResult
 from evaldsl.run.shards import ShardState
 from evaldsl.runtime.grouping import GroupKey
@@ -40,7 +40,7 @@ class Windows:
         """Per window, how many sessions each judging decision (`evaldsl.watch.judge_sample`)
         had, for a spec with model checks."""
 
-    def add(self, result: CaseResult, record: dict[str, Any], at: float,
+    def add(self, result: CaseResult, record: CaseRecord, at: float,
             decision: str | None = None) -> None:
         """Fold one session into the window of each length that holds `at`; `decision` is
         whether its model checks ran (None for a spec without any)."""

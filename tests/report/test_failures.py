@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from evaldsl.record import CaseRecord
 from evaldsl.report.document import ReasonCount
 from evaldsl.report.failures import ErrorTally, errored, reason_key
 
@@ -18,13 +19,13 @@ def record(*statuses: str, labels: dict[str, str] | None = None,
 class TestErrored:
     def test_a_case_errored_when_all_its_checks_did(self) -> None:
         """Without outcome blocks, one decided check means the case has a result."""
-        assert errored(record("error", "error"))
-        assert not errored(record("error", "failed"))
-        assert not errored(record())
+        assert errored(CaseRecord.of(record("error", "error")))
+        assert not errored(CaseRecord.of(record("error", "failed")))
+        assert not errored(CaseRecord.of(record()))
 
     def test_with_blocks_the_labels_decide(self) -> None:
-        assert errored(record("passed", labels={"outcome": "error"}))
-        assert not errored(record("error", labels={"outcome": "poor"}))
+        assert errored(CaseRecord.of(record("passed", labels={"outcome": "error"})))
+        assert not errored(CaseRecord.of(record("error", labels={"outcome": "poor"})))
 
 
 class TestReasons:
@@ -33,9 +34,9 @@ class TestReasons:
 
     def test_a_case_counts_each_reason_once_and_tallies_merge(self) -> None:
         a, b = ErrorTally(), ErrorTally()
-        a.add(record("error", "error"))
-        b.add(record("error", reason="timeout"))
-        b.add(record("passed"))
+        a.add(CaseRecord.of(record("error", "error")))
+        b.add(CaseRecord.of(record("error", reason="timeout")))
+        b.add(CaseRecord.of(record("passed")))
         merged = a.merge(b)
         assert merged.errored == 2
         assert merged.top() == [ReasonCount(reason="the judge's answer is not JSON", count=1),

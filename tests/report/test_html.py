@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from evaldsl.i18n import set_language
+from evaldsl.record import CaseRecord
 from evaldsl.report.document import ReportDoc
 from evaldsl.report.explorer import Explorer
 from evaldsl.report.html import histogram_svg, outcome_chart, render_html
@@ -53,7 +54,7 @@ OURS = ["application/json", "application/json", None]
 def explorer_of(layout: Any, records: list[dict[str, Any]]) -> Explorer:
     explorer = Explorer(layout)
     for record in records:
-        explorer.add(record)
+        explorer.add(CaseRecord.of(record))
     return explorer
 
 

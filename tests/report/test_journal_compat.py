@@ -102,3 +102,16 @@ def test_the_records_read_back_are_the_lines_written() -> None:
     for (_, record), line in zip(read_records(FIXTURE / "results.jsonl"), _case_lines(),
                                  strict=True):
         assert record == json.loads(line)
+
+
+def test_the_review_sample_of_the_old_journal_is_its_drawn_lines() -> None:
+    """`review` reads the old lines as records: the drawn cases are the lines whose plain
+    JSON says `sampled`, highest priority first."""
+    from evaldsl.review.sample import read_layout, sample_rows
+
+    drawn = [json.loads(line) for line in _case_lines()]
+    drawn = [r for r in drawn if r["review"]["sampled"]]
+    assert drawn
+    rows = sample_rows(FIXTURE / "results.jsonl", read_layout(FIXTURE / "spec.eval"))
+    wanted = sorted(drawn, key=lambda r: (-r["review"]["priority"], r["id"]))
+    assert [(r["id"], r["labels"]) for r in rows] == [(r["id"], r["labels"]) for r in wanted]

@@ -151,7 +151,7 @@ def records_files(sample: Any) -> dict[str, str]:
     for note in ({"latency_ms": [812.0, 90.5]}, {"error": "timeout", "latency_ms": []},
                  {"latency_ms": [1200.0], "simulator": {"failure": "early"}},
                  {"latency_ms": [300.0], "simulator": {}}):
-        tally.add({"target": note})
+        tally.add_note(note)
     report.target = tally.summary()
     return {"report.json": render_json(report), "report.md": render_markdown(report),
             "report.html": render_html(report), "summary.txt": render_terminal(report)}

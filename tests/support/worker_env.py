@@ -6,6 +6,8 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from evaldsl.record import CaseRecord
+
 
 @dataclass(frozen=True)
 class EnvProbe:
@@ -13,7 +15,7 @@ class EnvProbe:
 
     names: tuple[str, ...]
 
-    def render(self, record: dict[str, Any]) -> list[str]:
+    def render(self, record: CaseRecord) -> list[str]:
         return sorted(name for name in self.names if name in os.environ)
 
     @staticmethod
@@ -29,7 +31,7 @@ class EnvSink:
         self.seen: set[str] = set()
         self.rendered = 0
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: CaseRecord) -> None:
         """Journaled cases (a resumed run) are not rendered: nothing to do."""
 
     def renderer(self) -> EnvProbe:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaldsl.errors import CaseDataError
+from evaldsl.record import CaseRecord
 
 
 @dataclass(frozen=True)
@@ -19,8 +20,8 @@ class Fault:
     """`raise` (a ValueError), `unpicklable` (an exception that cannot be rebuilt
     elsewhere), `exit` (the process exits with code 7) or `kill` (SIGKILL)."""
 
-    def render(self, record: dict[str, Any]) -> None:
-        if record["id"] != self.at:
+    def render(self, record: CaseRecord) -> None:
+        if record.id != self.at:
             return
         if self.how == "raise":
             raise ValueError(f"a planted fault at {self.at}")
@@ -41,7 +42,7 @@ class FaultySink:
     def __init__(self, fault: Fault) -> None:
         self.fault = fault
 
-    def add(self, record: dict[str, Any]) -> None:
+    def add(self, record: CaseRecord) -> None:
         """Journaled cases (a resumed run) are not rendered: nothing to do."""
 
     def renderer(self) -> Fault:
