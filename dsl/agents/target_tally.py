@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from evaldsl.record import CaseRecord
 from evaldsl.report.document import FailureKinds, Latencies, Simulator, Target

@@ -16,7 +16,6 @@ import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from evaldsl.analysis.calibrate import Judged
 from evaldsl.analysis.neighbours import ExampleValidation, Labelled, Relabel

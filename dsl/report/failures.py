@@ -11,7 +11,6 @@ line. The counts merge by addition, like the rest of the report.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from evaldsl.record import CaseRecord
 from evaldsl.report.document import ReasonCount
