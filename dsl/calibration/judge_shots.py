@@ -29,7 +29,13 @@ from evaldsl.analysis.shots import (
 )
 from evaldsl.calibration.ask_again import read_check
 from evaldsl.calibration.splice import spliced_examples
-from evaldsl.calibration.weight_fit import DEFAULT_FOLDS, figure_rows, mean_known
+from evaldsl.calibration.weight_fit import (
+    DEFAULT_FOLDS,
+    figure_rows,
+    figures,
+    fold_figures,
+    mean_known,
+)
 from evaldsl.cases.case import Case
 from evaldsl.cases.loading import load_cases
 from evaldsl.cases.scopes import select
@@ -117,11 +123,11 @@ def measured_gain(cv: ShotValidation) -> bool:
     """Whether the examples made the judge closer to the reviewers on held-out cases: the
     mean Spearman went up, or, where no Spearman is known, the mean absolute deviation went
     down. No change is no gain: examples cost tokens on every case."""
-    figures = {name: (mean_known(b), mean_known(a)) for name, b, a in _by_figure(cv)}
-    before, after = figures["spearman"]
+    means = {name: (mean_known(b), mean_known(a)) for name, b, a in _by_figure(cv)}
+    before, after = means["spearman"]
     if before is not None and after is not None:
         return after > before
-    before, after = figures["mad"]
+    before, after = means["mad"]
     return before is not None and after is not None and after < before
 
 
@@ -203,14 +209,17 @@ def _points(got: CheckResult) -> float | None:
 # ---------------------------------------------------------------- figures
 
 
+_FIGURES = ("spearman", "mad")
+"""A judge's points are compared with human scores: no levels, so no kappa."""
+
+
 def _figures(c: Calibration) -> dict[str, float | None]:
-    s = c.scores
-    return {"spearman": s.spearman if s else None, "mad": s.mad if s else None}
+    found = figures(c)
+    return {name: found[name] for name in _FIGURES}
 
 
 def _by_figure(cv: ShotValidation) -> list[tuple[str, list[float | None], list[float | None]]]:
-    return [(name, [_figures(f.before)[name] for f in cv.folds],
-             [_figures(f.after)[name] for f in cv.folds]) for name in ("spearman", "mad")]
+    return fold_figures(cv.folds, _FIGURES)
 
 
 def render(report: ShotReport) -> str:

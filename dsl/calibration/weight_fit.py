@@ -50,8 +50,8 @@ class FitReport:
                               for name, b, a in _by_figure(self.cv)},
             "out_of_fold": {"before": self.cv.out_of_fold_before.to_dict(),
                             "after": self.cv.out_of_fold_after.to_dict()},
-            "per_fold": [{"n": len(f.test_ids), "before": _figures(f.before),
-                          "after": _figures(f.after)} for f in self.cv.folds],
+            "per_fold": [{"n": len(f.test_ids), "before": figures(f.before),
+                          "after": figures(f.after)} for f in self.cv.folds],
             "fitted": {"weights": dict(zip(self.form.checks, final.weights, strict=True)),
                        "thresholds": dict(zip(self.form.levels, final.thresholds,
                                               strict=False))},
@@ -135,15 +135,23 @@ def _same_let(form: ScoreForm, record: CaseRecord, scores: list[float]) -> None:
 # ---------------------------------------------------------------- figures
 
 
-def _figures(c: Calibration) -> dict[str, float | None]:
+def figures(c: Calibration) -> dict[str, float | None]:
+    """The held-out figures a fold is judged by (None where the fold cannot give one)."""
     s, la = c.scores, c.labels
     return {"spearman": s.spearman if s else None, "mad": s.mad if s else None,
             "kappa": la.kappa if la else None}
 
 
+def fold_figures(folds: Sequence[Any], names: Sequence[str],
+                 ) -> list[tuple[str, list[float | None], list[float | None]]]:
+    """Each figure of `names` over the folds (each with a `before` and an `after`
+    calibration): the rows `--fit` and `--shots-for` average and print alike."""
+    return [(name, [figures(f.before)[name] for f in folds],
+             [figures(f.after)[name] for f in folds]) for name in names]
+
+
 def _by_figure(cv: CrossValidation) -> list[tuple[str, list[float | None], list[float | None]]]:
-    return [(name, [_figures(f.before)[name] for f in cv.folds],
-             [_figures(f.after)[name] for f in cv.folds]) for name in ("spearman", "kappa", "mad")]
+    return fold_figures(cv.folds, ("spearman", "kappa", "mad"))
 
 
 def mean_known(values: list[float | None]) -> float | None:
@@ -194,7 +202,7 @@ def render(report: FitReport) -> str:
 def _out_of_fold(cv: CrossValidation) -> list[str]:
     b, a = cv.out_of_fold_before, cv.out_of_fold_after
     n = a.scores.n if a.scores else 0
-    bs, as_ = _figures(b), _figures(a)
+    bs, as_ = figures(b), figures(a)
     return [_("  out of fold ({n} cases, each scored by the fit that did not see it): "
               "Spearman {sb} -> {sa}, kappa {kb} -> {ka}, deviation {mb} -> {ma} points").format(
                   n=n, sb=figure(bs["spearman"]), sa=figure(as_["spearman"]),
