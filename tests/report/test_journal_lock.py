@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import time
 from pathlib import Path
 from typing import Any
@@ -60,59 +61,76 @@ def test_a_run_on_a_locked_journal_is_refused_and_writes_nothing(
     assert not (tmp_path / "report.json").exists()
 
 
+def writing(run: Any, results: Path, timeout: float = 60) -> None:
+    """Wait (bounded) until `run` holds the journal and has written a case past the header.
+
+    The race is made real by this condition, not by a case count large enough to
+    probably outlast the other process's start-up."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and run.poll() is None:
+        if results.exists() and results.read_bytes().count(b"\n") >= 2:
+            return
+        time.sleep(0.005)
+    raise AssertionError(f"the run wrote no case while running (exit {run.poll()})")
+
+
 def test_two_concurrent_runs_one_refused_and_the_journal_intact(
         tmp_path: Path, kit: Any, spec_file: Path) -> None:
-    """Both start at once on one --results: one wins the lock and finishes, the other is
-    refused with the winner's pid; the journal is the winner's, whole, without NUL bytes."""
-    count = 20_000
+    """A second run on one --results starts while the first is writing it (the first is
+    stopped mid-journal so the overlap is certain): it is refused with the writer's pid,
+    and the journal is the writer's, whole, without NUL bytes."""
+    count = 2_000
     cases = tmp_path / "cases.jsonl"
     kit.write_cases(cases, count)
     results = tmp_path / "results.jsonl"
-    runs = [kit.start_evaldsl("run", spec_file, cases, "--results", results, "--overwrite",
-                              "-q", "-o", tmp_path / f"report{i}.json") for i in range(2)]
-    errors = []
+    args = (spec_file, cases, "--results", results, "--overwrite", "-q")
+    winner = kit.start_evaldsl("run", *args, "-o", tmp_path / "report0.json")
     try:
-        for run in runs:
-            errors.append(run.communicate(timeout=120)[1])
+        writing(winner, results)
+        os.kill(winner.pid, signal.SIGSTOP)
+        assert winner.poll() is None, "the first run ended before the second could start"
+        written = results.read_bytes()
+        loser = kit.evaldsl("run", *args, "-o", tmp_path / "report1.json", timeout=60)
+        assert winner.poll() is None
+        assert results.read_bytes() == written
+        os.kill(winner.pid, signal.SIGCONT)
+        error = winner.communicate(timeout=120)[1]
     finally:
-        for run in runs:
-            if run.poll() is None:
-                run.kill()
-                run.wait(timeout=30)
-    codes = [run.returncode for run in runs]
-    assert sorted(codes) == [0, 2], errors
-    winner, loser = (0, 1) if codes[0] == 0 else (1, 0)
-    assert (f"another run is writing `{results}` (pid {runs[winner].pid})"
-            in errors[loser]), errors[loser]
-    assert not (tmp_path / f"report{loser}.json").exists()
+        if winner.poll() is None:
+            os.kill(winner.pid, signal.SIGCONT)
+            winner.kill()
+            winner.wait(timeout=30)
+    assert winner.returncode == 0, error
+    assert loser.returncode == 2, loser.stderr
+    assert (f"another run is writing `{results}` (pid {winner.pid})"
+            in loser.stderr), loser.stderr
+    assert not (tmp_path / "report1.json").exists()
     data = results.read_bytes()
     assert b"\0" not in data
     assert json.loads(data.split(b"\n", 1)[0])["format"] == "evaldsl-results"
     assert len({e.row for e in read_entries(results)}) == count
-    report = json.loads((tmp_path / f"report{winner}.json").read_text("utf-8"))
+    report = json.loads((tmp_path / "report0.json").read_text("utf-8"))
     assert report["cases"]["evaluated"] == count
 
 
 def test_the_lock_goes_with_a_killed_run(tmp_path: Path, kit: Any, spec_file: Path) -> None:
-    """`kill -9` leaves no stale lock: `--resume` takes the journal at once."""
+    """`kill -9` mid-journal leaves no stale lock: `--resume` takes the journal at once."""
+    count = 2_000
     cases = tmp_path / "cases.jsonl"
-    kit.write_cases(cases, 20_000)
+    kit.write_cases(cases, count)
     results = tmp_path / "results.jsonl"
     run = kit.start_evaldsl("run", spec_file, cases, "--results", results)
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and run.poll() is None:
-            if results.exists() and results.stat().st_size > 5_000:
-                break
-            time.sleep(0.01)
+        writing(run, results)
     finally:
         run.kill()
         run.wait(timeout=30)
         if run.stderr is not None:
             run.stderr.close()
+    assert run.returncode == -signal.SIGKILL, "the run ended before it was killed"
+    assert len({e.row for e in read_entries(results)}) < count
     lock(results).close()
     done = kit.evaldsl("run", spec_file, cases, "--results", results, "--resume", "-q",
                        timeout=120)
     assert done.returncode == 0, done.stderr
-
-
+    assert len({e.row for e in read_entries(results)}) == count
