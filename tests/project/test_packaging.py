@@ -20,14 +20,17 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     The venv sees the site-packages of the environment running the tests (a `.pth`
     file), so dependencies need not be downloaded and are found wherever they were
     installed, in a project venv or in the base interpreter; evaldsl itself is
-    installed without `-e`, from a wheel built from the tree.
+    installed without `-e`, from a wheel built from the tree. The venv gets no pip of
+    its own (bootstrapping one was most of this setup): the running interpreter's pip
+    installs into it through `--python` (pip >= 22.3).
     """
     env_dir = tmp_path_factory.mktemp("venv")
-    venv.EnvBuilder(with_pip=True).create(env_dir)
+    venv.EnvBuilder(with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
     _see_dependencies(python)
     subprocess.run(
-        [str(python), "-m", "pip", "install", "--quiet", "--no-deps", str(REPO)],
+        [sys.executable, "-m", "pip", "--python", str(python),
+         "install", "--quiet", "--no-deps", str(REPO)],
         check=True, capture_output=True, timeout=300,
     )
     return env_dir
