@@ -189,12 +189,6 @@ class JudgeAgreement:
                       cases=self.cases)
 
 
-def case_key_of(record: Mapping[str, Any]) -> str:
-    """What names a case among the worst: its input row, which is one per case even when
-    ids repeat, or its id for a record that names no row (a case given in memory)."""
-    return str(record.get("row") or record.get("id", ""))
-
-
 class Row(Protocol):
     """A skipped input row (`evaldsl.cases.loading.BadRow`)."""
 
@@ -213,7 +207,7 @@ class ReportBuilder:
         self._worst_size = worst
         self._block_labels = tuple((b.key, b.labels) for b in layout.blocks)
         self._worst: list[tuple[tuple[Any, ...], str]] = []
-        self._worst_records: dict[str, Mapping[str, Any]] = {}
+        self._worst_records: dict[str, CaseRecord] = {}
         self._dialogs: dict[str, list[Turn]] = {}
         self._origins: dict[str, str] = {}
         self._failures = ErrorTally()
@@ -285,7 +279,7 @@ class ReportBuilder:
 
     def lacks_dialog(self, case_key: str) -> bool:
         """Whether `offer_dialog` would keep the dialog of the case `case_key` names (its
-        row, `case_key_of`): a worst case without one."""
+        row, `CaseRecord.case_key`): a worst case without one."""
         return case_key in self._worst_records and case_key not in self._dialogs
 
     def offer_dialog(self, case: Case) -> None:
@@ -314,7 +308,7 @@ class ReportBuilder:
         if case_key in self._worst_records:
             return
         bisect.insort(worst, (key, case_key))
-        self._worst_records[case_key] = record.to_dict()
+        self._worst_records[case_key] = record
         if len(worst) > self._worst_size:
             _, dropped = worst.pop()
             del self._worst_records[dropped]
@@ -361,7 +355,7 @@ class ReportBuilder:
 
     def _has_review(self) -> bool:
         return self.review_selected > 0 or any(
-            r.get("review") is not None for r in self._worst_records.values())
+            r.review is not None for r in self._worst_records.values())
 
     def _outcomes(self) -> list[Outcome]:
         out = []
@@ -385,31 +379,31 @@ class ReportBuilder:
     def _worst_case(self, case_key: str) -> WorstCase:
         record = self._worst_records[case_key]
         return WorstCase(
-            id=str(record.get("id", "")), origin=self._origins.get(case_key),
-            labels={_block_name(k): v for k, v in record.get("labels", {}).items()},
+            id=record.id, origin=self._origins.get(case_key),
+            labels={_block_name(k): v for k, v in record.labels.items()},
             branches=self._fired(record),
             checks=self._trace_checks(record),
             dialog=self._dialogs.get(case_key, []),
         )
 
-    def _fired(self, record: Mapping[str, Any]) -> dict[str, str | None]:
+    def _fired(self, record: CaseRecord) -> dict[str, str | None]:
         fired: dict[str, str | None] = {}
         for block in self.layout.blocks:
-            index = record.get("branches", {}).get(block.key)
+            index = record.branches.get(block.key)
             if index is None:
-                reason = record.get("errors", {}).get(block.key)
+                reason = record.errors.get(block.key)
                 fired[_block_name(block.key)] = str(reason) if reason else None
             elif 0 <= int(index) < len(block.branches):
                 fired[_block_name(block.key)] = block.branches[int(index)]
         return fired
 
-    def _trace_checks(self, record: Mapping[str, Any]) -> list[TraceCheck]:
-        checks: Mapping[str, Mapping[str, Any]] = record.get("checks", {})
+    def _trace_checks(self, record: CaseRecord) -> list[TraceCheck]:
+        checks = record.checks
         out: list[TraceCheck] = []
         for name in [*self.layout.checks, *(c for c in checks if c not in self.layout.checks)]:
             result = checks.get(name)
             if result is None:
-                if name in record.get("skipped", ()):
+                if name in record.skipped:
                     out.append(TraceCheck(name=name, status="not_needed"))
                 continue
             score = result.get("score")
