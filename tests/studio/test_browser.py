@@ -23,10 +23,18 @@ def base(tmp_path: Path) -> Iterator[str]:
         yield address
 
 
-@pytest.fixture
-def tab(tmp_path: Path) -> Iterator[Chromium]:
-    with Chromium(tmp_path / "profile") as chromium:
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Chromium]:
+    """One chromium for the module: its start-up was most of each test's setup."""
+    with Chromium(tmp_path_factory.mktemp("profile")) as chromium:
         yield chromium
+
+
+@pytest.fixture
+def tab(browser: Chromium) -> Chromium:
+    """A fresh tab in a fresh browser context: no page or storage left by another test."""
+    browser.new_tab()
+    return browser
 
 
 def type_over(tab: Chromium, old: str, new: str) -> None:

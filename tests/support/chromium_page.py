@@ -49,9 +49,26 @@ class Chromium:
         os.close(from_browser)
         self._buffer = b""
         self._next = 0
-        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
-        self.session = self.send("Target.attachToTarget",
-                                 {"targetId": target, "flatten": True})["sessionId"]
+        self._context: str | None = None
+        self._target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.session = self._attach()
+
+    def _attach(self) -> str:
+        answer = self.send("Target.attachToTarget", {"targetId": self._target, "flatten": True})
+        session: str = answer["sessionId"]
+        return session
+
+    def new_tab(self) -> None:
+        """Replace the tab by a blank one in a new browser context (its own cookies and
+        storage, as a fresh profile has), so tests can share one browser's start-up."""
+        old_target, old_context = self._target, self._context
+        self._context = self.send("Target.createBrowserContext")["browserContextId"]
+        self._target = self.send("Target.createTarget", {
+            "url": "about:blank", "browserContextId": self._context})["targetId"]
+        self.session = self._attach()
+        self.send("Target.closeTarget", {"targetId": old_target})
+        if old_context is not None:
+            self.send("Target.disposeBrowserContext", {"browserContextId": old_context})
 
     def send(self, method: str, params: dict[str, Any] | None = None,
              session: str | None = None) -> dict[str, Any]:
