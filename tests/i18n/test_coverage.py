@@ -22,6 +22,7 @@ from evaldsl.checker.facts.choices import choice_hint
 from evaldsl.errors import EvaldslError
 from evaldsl.i18n import set_language
 from evaldsl.primitives.registry import default_registry
+from evaldsl.report.document import ReasonCount
 from evaldsl.report.terminal import error_line
 from evaldsl.report.writers import write_report
 
@@ -109,7 +110,7 @@ def test_newer_diagnostics_are_chinese(chinese: None, source: str) -> None:
 
 
 def test_the_error_line_of_the_summary(chinese: None) -> None:
-    assert error_line([{"count": 3, "reason": "timeout"}]).startswith("错误")
+    assert error_line([ReasonCount(reason="timeout", count=3)]).startswith("错误")
 
 
 def test_what_a_scope_shows(chinese: None) -> None:

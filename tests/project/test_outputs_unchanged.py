@@ -22,8 +22,6 @@ import pytest
 
 from tests.support import outputs
 
-CHUNKS = 3
-
 
 def _expected() -> dict[str, dict[str, str]]:
     loaded: dict[str, dict[str, str]] = json.loads(outputs.DIGESTS.read_text(encoding="utf-8"))
@@ -54,12 +52,10 @@ def scratch(tmp_path: Path) -> Iterator[Path]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("chunk", range(CHUNKS))
-def test_every_output_is_as_recorded(chunk: int, scratch: Path,
-                                     model_server_process: Any) -> None:
+def test_every_output_is_as_recorded(scratch: Path, model_server_process: Any) -> None:
     model_server_process.reset()
-    found = outputs.chunk_digests(scratch, model_server_process.base_url, chunk, CHUNKS)
-    expected = {name: digests for name, digests in _expected().items() if name in found}
+    found = outputs.parallel_digests(scratch, model_server_process.base_url)
+    expected = _expected()
     moved = outputs.differences(expected, found)
     assert not moved, ("outputs changed (if meant: python -m tests.support.outputs --write):\n"
                        + "\n".join(moved[:40]))

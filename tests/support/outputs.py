@@ -26,6 +26,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -204,11 +205,49 @@ def differences(expected: dict[str, dict[str, str]], found: dict[str, dict[str, 
     return moved
 
 
+def parallel_digests(folder: Path, judge_url: str, processes: int = 2
+                     ) -> dict[str, dict[str, str]]:
+    """`chunk_digests` of everything, in `processes` Python processes at once (the suite
+    runs in one process, so a second core would otherwise idle while this test runs)."""
+    running = []
+    for chunk in range(processes):
+        scratch = folder / f"chunk{chunk}"
+        scratch.mkdir()
+        command = [sys.executable, "-m", "tests.support.outputs", "--judge", judge_url,
+                   "--chunk", str(chunk), "--chunks", str(processes), "--folder", str(scratch)]
+        running.append(subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE))
+    found: dict[str, dict[str, str]] = {}
+    for process in running:
+        out, err = process.communicate(timeout=900)
+        if process.returncode != 0:
+            raise RuntimeError(f"tests.support.outputs failed: {err.decode(errors='replace')}")
+        found.update(json.loads(out))
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="rewrite tests/corpus/outputs/digests.json")
     parser.add_argument("--write", action="store_true", help="rewrite the stored digests")
     parser.add_argument("--keep", type=Path, help="also write each output whole in this folder")
+    parser.add_argument("--judge", help="a running test server's URL (default: start one)")
+    parser.add_argument("--chunk", type=int, default=0, help="every --chunks-th spec from this")
+    parser.add_argument("--chunks", type=int, default=1)
+    parser.add_argument("--folder", type=Path, help="the scratch folder (default: a new one)")
     args = parser.parse_args(argv)
+    if args.judge and args.folder:
+        found = chunk_digests(args.folder, args.judge, args.chunk, args.chunks, args.keep)
+    else:
+        found = _digests_with_a_server(args.keep)
+    text = json.dumps(found, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    if args.write:
+        DIGESTS.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _digests_with_a_server(keep: Path | None) -> dict[str, dict[str, str]]:
     import tempfile
 
     from tests.support import openai_server
@@ -216,15 +255,11 @@ def main(argv: list[str] | None = None) -> int:
     server = openai_server.start()
     try:
         with tempfile.TemporaryDirectory() as scratch:
-            found = chunk_digests(Path(scratch), server.base_url, keep=args.keep)
+            if keep is not None:
+                return chunk_digests(Path(scratch), server.base_url, keep=keep)
+            return parallel_digests(Path(scratch), server.base_url)
     finally:
         server.stop()
-    text = json.dumps(found, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-    if args.write:
-        DIGESTS.write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
-    return 0
 
 
 if __name__ == "__main__":

@@ -90,9 +90,11 @@ def start_evaldsl(*args: str | Path, env: dict[str, str] | None = None,
                             env={**os.environ, **(env or {})}, cwd=REPO)
 
 
-def without_run(report: dict[str, Any]) -> dict[str, Any]:
-    """A report minus its `run` section (about the process, not the cases)."""
-    return {k: v for k, v in report.items() if k != "run"}
+def without_run(report: Any) -> dict[str, Any]:
+    """A report (report.json's dict, or the typed report a run returns) minus its `run`
+    section (about the process, not the cases)."""
+    plain = report if isinstance(report, dict) else report.to_dict()
+    return {k: v for k, v in plain.items() if k != "run"}
 
 
 STARTUP_S = 60.0
