@@ -8,7 +8,9 @@ A server on 127.0.0.1 is still reachable from any page the user's browser opens,
 - every write (any method but GET and HEAD) is refused when the browser says it comes
   from another origin, and unless its body is JSON (`application/json`, or JSON lines as
   `application/x-ndjson`): a cross-site form or a `no-cors` fetch can send neither without
-  a CORS preflight, which these servers never grant;
+  a CORS preflight, which these servers never grant. A route may take one more type a
+  browser cannot send without a preflight either (`watch`'s `POST /v1/traces` takes
+  OTLP's `application/x-protobuf`); the form and text types never pass;
 - a browser app's writes also carry its per-start token (`X-Evaldsl-Token`), written into
   the app's own pages only: a page of another site cannot read it, and a page of an earlier
   start holds a stale one.
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import ipaddress
 import secrets
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
@@ -32,15 +34,23 @@ TOKEN_HEADER = "X-Evaldsl-Token"
 JSON_TYPES = frozenset({"application/json", "application/x-ndjson", "application/jsonl",
                         "application/x-jsonlines"})
 READS = frozenset({"GET", "HEAD"})
+SIMPLE_TYPES = frozenset({"application/x-www-form-urlencoded", "multipart/form-data",
+                          "text/plain"})
+"""The body types a page of another site may post without a CORS preflight."""
 
 
 class Guard:
     """The checks of one server: which host names it answers to besides IP addresses and
     `localhost`, and, for a browser app, the token of this start (`token`, None for an API)."""
 
-    def __init__(self, hosts: Iterable[str] = (), *, browser: bool = False) -> None:
+    def __init__(self, hosts: Iterable[str] = (), *, browser: bool = False,
+                 bodies: Mapping[str, str] | None = None) -> None:
         self.hosts = frozenset(h.strip("[]").lower() for h in hosts if h)
         self.token = secrets.token_urlsafe(24) if browser else None
+        self.bodies = dict(bodies or {})
+        """A path's one body type besides JSON; never one a page may send cross-site."""
+        if SIMPLE_TYPES.intersection(self.bodies.values()):
+            raise ValueError(f"a page of any site may post {sorted(SIMPLE_TYPES)}")
 
     def refusal(self, request: web.Request) -> web.HTTPException | None:
         """Why `request` is refused, as the answer to give, or None."""
@@ -55,7 +65,8 @@ class Guard:
         if origin is not None and origin != f"{request.scheme}://{host}":
             return web.HTTPForbidden(text=_("requests from other sites are refused"))
         kind = request.content_type
-        if kind not in JSON_TYPES and not kind.endswith("+json"):
+        if kind not in JSON_TYPES and not kind.endswith("+json") and \
+                self.bodies.get(request.path) != kind:
             return web.HTTPUnsupportedMediaType(text=_(
                 "this server takes JSON bodies only (Content-Type: application/json)"))
         if self.token is not None and not secrets.compare_digest(

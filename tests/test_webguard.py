@@ -27,3 +27,26 @@ def test_a_browser_app_has_a_token_per_start_and_an_api_none() -> None:
     first, second = Guard(browser=True), Guard(browser=True)
     assert first.token and second.token and first.token != second.token
     assert Guard().token is None
+
+
+@pytest.mark.parametrize(("path", "kind", "refused"), [
+    ("/v1/traces", "application/x-protobuf", None),
+    ("/v1/traces", "application/json", None),
+    ("/sessions", "application/x-protobuf", 415),
+    ("/v1/traces", "text/plain", 415),
+    ("/v1/traces", "application/x-www-form-urlencoded", 415),
+])
+def test_a_route_may_take_one_more_body_type_than_json(path: str, kind: str,
+                                                       refused: int | None) -> None:
+    from aiohttp.test_utils import make_mocked_request
+
+    guard = Guard(bodies={"/v1/traces": "application/x-protobuf"})
+    request = make_mocked_request("POST", path, headers={"Host": "127.0.0.1:8765",
+                                                         "Content-Type": kind})
+    answer = guard.refusal(request)
+    assert (answer.status if answer is not None else None) == refused
+
+
+def test_no_route_may_take_a_body_a_cross_site_page_can_send() -> None:
+    with pytest.raises(ValueError):
+        Guard(bodies={"/v1/traces": "text/plain"})
