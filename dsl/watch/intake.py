@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from evaldsl.cases.loading import RawRow
@@ -27,8 +27,9 @@ POSTED = "POST /sessions"
 """The file name of a posted row in messages (`POST /sessions:17`)."""
 
 
-def http_app(monitor: Monitor) -> Any:
-    """The aiohttp application: `POST /sessions`, `GET /report`, `GET /report.html`."""
+def http_app(monitor: Monitor, bodies: Mapping[str, str] | None = None) -> Any:
+    """The aiohttp application: `POST /sessions`, `GET /report`, `GET /report.html`;
+    `bodies` names a route's body type besides JSON, for the guard."""
     from aiohttp import web
 
     from evaldsl.webguard import Guard
@@ -58,7 +59,7 @@ def http_app(monitor: Monitor) -> Any:
         return web.Response(text=page, content_type="text/html")
 
     app = web.Application(client_max_size=16 * 1024 * 1024)
-    app.middlewares.append(Guard().middleware())  # its own host, JSON, no other site
+    app.middlewares.append(Guard(bodies=bodies).middleware())  # its host, JSON, no other site
     app.add_routes([web.post("/sessions", sessions), web.get("/report", report),
                     web.get("/report.html", report_html)])
     return app

@@ -119,11 +119,10 @@ class Watch:
         from aiohttp import web
 
         from evaldsl.watch.intake import http_app
+        from evaldsl.watch.spans import BODIES, add_route
 
-        app = http_app(monitor)
+        app = http_app(monitor, BODIES if groups is not None else None)
         if groups is not None:
-            from evaldsl.watch.spans import add_route
-
             add_route(app, monitor, groups)
         runner = web.AppRunner(app, access_log=None)
         await runner.setup()

@@ -4,13 +4,15 @@ An OTLP/HTTP JSON body (`{"resourceSpans": [...]}`) is read into spans
 (`evaldsl.cases.otlp`), appended to the spool (`spans.jsonl` in `--state`, fsynced) and
 only then acknowledged. The spool line holds the body as it came, its line breaks (which
 JSON allows only between tokens) made spaces: the body is decoded once, never written
-back out and read again. Spans are grouped by trace, traces into conversations as a trace
-file's are (`evaldsl.cases.traces`). A conversation is judged when no span of it has arrived
-for `--session-idle` (3 minutes by default), or at once when a span marks its end
-(`evaldsl.conversation.end: true`); it then goes to the monitor as one session, whose
-journal makes it judged once. After a restart the spool is read again: the conversations
-the journal holds are dropped, the others wait out their idle time from their spans'
-arrival, so nothing is lost and nothing judged twice.
+back out and read again. A protobuf body (`application/x-protobuf`, with the `otel`
+extra) is first made the OTLP/JSON export it stands for (`evaldsl.cases.otlp_proto`),
+which is spooled and read the same way, and is answered in protobuf. Spans are grouped
+by trace, traces into conversations as a trace file's are (`evaldsl.cases.traces`). A
+conversation is judged when no span of it has arrived for `--session-idle` (3 minutes by
+default), or at once when a span marks its end (`evaldsl.conversation.end: true`); it then
+goes to the monitor as one session, whose journal makes it judged once. After a restart
+the spool is read again: the conversations the journal holds are dropped, the others wait
+out their idle time from their spans' arrival, so nothing is lost and nothing judged twice.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evaldsl.cases import otlp_proto
 from evaldsl.cases.loading import RawRow
 from evaldsl.cases.otlp import Span, SpanProblem, read_export
 from evaldsl.cases.spanview import SpanView
@@ -34,6 +37,10 @@ END = "evaldsl.conversation.end"
 """A span attribute that ends its conversation now, without waiting for it to go idle."""
 DEFAULT_IDLE_S = 180.0
 SOURCE = "POST /v1/traces"
+PATH = "/v1/traces"
+PROTOBUF = otlp_proto.CONTENT_TYPE
+BODIES = {PATH: PROTOBUF}
+"""The route's body type besides JSON, for the guard (`evaldsl.webguard`)."""
 
 
 @dataclass
@@ -187,25 +194,42 @@ async def judge_due(monitor: Any, groups: SpanGroups, now: float) -> int:
 
 
 def add_route(app: Any, monitor: Any, groups: SpanGroups) -> None:
-    """`POST /v1/traces` on the watch's application, beside `POST /sessions`."""
+    """`POST /v1/traces` on the watch's application, beside `POST /sessions`: OTLP/JSON, and
+    OTLP/protobuf with the `otel` extra, each answered in its own encoding."""
     from aiohttp import web
 
     async def traces(request: web.Request) -> web.Response:
+        protobuf = request.content_type == PROTOBUF
+        if protobuf and not otlp_proto.installed():
+            return web.json_response({"error": _(
+                "OTLP/protobuf bodies need the `otel` extra: {hint} (or export OTLP/JSON)"
+            ).format(hint=otlp_proto.OTEL_EXTRA_HINT)}, status=415)
         body = await request.read()
         try:
-            problems = await asyncio.to_thread(groups.add, body, time.time())
+            problems = await asyncio.to_thread(_spool, groups, body, protobuf, time.time())
         except (ValueError, RecursionError) as exc:
-            return web.json_response({"error": _("not valid JSON: {exc}").format(exc=exc)},
-                                     status=400)
+            reason = str(exc) if protobuf else _("not valid JSON: {exc}").format(exc=exc)
+            return web.json_response({"error": reason}, status=400)
         for problem in problems:
             monitor.bad_rows += 1
             monitor.bad_examples.append(f"{SOURCE}: {problem.where} {problem.reason}".strip())
+        rejected = "; ".join(p.reason for p in problems[:3])
+        await judge_due(monitor, groups, time.time())  # an ended conversation, at once
+        if protobuf:
+            return web.Response(body=otlp_proto.export_answer(len(problems), rejected),
+                                content_type=PROTOBUF)
         answer: dict[str, Any] = {"partialSuccess": {}}
         if problems:
-            answer["partialSuccess"] = {
-                "rejectedSpans": len(problems),
-                "errorMessage": "; ".join(p.reason for p in problems[:3])}
-        await judge_due(monitor, groups, time.time())  # an ended conversation, at once
+            answer["partialSuccess"] = {"rejectedSpans": len(problems), "errorMessage": rejected}
         return web.json_response(answer)
 
-    app.router.add_post("/v1/traces", traces)
+    app.router.add_post(PATH, traces)
+
+
+def _spool(groups: SpanGroups, body: bytes, protobuf: bool, at: float) -> list[SpanProblem]:
+    """A posted body into the groups; a protobuf one first made the OTLP/JSON it stands for,
+    so the spool and the reader see one encoding. Raises `ValueError` (worded for a
+    protobuf body) when the body is not one of its type; nothing is then spooled."""
+    if protobuf:
+        body = otlp_proto.export_json(body)
+    return groups.add(body, at)
