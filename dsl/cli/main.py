@@ -20,6 +20,7 @@ from importlib import import_module
 from types import ModuleType
 from typing import Any
 
+from evaldsl.cli.collector import ends_process
 from evaldsl.cli.exits import EXIT_USAGE, exit_for
 from evaldsl.i18n import LANGUAGES, _, set_language
 from evaldsl.run.lifeline import follow_parent
@@ -60,7 +61,9 @@ def _add_lang(parser: argparse.ArgumentParser, default: object = None) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one verb; stdout is flushed here, so a reader gone by then (`| head`) is met as
     any other broken pipe, not at interpreter exit where Python would complain of it.
-    A verb may have closed stdout itself (`lsp`, whose server closes it on exit)."""
+    A verb may have closed stdout itself (`lsp`, whose server closes it on exit). Without
+    `argv` it is the program, which ends when the verb returns (`evaldsl.cli.collector`)."""
+    ends_process(argv is None)
     try:
         try:
             return _main(argv)

@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evaldsl.cases.remote import case_input
+from evaldsl.cli.collector import held_until_begun
 from evaldsl.cli.exits import EXIT_DEADLINE, EXIT_NO_RESULTS, Interrupted, UsageError
 from evaldsl.cli.flags import (
     add_gates,
@@ -149,6 +151,12 @@ def spec_first(spec: Any, cases: list[Any]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    with held_until_begun() as begin:
+        return _run(args, begin)
+
+
+def _run(args: argparse.Namespace, begin: Callable[[], None]) -> int:
+    """The verb; `begin` is called as the cases start (`evaldsl.cli.collector`)."""
     from evaldsl.run.engines import Runner, deadline_in, with_settings
 
     check_target_flags(args)
@@ -172,6 +180,7 @@ def run(args: argparse.Namespace) -> int:
     check_thresholds_of(args.fail_under + args.fail_over, spec)
     if not spec.checks:
         _warn(_("warning: `{spec}` defines no checks: nothing is judged").format(spec=args.spec))
+    begin()
     try:
         result = runner.run(spec, args.cases)
     except KeyboardInterrupt as exc:

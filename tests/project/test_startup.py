@@ -105,3 +105,21 @@ class TestStartup:
         spec = run_kit.SPEC + TABLES.replace("strip", 'units: "km"')
         steps = _probe(tmp_path, spec)
         assert steps["import"] == [] and "pint" in steps["check"]
+
+    def test_the_program_freezes_what_its_start_built(self, tmp_path: Path) -> None:
+        """`evaldsl run` as the program holds the cycle collector while it starts, then freezes
+        what the start built (`evaldsl.cli.collector`): no collection walks it again."""
+        spec = tmp_path / "spec.eval"
+        spec.write_text(run_kit.SPEC, encoding="utf-8")
+        cases = tmp_path / "cases.jsonl"
+        run_kit.write_cases(cases, 5)
+        argv = ["evaldsl", "run", str(spec), str(cases), "-o", str(tmp_path / "r.json"), "-q"]
+        code = ("import gc, sys\nfrom evaldsl.cli.main import main\n"
+                f"sys.argv = {argv!r}\ncode = main()\n"
+                "print(code, gc.isenabled(), gc.get_freeze_count())")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              cwd=tmp_path, timeout=120)
+        assert done.returncode == 0, done.stderr
+        code_, enabled, frozen = done.stdout.split()
+        assert (code_, enabled) == ("0", "True")
+        assert int(frozen) > 10_000
