@@ -10,7 +10,6 @@ the hint are in the language they were made in (`evaldsl.i18n`); the head
 
 from __future__ import annotations
 
-import difflib
 import enum
 import json
 import re
@@ -156,6 +155,8 @@ LARGE_POOL = 1000
 
 def similar(name: str, candidates: Iterable[str]) -> str | None:
     """The candidate closest to `name`, if any is close enough to suggest."""
+    import difflib  # only a spec with a mistake asks
+
     pool = [c for c in candidates if c != name]
     if len(pool) > LARGE_POOL:
         pool = [c for c in pool if c[:1] == name[:1] and abs(len(c) - len(name)) <= 2]

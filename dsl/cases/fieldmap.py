@@ -24,7 +24,6 @@ the row's other fields as `case.X`. A row the map cannot read (no list where
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,6 +78,8 @@ class FieldMap:
     @classmethod
     def load(cls, path: str | Path) -> FieldMap:
         """The map in a TOML file: its top-level keys, or its `[map]` table."""
+        import tomllib  # only a run given `--map` reads TOML
+
         try:
             data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
         except OSError as exc:

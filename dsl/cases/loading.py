@@ -33,6 +33,7 @@ from evaldsl.cases.bad_rows import BadRow
 from evaldsl.cases.case import Case
 from evaldsl.cases.load_limits import MAX_YAML_NODES, yaml_expanded_size
 from evaldsl.cases.rows import EMPTY_SCHEMA, CaseSchema, RowProblem, to_case
+from evaldsl.cases.trace_sniff import is_trace_file
 from evaldsl.cases.unwritable import screened_loads
 from evaldsl.i18n import N_, _
 
@@ -127,7 +128,10 @@ def read_rows(paths: Iterable[str | Path], input_format: str | None = None) -> I
 
 
 def _traced(path: Path, input_format: str | None) -> Iterator[RawRow] | None:
-    """A trace file's conversations as rows (`evaldsl.cases.traces`), or None for a chat file."""
+    """A trace file's conversations as rows (`evaldsl.cases.traces`), or None for a chat file
+    (told without importing the trace readers)."""
+    if input_format == "chat" or (input_format is None and not is_trace_file(path)):
+        return None
     from evaldsl.cases.traces import trace_rows
 
     rows = trace_rows(path, input_format)

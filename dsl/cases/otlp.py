@@ -75,25 +75,6 @@ class _Bad(ValueError):
     """Raised inside the span reader with the reason a span is malformed."""
 
 
-_EXPORT_KEY = re.compile(rb'"resourceSpans"\s*:')
-_SPAN_START = re.compile(rb'\s*\{\s*"(?:traceId|spanId)"\s*:')
-
-
-def sniff(head: bytes) -> bool:
-    """Whether the first bytes of a file look like OTLP/JSON trace data: an export's
-    `resourceSpans` key, or a first line that is one span object (`traceId`, `spanId`)."""
-    if _EXPORT_KEY.search(head):
-        return True
-    first = head.lstrip().split(b"\n", 1)[0]
-    if b'"spanId"' not in first:
-        return False
-    try:
-        value = json.loads(first)
-    except (ValueError, RecursionError):  # a line longer than the head, or hostile
-        return _SPAN_START.match(first) is not None
-    return isinstance(value, dict) and "traceId" in value and "spanId" in value
-
-
 def read_otlp(path: Path) -> Iterator[Span | SpanProblem]:
     """Every span of an OTLP/JSON file or OTLP JSON lines file, in file order."""
     counter = [0]

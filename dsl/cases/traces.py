@@ -43,7 +43,7 @@ from typing import Any
 
 from evaldsl.cases import openinference, otel
 from evaldsl.cases.bad_rows import BadRow
-from evaldsl.cases.otlp import Span, SpanProblem, read_document, read_otlp, sniff
+from evaldsl.cases.otlp import Span, SpanProblem, read_document, read_otlp
 from evaldsl.cases.spanview import (
     AGENT,
     MODEL,
@@ -54,6 +54,7 @@ from evaldsl.cases.spanview import (
     tool_call,
 )
 from evaldsl.cases.trace_index import ConversationIndex, Places
+from evaldsl.cases.trace_sniff import is_trace_file
 from evaldsl.errors import SpanError
 from evaldsl.i18n import _
 
@@ -62,19 +63,6 @@ Row = tuple[int, Any]
 
 FORMATS = ("chat", "otel", "openinference")
 """What `--input-format` takes; without it the format is detected by content."""
-SNIFF_BYTES = 65536
-
-
-def is_trace_file(path: Path) -> bool:
-    """Whether a JSON or JSONL file holds OTLP trace data, by its first bytes."""
-    if path.suffix.lower() in (".yaml", ".yml"):
-        return False
-    try:
-        with path.open("rb") as handle:
-            return sniff(handle.read(SNIFF_BYTES))
-    except OSError:
-        return False
-
 
 def trace_rows(path: Path, input_format: str | None = None) -> Iterator[Row] | None:
     """The conversations of a trace file as rows (line, a row's value or a `BadRow`), which

@@ -29,8 +29,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
-import traceback
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -144,6 +142,9 @@ def internal_error(exc: BaseException) -> str:
 
 def _save_traceback(exc: BaseException) -> str | None:
     """The path of a new file holding the traceback, or None when none can be written."""
+    import tempfile  # only an internal error writes one
+    import traceback
+
     try:
         with tempfile.NamedTemporaryFile(
                 "w", encoding="utf-8", prefix="evaldsl-traceback-", suffix=".txt",

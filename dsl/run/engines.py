@@ -291,7 +291,7 @@ class Runner:
             return True
         if self.input_format == "chat":
             return False
-        from evaldsl.cases.traces import is_trace_file
+        from evaldsl.cases.trace_sniff import is_trace_file
 
         return any(is_trace_file(c) for c in inputs if isinstance(c, Path))
 

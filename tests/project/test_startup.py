@@ -17,10 +17,13 @@ from typing import Any
 from tests.support import run_kit
 
 HEAVY = ("openai", "numpy", "jsonschema", "asyncio", "aiohttp", "httpx", "lark", "yaml",
-         "pint", "pygls", "lsprotocol", "msgspec", "ray")
+         "pint", "pygls", "lsprotocol", "msgspec", "ray", "tomllib", "difflib",
+         "evaldsl.cases.traces")
 """Libraries a deterministic spec over JSONL cases does not need (lark: only syntax errors;
 pygls and lsprotocol: only `evaldsl lsp`; msgspec: only to run, whose results lines it encodes
-(`evaldsl.record`) and `evaldsl compare`; ray: only `--engine ray`)."""
+(`evaldsl.record`) and `evaldsl compare`; ray: only `--engine ray`; tomllib: only a field
+map, `--map`; difflib: only a suggestion for a misspelt name), and the trace readers, which a
+chat file never needs (`evaldsl.cases.trace_sniff` tells one from a trace file)."""
 RUN = ["msgspec"]
 """What running any spec loads of them: the typed results line, encoded by msgspec (its
 import costs about what encoding 2,000 lines with `json` would cost more)."""
