@@ -48,3 +48,42 @@ class TestMayHavePlugins:
         monkeypatch.delitem(sys.modules, "plug_prims_mod", raising=False)
         plugins.load_plugins()
         assert sys.modules["plug_prims_mod"].LOADED
+
+
+class TestPydanticPlugins:
+    """pydantic's search for plugins of its own (`pydantic` entry points) is answered by
+    the same scan when no distribution declares the group."""
+
+    @pytest.fixture
+    def unsearched(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from pydantic.plugin import _loader
+
+        monkeypatch.setattr(_loader, "_plugins", None)
+
+    def test_none_declared_tells_pydantic_it_has_none(
+            self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, unsearched: None) -> None:
+        from pydantic.plugin import _loader
+
+        _dist(tmp_path, "tool", "[console_scripts]\ntool = tool:main\n")
+        monkeypatch.setattr(sys, "path", [str(tmp_path)])
+        plugins.load_plugins()
+        assert _loader._plugins == {}
+
+    def test_a_declared_pydantic_plugin_is_left_to_pydantic(
+            self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, unsearched: None) -> None:
+        from pydantic.plugin import _loader
+
+        _dist(tmp_path, "observer", "[pydantic]\nobserver = observer_mod:plugin\n")
+        monkeypatch.setattr(sys, "path", [str(tmp_path)])
+        plugins.load_plugins()
+        assert _loader._plugins is None
+
+    def test_a_path_the_scan_cannot_read_is_left_to_pydantic(
+            self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, unsearched: None) -> None:
+        from pydantic.plugin import _loader
+
+        archive = tmp_path / "bundle.zip"
+        archive.write_bytes(b"PK")
+        monkeypatch.setattr(sys, "path", [str(archive)])
+        plugins.load_plugins()
+        assert _loader._plugins is None

@@ -126,3 +126,18 @@ class TestStartup:
         code_, enabled, frozen = done.stdout.split()
         assert (code_, enabled) == ("0", "True")
         assert int(frozen) > 10_000
+
+    def test_checking_asks_importlib_metadata_for_no_distribution(self, tmp_path: Path) -> None:
+        """Neither evaldsl's plugins nor pydantic's are searched for through
+        `importlib.metadata.distributions` when the scan of `sys.path` finds none declared
+        (`evaldsl.primitives.plugins`): that search reads every installed distribution."""
+        spec = tmp_path / "spec.eval"
+        spec.write_text(run_kit.SPEC, encoding="utf-8")
+        code = ("import importlib.metadata as m\ncalls = []\nfound = m.distributions\n"
+                "m.distributions = lambda *a, **k: calls.append(1) or found(*a, **k)\n"
+                "from evaldsl.cli.main import main\n"
+                f"code = main(['check', {str(spec)!r}])\nprint(code, len(calls))")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              cwd=tmp_path, timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.split()[-2:] == ["0", "0"]
