@@ -28,10 +28,10 @@ from evaldsl.cases.remote import RemoteFile
 from evaldsl.errors import OptionsError
 from evaldsl.i18n import _
 from evaldsl.report.outputs import ReportFiles, tool_version
-from evaldsl.run.driving import Drive, Driving, check_drive
 
 if TYPE_CHECKING:
     from evaldsl.api import Spec
+    from evaldsl.run.driving import Drive, Driving
     from evaldsl.run.runner import RunOptions, RunResult
 
 Engine = Literal["local", "ray"]
@@ -98,7 +98,10 @@ class Runner:
         if self.resume and self.results is None:
             raise OptionsError(_("--resume needs --results: the journal to resume from"))
         self.outputs.check()
-        check_drive(self.drive, self.workers)
+        if self.drive is not None:  # only a driven run imports the driving of an agent
+            from evaldsl.run.driving import check_drive
+
+            check_drive(self.drive, self.workers)
         if self.deadline is not None and self.workers > 1:
             raise OptionsError(_("--deadline works with one process only; leave out --workers"))
         self._check_engine(inputs)
@@ -151,8 +154,11 @@ class Runner:
         if missing:
             raise FileNotFoundError(errno.ENOENT, _("no such file"), str(missing[0]))
         selection = self._selection(spec, inputs)
-        driving = (Driving(self.drive, spec, self.deadline) if self.drive is not None
-                   else None)
+        driving = None
+        if self.drive is not None:
+            from evaldsl.run.driving import Driving
+
+            driving = Driving(self.drive, spec, self.deadline)
         try:
             return self._judged(spec, inputs, selection, runtime, driving)
         finally:

@@ -25,7 +25,6 @@ from evaldsl.i18n import _
 from evaldsl.syntax import nodes as n
 from evaldsl.syntax.builder import Builder, comment
 from evaldsl.syntax.fastparse import Tables, load_tables, parse_fast
-from evaldsl.syntax.lookalikes import lookalikes
 from evaldsl.syntax.source import Source, Span
 from evaldsl.syntax.surrogates import escaped_surrogates, raw_surrogate
 
@@ -69,6 +68,8 @@ def _module(text: str, source: Source) -> ParseResult:
     fast = _fast_module(text, source)
     if isinstance(fast, n.Module):
         return ParseResult(fast, [], source)
+    from evaldsl.syntax.lookalikes import lookalikes  # only text that does not parse
+
     found = lookalikes(source)
     if found:
         return ParseResult(None, found, source)

@@ -15,7 +15,6 @@ from evaldsl.checker.facts.context import Context
 from evaldsl.diagnostics import Diagnostic, error
 from evaldsl.i18n import _
 from evaldsl.syntax import nodes as n
-from evaldsl.syntax.formatter import expr as written
 
 GROUPABLE = frozenset({"text", "bool", "any"})
 """Case field types a metric can be grouped by."""
@@ -45,6 +44,8 @@ def _case_field(key: n.Expr) -> str | None:
 
 
 def _not_a_field(key: n.Expr, repeated: bool) -> Diagnostic:
+    from evaldsl.syntax.formatter import expr as written  # only a mistake is written out
+
     text = written(key)
     if repeated:
         return error("E310", _("the group key `{key}` is given twice").format(key=text),

@@ -19,7 +19,6 @@ from evaldsl.checker.facts.typer import infer_type, type_env
 from evaldsl.checker.rules.patterns import bad_fields
 from evaldsl.diagnostics import Diagnostic, did_you_mean, error, listing, meant, similar
 from evaldsl.i18n import _, ngettext
-from evaldsl.primitives.doctexts import parameter_doc
 from evaldsl.primitives.registry import Primitive
 from evaldsl.primitives.valuetypes import ValueType
 from evaldsl.syntax import nodes as n
@@ -368,6 +367,8 @@ def _described(primitive: Primitive, name: str) -> str:
 
 def _description(primitive: Primitive, name: str) -> str:
     """The parameter's description in diagnostic style: lowercase, no final period."""
+    from evaldsl.primitives.doctexts import parameter_doc  # only a diagnostic describes one
+
     info = param_fields(primitive).get(name)
     if info is None:
         return ""
