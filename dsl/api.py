@@ -141,7 +141,7 @@ class Spec:
         if self._layout is None:
             from evaldsl.report.layout import layout_of
 
-            self._layout = layout_of(self.source, self.source.name)
+            self._layout = layout_of(self.source, self.source.name, self.graph.module)
         return self._layout
 
     def run(self, cases: Iterable[CaseLike], *, concurrency: int = 8,

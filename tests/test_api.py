@@ -338,3 +338,20 @@ class TestLongSpecs:
         self._load_and_run(many_checks(50))()
         small, large = (_steps(self._load_and_run(many_checks(n))) for n in (1000, 2000))
         assert large < 2.1 * small
+
+
+class TestLayout:
+    def test_the_layout_reads_the_syntax_tree_the_spec_was_loaded_from(
+            self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """`Spec.layout` does not parse the spec a second time, and says what parsing says."""
+        from evaldsl.report import layout
+
+        spec = evaldsl.load(Path(__file__).parent.parent / "specs" / "hospital_registration.eval")
+        parsed = layout.layout_of(spec.source, spec.source.name)
+
+        def no_parsing(*args: object, **kwargs: object) -> None:
+            raise AssertionError("the spec was parsed again")
+
+        monkeypatch.setattr(layout, "parse", no_parsing)
+        assert spec.layout == parsed
+        assert parsed.metrics and parsed.blocks

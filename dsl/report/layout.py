@@ -60,10 +60,13 @@ class SpecLayout:
     """The `case {}` block's text and bool fields: what a report can break cases down by."""
 
 
-def layout_of(source: Source, path: str | None = None) -> SpecLayout:
-    """The layout of a spec's text (which is assumed to parse: it was loaded)."""
+def layout_of(source: Source, path: str | None = None,
+              module: n.Module | None = None) -> SpecLayout:
+    """The layout of a spec's text (which is assumed to parse: it was loaded); `module`, the
+    text's syntax tree when the caller has it, spares parsing the text again."""
     digest = hashlib.sha256(source.text.encode("utf-8")).hexdigest()
-    module = parse(source.text, source.name).module
+    if module is None:
+        module = parse(source.text, source.name).module
     stem = Path(path).stem if path else source.name
     if module is None:
         return SpecLayout(stem, None, path, digest)
