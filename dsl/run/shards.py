@@ -10,15 +10,13 @@ each evaluate a shard with `run_shard` or a `Shard` and meet through
 `ShardState.merge`; only the rows (the journal's lines: `CaseResult.to_record`, with the
 input row) travel apart.
 
-A state crosses processes as bytes (`dumps`, `loads`): pickled, with the
-compiled spec's parts (the report plan and its metric formulas, which are
-closures) left out and supplied again by the receiving side's spec.
+A state crosses processes as bytes (`dumps`, `loads`, `evaldsl.run.shard_bytes`):
+pickled, with the compiled spec's parts (the report plan and its metric formulas,
+which are closures) left out and supplied again by the receiving side's spec.
 """
 
 from __future__ import annotations
 
-import io
-import pickle
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -32,7 +30,6 @@ from evaldsl.report.journal import case_record
 from evaldsl.report.json_report import ReportBuilder, Row, publish
 from evaldsl.report.layout import SpecLayout
 from evaldsl.results import CaseResult
-from evaldsl.runtime.aggregation import MetricPlan
 
 if TYPE_CHECKING:
     import asyncio
@@ -75,46 +72,17 @@ class ShardState:
 
     def dumps(self) -> bytes:
         """The state as bytes for another process; `loads` with the same spec reads it."""
-        out = io.BytesIO()
-        _Pickler(out, self.report.plan, self.builder.layout).dump(self)
-        return out.getvalue()
+        from evaldsl.run.shard_bytes import dumps
+
+        return dumps(self, self.report.plan, self.builder.layout)
 
     @classmethod
     def loads(cls, data: bytes, spec: Spec, layout: SpecLayout) -> ShardState:
-        state = _Unpickler(io.BytesIO(data), spec.new_report(details=False).plan, layout).load()
+        from evaldsl.run.shard_bytes import loads
+
+        state = loads(data, spec.new_report(details=False).plan, layout)
         assert isinstance(state, ShardState)
         return state
-
-
-class _Pickler(pickle.Pickler):
-    """Leaves out what the receiving side's spec supplies again (see the module docstring)."""
-
-    def __init__(self, file: io.BytesIO, plan: Any, layout: SpecLayout) -> None:
-        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
-        self._plan = plan
-        self._layout = layout
-
-    def persistent_id(self, obj: Any) -> Any:
-        if obj is self._plan:
-            return "plan"
-        if obj is self._layout:
-            return "layout"
-        if isinstance(obj, MetricPlan):
-            return ("metric", obj.name)
-        return None
-
-
-class _Unpickler(pickle.Unpickler):
-    def __init__(self, file: io.BytesIO, plan: Any, layout: SpecLayout) -> None:
-        super().__init__(file)
-        self._parts: dict[Any, Any] = {"plan": plan, "layout": layout}
-        self._parts.update({("metric", m.name): m for m in plan.metrics})
-
-    def persistent_load(self, pid: Any) -> Any:
-        try:
-            return self._parts[pid]
-        except KeyError:
-            raise pickle.UnpicklingError(f"the state names `{pid}`; this spec has none") from None
 
 
 class Shard:
