@@ -77,14 +77,3 @@ def judge_server(model_server_process: Any) -> Any:
     """The project's OpenAI-compatible test server, as a real process on 127.0.0.1, reset."""
     model_server_process.reset()
     return model_server_process
-
-
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """Start what a collected test only waits for (mypy, `test_selfcheck.start_mypy`), so it
-    runs on the second core while the suite's tests run on the first."""
-    if session.config.option.collectonly:
-        return
-    for item in session.items:
-        if item.name == "test_mypy_strict_is_clean":
-            item.module.start_mypy()  # type: ignore[attr-defined]
-            return

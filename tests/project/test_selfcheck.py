@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import atexit
-import importlib.util
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -26,43 +23,12 @@ def test_ruff_is_clean() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-_MYPY: list[tuple[subprocess.Popen[str], Path]] = []
-"""mypy, once started: the one process and its cache folder."""
-
-
-def start_mypy() -> None:
-    """Start mypy as soon as the session has collected this test (tests/conftest.py):
-    it takes a minute of one core, and the suite's tests run in one process, so it runs
-    on the other core while they do, and the test only waits for its verdict."""
-    if _MYPY or importlib.util.find_spec("mypy") is None:
-        return
-    cache = Path(tempfile.mkdtemp(prefix="evaldsl-mypy-"))
-    process = subprocess.Popen([sys.executable, str(REPO / "scripts" / "mypy.py"),
-                                "--cache-dir", str(cache / ".mypy_cache")], cwd=REPO,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    _MYPY.append((process, cache))
-    atexit.register(_stop_mypy)
-
-
-def _stop_mypy() -> None:
-    """A session that ends before the test (`-x`, ctrl-c) leaves no mypy and no cache."""
-    for process, cache in _MYPY:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
-        shutil.rmtree(cache, ignore_errors=True)
-
-
-def test_mypy_strict_is_clean() -> None:
+def test_mypy_strict_is_clean(tmp_path: Path) -> None:
     """Through `scripts/mypy.py`, the one way to run mypy on the package by hand too."""
     pytest.importorskip("mypy")
-    start_mypy()
-    process = _MYPY[0][0]
-    try:
-        out, err = process.communicate(timeout=900)
-    finally:
-        _stop_mypy()
-    assert process.returncode == 0, out[-5000:] + err
+    result = _run(sys.executable, str(REPO / "scripts" / "mypy.py"),
+                  "--cache-dir", str(tmp_path / ".mypy_cache"))
+    assert result.returncode == 0, result.stdout[-5000:] + result.stderr
 
 
 def test_shipped_specs_pass_check_strict() -> None:
