@@ -62,9 +62,12 @@ class ErrorTally:
         self.reasons: Counter[str] = Counter()
 
     def add(self, record: CaseRecord) -> None:
-        if not record.errors and ERROR_LABEL not in record.labels.values() and not any(
-                r.get("status") == "error" for r in record.checks.values()):
-            return  # the common case: nothing errored, so no reason and not errored
+        if not record.errors and ERROR_LABEL not in record.labels.values():
+            for r in record.checks.values():  # a loop, not `any` over a generator: every case
+                if r.get("status") == "error":
+                    break
+            else:
+                return  # the common case: nothing errored, so no reason and not errored
         self.errored += errored(record)
         for reason in reasons_of(record):
             key = reason if reason in self.reasons or len(self.reasons) < REASONS_KEPT else OTHER

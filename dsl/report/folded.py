@@ -19,7 +19,7 @@ from evaldsl.results import ERROR_LABEL, VERDICT, CaseResult, MetricError, Metri
 from evaldsl.runtime.aggregation import MetricPart, MetricState, MetricValue, ReportPlan
 from evaldsl.runtime.bootstrap import BootstrapInterval
 from evaldsl.runtime.grouping import GroupedState, GroupValue
-from evaldsl.values import CheckResult
+from evaldsl.values import CheckResult, ErrorValue
 
 if TYPE_CHECKING:  # msgspec's types load when a report is written or read, not with a spec
     from evaldsl.report.document import Interval, Metric, ReportDoc
@@ -37,10 +37,11 @@ class CheckTally:
 
     def add(self, result: CheckResult) -> None:
         self.computed += 1
-        if result.is_error:
-            self.errors += 1
-        elif result.passed is True:
+        passed = result.passed
+        if passed is True:
             self.passed += 1
+        elif type(passed) is ErrorValue:
+            self.errors += 1
         else:
             self.failed += 1
 
@@ -84,7 +85,8 @@ class Report:
     def add(self, result: CaseResult, case: Any = None) -> None:
         """Fold one case's result into the report; with its `case`, the report can show the
         dialog should the case be among the worst."""
-        self._refuse_if_published()
+        if self._published is not None:
+            self._refuse_if_published()
         if self.details is not None:
             record = result.to_record()
             self.details.add(record, case)
@@ -94,16 +96,24 @@ class Report:
         for key, label in result.labels.items():
             counts = self.counts[key]
             counts[label] = counts.get(label, 0) + 1
-        for name, value in result.metrics.items():
-            _fold(self.states[name], value, result.id)
+        states = self.states
+        for name, value in result.metrics.items():  # `_fold` inlined: every metric, every case
+            if value is None:
+                states[name].outside += 1
+            elif type(value) is MetricError:
+                states[name].add_error(value.reason)
+            else:
+                states[name].add_values(value, result.id)  # type: ignore[arg-type]
         for name, grouped in self.groups.items():
             value = result.metrics.get(name)
             if value is not None:  # outside the `where`: in no group, as in no denominator
                 found = result.groups.get(name) or (None,) * len(grouped.plan.by)
                 _fold(grouped.state(found), value, result.id)
+        tallies = self.checks
         for name, check in result.checks.items():
-            self.checks[name].add(check)
-        self._add_review(result)
+            tallies[name].add(check)
+        if result.review is not None:
+            self._add_review(result)
 
     def _add_review(self, result: CaseResult) -> None:
         review = result.review

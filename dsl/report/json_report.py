@@ -58,6 +58,7 @@ WORST_CASES = 10
 _UNIT_BITS = 52
 _SCALE = float(1 << _UNIT_BITS)
 _MAX_TURNS, _MAX_CHARS = 80, 4000
+_LAST_BIN = HISTOGRAM_BINS - 1
 
 
 @dataclass
@@ -85,28 +86,26 @@ class _Tally:
             self.errors += 1
             return
         by_judge = result.get("by_judge")
-        if isinstance(by_judge, Mapping):
+        if by_judge is not None and isinstance(by_judge, Mapping):
             self.judges = (self.judges or JudgeAgreement()).add(by_judge.values())
         if status == "passed":
             self.passed += 1
         else:
             self.failed += 1
-        score = result.get("score")
+        score: Any = result.get("score")
         kind = type(score)
-        if kind is float or kind is int:
-            self._add_score(score)  # type: ignore[arg-type]
+        if kind is float or kind is int:  # `_add_score`, inlined: every check of every case
+            self.scored += 1
+            self.score_units += round(score * _SCALE)
+            low, high = self.low, self.high
+            if low is None or score < low:
+                self.low = score
+            if high is None or score > high:
+                self.high = score
+            at = int(score * HISTOGRAM_BINS)
+            self.histogram[0 if at < 0 else _LAST_BIN if at > _LAST_BIN else at] += 1
         if "filled" in result:
             self._add_slots(result["filled"])
-
-    def _add_score(self, score: float) -> None:
-        self.scored += 1
-        self.score_units += round(score * _SCALE)
-        low, high = self.low, self.high
-        if low is None or score < low:
-            self.low = score
-        if high is None or score > high:
-            self.high = score
-        self.histogram[min(max(int(score * HISTOGRAM_BINS), 0), HISTOGRAM_BINS - 1)] += 1
 
     def _add_slots(self, filled: Any) -> None:
         if isinstance(filled, Mapping):
@@ -233,7 +232,8 @@ class ReportBuilder:
         if review is not None and review.sampled:
             self.review_selected += 1
         self._consider_worst(record)
-        if case is not None and self._worst_records:
+        kept = self._worst_records
+        if case is not None and (case.origin in kept or case.id in kept):
             self.offer_dialog(case)
 
     def _tally(self, name: str) -> _Tally:
@@ -316,8 +316,8 @@ class ReportBuilder:
             self._origins.pop(dropped, None)
 
     def _ranks(self, branches: Mapping[str, int | None]) -> tuple[int, ...]:
-        return tuple(-(len(labels) if (index := branches.get(key)) is None else int(index))
-                     for key, labels in self._block_labels)
+        return tuple([-(len(labels) if (index := branches.get(key)) is None else int(index))
+                      for key, labels in self._block_labels])
 
     @staticmethod
     def _tail(record: CaseRecord) -> tuple[float, str]:

@@ -143,9 +143,16 @@ class MetricState:
     _interval: tuple[int, Any] | None = field(default=None, init=False, repr=False,
                                               compare=False)
     """The last bootstrap and the denominator it was drawn at: `result()` is asked often."""
+    _one_condition: bool = field(default=False, init=False, repr=False, compare=False)
+    """One `rate` or `count` and nothing else, the common metric: a case adds to its
+    denominator and, where its condition held, to its one count (`add_values`' fast path)."""
 
     def __post_init__(self) -> None:
-        n = len(self.plan.aggregates)
+        aggregates = self.plan.aggregates
+        n = len(aggregates)
+        self._one_condition = (not self.plan.is_formula and n == 1
+                               and aggregates[0].kind in BOOL_AGGREGATES
+                               and aggregates[0].kind not in TRIAL_AGGREGATES)
         if not self.trues:
             self.trues = [0] * n
             self.sums = [ExactSum() for _ in range(n)]
@@ -159,6 +166,10 @@ class MetricState:
         """One case in the denominator with its aggregate arguments' values; `scenario` (the
         case's id) groups the trials of a trial aggregate."""
         self.denominator += 1
+        if self._one_condition and len(args) == 1:
+            if args[0] is True:
+                self.trues[0] += 1
+            return
         if self.plan.is_formula:
             key = case_input(self.plan.aggregates, args)
             self.inputs[key] = self.inputs.get(key, 0) + 1

@@ -69,3 +69,29 @@ class TestMetricValue:
         state = MetricState(plan)
         state.add_values([3.0])
         assert state.result().numerator is None
+
+
+class TestOneConditionFastPath:
+    """A metric of one `rate` or `count` folds by its own short path: the same state as the
+    general fold, which a formula over the same aggregate takes."""
+
+    @settings(deadline=None)
+    @given(st.sampled_from(["rate", "count"]), st.lists(st.sampled_from([True, False, None])))
+    def test_law_the_short_path_folds_as_the_general_one(self, kind: str,
+                                                         values: list[bool | None]) -> None:
+        one = MetricState(MetricPlan("m", (AggregateSpec(kind),), lambda v: v[0], None))
+        general = MetricState(MetricPlan("m", (AggregateSpec(kind),), lambda v: v[0], None,
+                                         template="{0}"))
+        assert one._one_condition and not general._one_condition
+        for value in values:
+            one.add_values((value,))
+            general.add_values((value,))
+        assert (one.denominator, one.trues) == (general.denominator, general.trues)
+        assert one.aggregate_values() == general.aggregate_values()
+
+    def test_a_mean_or_a_formula_takes_the_general_path(self) -> None:
+        for plan in (MetricPlan("m", (AggregateSpec("mean"),), lambda v: v[0], None),
+                     MetricPlan("m", (AggregateSpec("pass_hat", 1),), lambda v: v[0], None),
+                     MetricPlan("m", (AggregateSpec("rate"), AggregateSpec("rate")),
+                                lambda v: v[0], None, template="{0} + {1}")):
+            assert not MetricState(plan)._one_condition
