@@ -8,13 +8,27 @@ files live in `evaldsl.cases.loading`; this module is only the shape.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from evaldsl.cases.load_limits import MAX_ARGUMENT_DEPTH, json_text_depth, value_depth
 from evaldsl.i18n import _
 from evaldsl.values import ErrorValue
+
+Setter = Callable[[Any, Any], None]
+
+
+def slot_setters(cls: type, names: tuple[str, ...]) -> tuple[Setter, ...]:
+    """The `__set__` of each field's slot of a frozen slots dataclass, for an `__init__`
+    written out by hand: the generated one of a frozen class sets every field through
+    `object.__setattr__`, which made building a message, a case or a scope's unit (each of
+    every case of a run) about 1.6 times the work. `names` must be the fields in order,
+    so a field added to the class but not to its `__init__` fails on import."""
+    if names != tuple(f.name for f in fields(cls)):
+        raise AssertionError(f"{cls.__name__}.__init__ must set {[f.name for f in fields(cls)]}")
+    return tuple(cls.__dict__[name].__set__ for name in names)
+
 
 CALL_TYPES = {"function": "function", "mcp": "mcp", "mcp_call": "mcp"}
 """A call's `type` as transcripts spell it -> as evaldsl names it (the Responses API's
@@ -96,6 +110,18 @@ class Message:
     """False when the message's text was not recorded (a trace without content capture):
     text checks on it say so instead of judging an empty text."""
 
+    def __init__(self, role: str, content: str, tool_calls: tuple[ToolCall, ...] = (),
+                 latency_ms: float | None = None, name: str | None = None,
+                 tool_call_id: str | None = None, recorded: bool = True) -> None:
+        """The dataclass's `__init__`, each field set through its slot (`slot_setters`)."""
+        _set_role(self, role)
+        _set_content(self, content)
+        _set_tool_calls(self, tool_calls)
+        _set_latency(self, latency_ms)
+        _set_name(self, name)
+        _set_call_id(self, tool_call_id)
+        _set_recorded(self, recorded)
+
     @property
     def speaker(self) -> str:
         """Who speaks, as a transcript line starts: `assistant`, or `tool (get_weather)`
@@ -126,6 +152,11 @@ class Message:
         )
 
 
+(_set_role, _set_content, _set_tool_calls, _set_latency, _set_name, _set_call_id,
+ _set_recorded) = slot_setters(Message, ("role", "content", "tool_calls", "latency_ms", "name",
+                                         "tool_call_id", "recorded"))
+
+
 def content_text(content: Any) -> str:
     """The text of an OpenAI `content`: a string, or the text parts of a list."""
     if content is None:
@@ -144,6 +175,10 @@ def _number_or_none(value: Any) -> float | None:
     return None
 
 
+_NEW: Any = object()
+"""`Case.fields` not given: a new empty dict, as `field(default_factory=dict)` gives."""
+
+
 @dataclass(frozen=True, slots=True)
 class Case:
     """One conversation with the fields a spec reads as `case.X`."""
@@ -156,6 +191,16 @@ class Case:
     unrecorded: bool = False
     """Some message's text was not recorded (`Message.recorded`)."""
 
+    def __init__(self, id: str, messages: tuple[Message, ...], fields: Mapping[str, Any] = _NEW,
+                 origin: str = "", unrecorded: bool = False) -> None:
+        """The dataclass's `__init__` (`fields` a new dict when not given), each field set
+        through its slot (`slot_setters`)."""
+        _set_id(self, id)
+        _set_messages(self, messages)
+        _set_fields(self, {} if fields is _NEW else fields)
+        _set_origin(self, origin)
+        _set_unrecorded(self, unrecorded)
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], origin: str = "") -> Case:
         """A case from a plain mapping with `id`, `messages` and any other fields."""
@@ -163,6 +208,10 @@ class Case:
         extra = {k: v for k, v in data.items() if k not in ("id", "messages")}
         unrecorded = not all(m.recorded for m in messages)
         return cls(str(data.get("id", "")), messages, extra, origin, unrecorded)
+
+
+_set_id, _set_messages, _set_fields, _set_origin, _set_unrecorded = slot_setters(
+    Case, ("id", "messages", "fields", "origin", "unrecorded"))
 
 
 def _name_results(messages: tuple[Message, ...]) -> tuple[Message, ...]:

@@ -171,7 +171,7 @@ def _decode_raw(name: str, number: int, raw: bytes) -> tuple[Any, bool]:
     except UnicodeDecodeError as exc:
         bad = BadRow(name, number, _("not UTF-8 text (byte {value})").format(value=exc.start + 1))
         return bad, False
-    if not text.strip():
+    if not text or text.isspace():  # `not text.strip()`, without copying the line
         return _BLANK, False
     if number == 1:
         text = text.lstrip("\ufeff")

@@ -101,7 +101,7 @@ def to_case(row: Any, schema: CaseSchema = EMPTY_SCHEMA, origin: str = "",
         row = schema.mapping.apply(row)
         if isinstance(row, Unmapped):
             return RowProblem(row.field, row.reason)
-    if not isinstance(row, Mapping):
+    if type(row) is not dict and not isinstance(row, Mapping):  # a JSON row: no ABC check
         return RowProblem(
             None, _("a case must be an object, got {describe}").format(describe=_describe(row))
         )

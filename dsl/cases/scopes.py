@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from evaldsl.cases.case import Case, Message
+from evaldsl.cases.case import Case, Message, slot_setters
 from evaldsl.i18n import N_, _
 from evaldsl.values import CheckResult, ErrorValue
 
@@ -85,6 +85,19 @@ class Unit:
     (`evaldsl.cases.windows`) left some out; empty: the messages are numbered in order."""
     total: int = 0
     """How many messages that unit had (0: nothing was left out)."""
+
+    def __init__(self, messages: tuple[Message, ...], text: str, numbers: tuple[int, ...] = (),
+                 total: int = 0) -> None:
+        """The dataclass's `__init__`, each field set through its slot (`slot_setters`):
+        every check of every case builds the units it judges."""
+        _set_messages(self, messages)
+        _set_text(self, text)
+        _set_numbers(self, numbers)
+        _set_total(self, total)
+
+
+_set_messages, _set_text, _set_numbers, _set_total = slot_setters(
+    Unit, ("messages", "text", "numbers", "total"))
 
 
 def select(case: Case, scope: Scope) -> list[Unit]:
