@@ -171,6 +171,15 @@ def _last(messages: Sequence[Message], role: str) -> list[Unit]:
 
 UnitJudge = Callable[[Unit], CheckResult]
 
+_selected: dict[str | tuple[str, int], tuple[Case, list[Unit]]] = {}
+"""The units each scope (its kind, and index for `turn(N)`) last selected, and from which
+case: the checks of one case that read the same scope (three text checks on the last reply)
+share its units rather than select them again. A case and its messages are frozen, so the
+same case object has the same units; each entry is replaced whole, so threads judging other
+cases never mix them."""
+_SELECTED_KEPT = 64
+"""Scopes remembered at most: a spec reads a handful (`turn(N)` may add a few)."""
+
 
 def evaluate_over(case: Case, scope: Scope, judge_unit: UnitJudge) -> CheckResult:
     """Judge every unit `scope` selects and combine the results.
@@ -178,7 +187,15 @@ def evaluate_over(case: Case, scope: Scope, judge_unit: UnitJudge) -> CheckResul
     No unit at all (a dialog without assistant replies) is an error, never a
     silent pass: there was nothing to judge.
     """
-    units = select(case, scope)
+    key = scope.kind if scope.index is None else (scope.kind, scope.index)
+    held = _selected.get(key)
+    if held is not None and held[0] is case:
+        units = held[1]
+    else:
+        units = select(case, scope)
+        if len(_selected) >= _SELECTED_KEPT:
+            _selected.clear()
+        _selected[key] = (case, units)
     if not units:
         return CheckResult.error(f"scope `{scope}` selects nothing in this dialog")
     if len(units) == 1 and scope.combine == "single":
