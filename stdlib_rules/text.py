@@ -97,6 +97,7 @@ def keyword(params: KeywordParams) -> Any:
     all_words, any_words, none_words = params.all, params.any, params.none
     required = len(all_words) + (1 if any_words else 0)
     min_ratio, formulas = params.min_ratio, params.formulas
+    keep = formulas == "keep"  # `unit_text` of the common check, without the call
 
     def present(word: str, text: str) -> bool:
         for v in words[word]:
@@ -106,7 +107,7 @@ def keyword(params: KeywordParams) -> Any:
 
     def judge(unit: Unit) -> CheckResult:
         # every case of a run passes here: plain loops, no call per word that is found
-        text = table.clean(unit_text(unit, formulas))
+        text = table.clean(unit.text if keep else unit_text(unit, formulas))
         found: list[str] = []
         missing: list[str] = []
         for w in all_words:
@@ -120,7 +121,8 @@ def keyword(params: KeywordParams) -> Any:
         passed = score >= min_ratio and not forbidden
         return CheckResult(passed, score, score,
                            {"matched": found + any_hit, "missing": missing,
-                            "forbidden": forbidden}, _keyword_reason(missing, forbidden))
+                            "forbidden": forbidden},
+                           _keyword_reason(missing, forbidden) if missing or forbidden else "")
 
     def evaluate(case: Case, scope: Scope) -> CheckResult:
         return evaluate_over(case, scope, judge)
@@ -212,10 +214,12 @@ def regex_check(params: RegexParams) -> Any:
     pattern = compiled(params.pattern, params.ignore_case)
     timeout = params.timeout_ms / 1000
     wanted = _expected_texts(params)
+    keep = params.formulas == "keep"  # `unit_text` of the common check, without the call
 
     def judge(unit: Unit) -> CheckResult:
         try:
-            found = timed_search(pattern, unit_text(unit, params.formulas), timeout)
+            found = timed_search(pattern, unit.text if keep else unit_text(unit, params.formulas),
+                                 timeout)
         except TimeoutError:
             return CheckResult.error(timeout_reason(timeout))
         text = found.group(0) if found else ""

@@ -198,7 +198,7 @@ def evaluate_over(case: Case, scope: Scope, judge_unit: UnitJudge) -> CheckResul
         _selected[key] = (case, units)
     if not units:
         return CheckResult.error(f"scope `{scope}` selects nothing in this dialog")
-    if len(units) == 1 and scope.combine == "single":
+    if len(units) == 1 and scope.kind not in _COMBINE:  # `scope.combine == "single"`
         return judge_unit(units[0])
     return combine([judge_unit(u) for u in units], scope.combine)
 

@@ -70,6 +70,17 @@ def get_attr(obj: Fn, name: str) -> Fn:
     return attribute
 
 
+def case_map_key(field: str, name: str, general: Fn) -> Fn:
+    """`case.field.name` where the case's field holds a map, the common reader, in one call;
+    anything else (no such field, not a map) read by `general`, its `get_attr`."""
+    def map_key(fr: Frame) -> Any:
+        v = fr.case.fields.get(field)
+        if type(v) is dict:
+            return v[name] if name in v else ErrorValue(f"the map has no key `{name}`")
+        return general(fr)
+    return map_key
+
+
 def get_index(obj: Fn, index: Fn) -> Fn:
     def item(fr: Frame) -> Any:
         o, k = obj(fr), index(fr)

@@ -209,7 +209,25 @@ class Compiler:
         if isinstance(obj, n.Name) and kind == "check":
             return self._check_field(obj.name, e.name)
         inner = self.compile(obj, T.ANY)
-        return Compiled(C.get_attr(inner.fn, e.name), T.ANY, False)
+        read = C.get_attr(inner.fn, e.name)
+        field = self._case_field_name(obj)
+        if field is not None:  # `case.expect.regex`: the map's key read in one closure
+            read = C.case_map_key(field, e.name, read)
+        return Compiled(read, T.ANY, False)
+
+    def _case_field_name(self, e: n.Expr) -> str | None:
+        """The field `e` reads when it is `case.field` (not `case.id`), else None."""
+        while isinstance(e, n.Group):
+            e = e.expr
+        if not isinstance(e, n.Attribute) or e.name == "id":
+            return None
+        obj = e.obj
+        while isinstance(obj, n.Group):
+            obj = obj.expr
+        if isinstance(obj, n.Name) and obj.name == CASE \
+                and self.graph.symbols.kind_of(obj.name) is None:
+            return e.name
+        return None
 
     def _case_field(self, name: str) -> Compiled:
         if name == "id" and name not in self.graph.symbols.case_fields:

@@ -55,7 +55,7 @@ class Frame:
     def force(self, i: int) -> Any:
         """Compute slot `i` and keep its value; from the top, or inside another forcer."""
         if not self.depth:
-            return self._settle(i)
+            return self.settle(i)
         if self.depth >= MAX_DEPTH:
             raise _Deeper(i)
         self.depth += 1
@@ -65,9 +65,10 @@ class Frame:
             self.depth -= 1
         return v
 
-    def _settle(self, i: int) -> Any:
-        """Force slot `i` from the top: a slot a forcer stopped at is forced first. The common
-        slot settles at the first try, without the list of slots waiting."""
+    def settle(self, i: int) -> Any:
+        """Force slot `i` from the top (no forcer running): a slot a forcer stopped at is
+        forced first. The common slot settles at the first try, without the list of slots
+        waiting."""
         self.depth = 1
         try:
             v = self.vals[i] = self.forcers[i](self)

@@ -85,9 +85,10 @@ class Interpreter:
 
     def _round(self, fr: Frame) -> None:
         vals = fr.vals
+        settle = fr.settle  # `force` from the top, without its test of the depth
         for i in self._targets:
             if vals[i] is MISSING:
-                fr.force(i)
+                settle(i)
 
     async def _complete(self, fr: Frame) -> None:
         for _ in range(self._max_rounds):

@@ -114,3 +114,32 @@ outcome {
                                                                 label: str) -> None:
         spec = evaldsl.loads(self.SPEC, registry=kit.make_kit().registry)
         assert spec.evaluate(kit.case("c", s=score)).label == label
+
+
+class TestCaseMapKey:
+    """`case.field.key` is read in one closure when the field holds a map; every other case
+    reads as `get_attr` reads it."""
+
+    def test_the_key_of_a_map_and_what_is_not_one(self) -> None:
+        assert verdict("case.raw.k == 2", fields={"raw": {"k": 2}}) == "yes"
+        assert verdict("case.raw.k == 2", fields={"raw": {"k": 3}}) == "no"
+        for raw in ({"j": 2}, 7, "text", [1], None):
+            fields = {} if raw is None else {"raw": raw}
+            assert verdict("case.raw.k == 2", fields=fields) == "error"
+            assert verdict("case.raw.k == 2 or true", fields=fields) == "yes"
+
+    def test_the_reasons_are_those_of_any_attribute(self) -> None:
+        text = """
+case { raw: any? }
+check a = probe(key: "a")
+outcome {
+  yes if case.raw.k == 2
+  no otherwise
+}
+"""
+        spec = evaldsl.loads(text, registry=kit.make_kit().registry)
+        errors = [spec.evaluate({**kit.case("c"), **fields}).errors["outcome"]
+                  for fields in ({"raw": {"j": 2}}, {"raw": 7}, {})]
+        assert "the map has no key `k`" in errors[0]
+        assert "'k' is not a field of int" in errors[1]
+        assert "the case has no field `raw`" in errors[2]
