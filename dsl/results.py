@@ -236,7 +236,13 @@ def check_to_dict(result: CheckResult) -> dict[str, Any]:
         "score": score if type(score) in scalars else _json_value(score),
         "value": value if type(value) in scalars else _json_value(value)}
     for k, v in result.fields.items():
-        out[k] = v if type(v) in scalars else _json_value(v)
+        kind = type(v)
+        if kind in scalars:
+            out[k] = v
+        elif kind is list:  # a primitive's list of words (`matched`), `_json_value` inlined
+            out[k] = [x if type(x) in scalars else _json_value(x) for x in v]
+        else:
+            out[k] = _json_value(v)
     if result.reason or "reason" not in out:
         out["reason"] = result.reason
     return out
@@ -293,6 +299,9 @@ def _input_to_json(value: MetricInput) -> Any:
         return None
     if type(value) is MetricError:
         return {"error": value.reason}
+    if len(value) == 1:  # type: ignore[arg-type]  # one aggregate, the common metric
+        v = value[0]  # type: ignore[index]
+        return [v if type(v) in _SCALARS else _plain(v)]
     return [v if type(v) in _SCALARS else _plain(v) for v in value]  # type: ignore[union-attr]
 
 
