@@ -164,6 +164,13 @@ class CaseResult:
         `row`, the input row it judged, when a run writes it. The record shares the result's
         label, branch and error dicts: neither is changed once made."""
         review = self.review
+        metrics: dict[str, Any] = {}
+        scalars = _SCALARS
+        for name, v in self.metrics.items():  # one aggregate's scalar, the common input, inline
+            if type(v) is tuple and len(v) == 1 and type(v[0]) in scalars:
+                metrics[name] = [v[0]]
+            else:
+                metrics[name] = _input_to_json(v)
         return CaseRecord(
             id=self.id,
             labels=self.labels,
@@ -171,7 +178,7 @@ class CaseResult:
             errors=self.errors,
             checks={name: check_to_dict(r) for name, r in self.checks.items()},
             skipped=list(self.skipped),
-            metrics={name: _input_to_json(v) for name, v in self.metrics.items()},
+            metrics=metrics,
             review=None if review is None else ReviewLine(
                 review.sampled, review.rule, review.priority, review.draw, review.error),
             lets={name: _json_value(v) for name, v in self.lets.items()} if self.lets else {},
@@ -299,9 +306,6 @@ def _input_to_json(value: MetricInput) -> Any:
         return None
     if type(value) is MetricError:
         return {"error": value.reason}
-    if len(value) == 1:  # type: ignore[arg-type]  # one aggregate, the common metric
-        v = value[0]  # type: ignore[index]
-        return [v if type(v) in _SCALARS else _plain(v)]
     return [v if type(v) in _SCALARS else _plain(v) for v in value]  # type: ignore[union-attr]
 
 

@@ -150,8 +150,11 @@ class Interpreter:
                 checks[name] = v
         metrics = {name: vals[i] for name, i in self._metric_slots}
         review = vals[self._review_slot] if self._review_slot is not None else None
-        lets = {name: vals[i] for name, i in self._lets if vals[i] is not MISSING}
-        groups = {name: group_key(fr.case.fields, by) for name, by in self._grouped}
+        # a comprehension is a call of its own: none for a spec without lets or groups
+        lets = ({name: vals[i] for name, i in self._lets if vals[i] is not MISSING}
+                if self._lets else {})
+        groups = ({name: group_key(fr.case.fields, by) for name, by in self._grouped}
+                  if self._grouped else {})
         result = CaseResult(fr.case.id, labels, branches, checks, tuple(skipped), metrics,
                             review, errors, self._tracer, lets, groups)
         if self._alert_slots:
