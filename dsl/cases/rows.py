@@ -109,7 +109,8 @@ def to_case(row: Any, schema: CaseSchema = EMPTY_SCHEMA, origin: str = "",
     if bad is not None:
         return RowProblem(bad.field, bad.reason)
     plain = _plain_messages(row.get("messages"))
-    problem = _id_problem(row.get("id")) or (
+    row_id = row.get("id")
+    problem = (None if type(row_id) is str and row_id else _id_problem(row_id)) or (
         None if plain is not None else _messages_problem(row.get("messages")))
     if problem is None:
         problems = schema.problems(row)
@@ -136,14 +137,18 @@ def _plain_messages(messages: Any) -> tuple[Message, ...] | None:
         return None
     out = []
     for message in messages:
-        if type(message) is not dict or not message.keys() <= _PLAIN_KEYS:
+        if type(message) is not dict:
             return None
         role, content = message.get("role"), message.get("content")
         if type(content) is not str or role not in ROLES:
             return None
         latency = message.get("latency_ms")
-        if latency is not None:
-            if type(latency) not in _NUMBERS or latency < 0:
+        if latency is None:
+            # no other keys than `_PLAIN_KEYS`, counted: a role and a text are there
+            if len(message) != (3 if "latency_ms" in message else 2):
+                return None
+        else:
+            if len(message) != 3 or type(latency) not in _NUMBERS or latency < 0:
                 return None
             latency = float(latency)
         out.append(Message(role, content, (), latency))

@@ -26,6 +26,12 @@ ROWS: list[dict[str, Any]] = [
     {"id": "d", "messages": [{"role": "assistant", "content": "", "tool_calls": [
         {"id": "t1", "function": {"name": "f", "arguments": "{}"}}]},
         {"role": "tool", "content": "ok", "tool_call_id": "t1"}]},
+    {"id": "d", "messages": [{"role": "user", "content": "x", "name": "bob"}]},
+    {"id": "d", "messages": [{"role": "assistant", "content": "x", "latency_ms": 5,
+                              "name": "bot"}]},
+    {"id": "d", "messages": [{"role": "assistant", "content": "x", "latency_ms": None,
+                              "tool_call_id": None}]},
+    {"id": "d", "messages": [{"content": "x", "latency_ms": 5, "name": "bot"}]},
     {"id": "e", "messages": "hi"},
     {"id": "e", "messages": [["user", "hi"]]},
 ]
