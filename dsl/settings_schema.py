@@ -11,16 +11,14 @@ what each kind accepts, so a setting added to a reader appears here without an e
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
 import typing
 from dataclasses import MISSING, fields
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from evaldsl import schema_file
 from evaldsl.agents.config import _BY_KIND, _COMMON, KINDS, TargetConfig
 from evaldsl.model.providers import provider_names
 from evaldsl.model.settings import ENDPOINT_FIELDS, Endpoint
@@ -115,23 +113,11 @@ def _docs(docs: dict[str, str], name: str) -> str | None:
 
 def rendered() -> str:
     """The schema as the shipped file spells it."""
-    return json.dumps(settings_schema(), ensure_ascii=False, indent=2) + "\n"
+    return schema_file.rendered(settings_schema())
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="write the JSON Schema of evaldsl.toml")
-    parser.add_argument("path", type=Path, nargs="?", help="the file to write (default stdout)")
-    parser.add_argument("--check", action="store_true",
-                        help="exit 1 if the file differs from the schema instead of writing it")
-    args = parser.parse_args(argv)
-    text = rendered()
-    if args.path is None:
-        sys.stdout.write(text)
-    elif args.check:
-        return 0 if args.path.is_file() and args.path.read_text("utf-8") == text else 1
-    else:
-        args.path.write_text(text, encoding="utf-8")
-    return 0
+    return schema_file.main(argv, describes="evaldsl.toml", text=rendered())
 
 
 if __name__ == "__main__":

@@ -17,15 +17,13 @@ extra keys are not the report's to type.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
-from pathlib import Path
 from typing import Annotated, Any, Final, Literal
 
 import msgspec
 from msgspec import UNSET, Meta, Struct, UnsetType
 
+from evaldsl import schema_file
 from evaldsl.errors import EvaldslError
 from evaldsl.i18n import _
 
@@ -464,23 +462,11 @@ def _one_line(node: Any) -> Any:
 
 def rendered() -> str:
     """The schema as the shipped file spells it."""
-    return json.dumps(report_schema(), ensure_ascii=False, indent=2) + "\n"
+    return schema_file.rendered(report_schema())
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="write the JSON Schema of report.json")
-    parser.add_argument("path", type=Path, nargs="?", help="the file to write (default stdout)")
-    parser.add_argument("--check", action="store_true",
-                        help="exit 1 if the file differs from the schema instead of writing it")
-    args = parser.parse_args(argv)
-    text = rendered()
-    if args.path is None:
-        sys.stdout.write(text)
-    elif args.check:
-        return 0 if args.path.is_file() and args.path.read_text("utf-8") == text else 1
-    else:
-        args.path.write_text(text, encoding="utf-8")
-    return 0
+    return schema_file.main(argv, describes="report.json", text=rendered())
 
 
 if __name__ == "__main__":
