@@ -8,6 +8,7 @@ in their own slow test.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -45,6 +46,8 @@ def test_a_script_runs_at_its_smoke_size(script: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("ray") is None,
+                    reason="Ray is not installed (the `ray` extra)")
 @pytest.mark.parametrize("script", [s for s in SCRIPTS if s.name in RAY],
                          ids=lambda s: s.name)
 def test_a_ray_script_runs_at_its_smoke_size(script: Path) -> None:

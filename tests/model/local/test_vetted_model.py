@@ -34,11 +34,18 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+NEEDS_LLAMA = pytest.mark.skipif(
+    importlib.util.find_spec("llama_cpp") is None,
+    reason="without the `local` extra the run stops at the missing extra before it reads the "
+           "model (tests/cli/test_run_local_judge.py)")
+
+
 def _env(tmp: Path) -> dict[str, str]:
     return {"EVALDSL_LANG": "en", "EVALDSL_CACHE_DIR": str(tmp / "cache"),
             "XDG_CONFIG_HOME": str(tmp / "none")}
 
 
+@NEEDS_LLAMA
 def test_a_pin_that_does_not_match_stops_the_run(project: Path, kit: Any) -> None:
     model = project / "vetted.gguf"
     done = kit.evaldsl("run", project / "s.eval", project / "cases.jsonl", "--judge", "local",
@@ -49,6 +56,7 @@ def test_a_pin_that_does_not_match_stops_the_run(project: Path, kit: Any) -> Non
     assert "Traceback" not in done.stderr
 
 
+@NEEDS_LLAMA
 def test_the_pin_is_read_from_evaldsl_toml(project: Path, kit: Any) -> None:
     model = project / "vetted.gguf"
     (project / "evaldsl.toml").write_text(
@@ -60,6 +68,7 @@ def test_the_pin_is_read_from_evaldsl_toml(project: Path, kit: Any) -> None:
     assert f"but `{'f' * 64}` is pinned" in done.stderr
 
 
+@NEEDS_LLAMA
 def test_a_missing_model_file_is_named(project: Path, kit: Any) -> None:
     done = kit.evaldsl("run", project / "s.eval", project / "cases.jsonl", "--judge", "local",
                        "--judge-model", project / "gone.gguf", env=_env(project))
