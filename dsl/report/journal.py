@@ -12,8 +12,8 @@ say which of two rows with one id was judged, so they are not read back
 
 One run writes a journal at a time: `evaldsl.report.journal_lock`.
 
-Durability policy: every line is handed to the operating system (`write` +
-`flush`) as soon as its case is done, so a killed process (even `kill -9`)
+Durability policy: every line is handed to the operating system (one `write`
+to the descriptor) as soon as its case is done, so a killed process (even `kill -9`)
 loses at most the line being written. The file is `fsync`ed every
 `FSYNC_SECONDS` and when the run ends, so a machine crash loses at most the
 last few seconds. A kill can leave a truncated last line; `recover` finds the
@@ -201,6 +201,7 @@ class ResultsWriter:
             self._file.flush()
         except OSError as exc:
             raise named(exc, path) from exc
+        self._fd = self._file.fileno()
         self._stop = threading.Event()
         self._syncer = threading.Thread(target=self._sync_every, args=(self._file.fileno(),),
                                         name="evaldsl-fsync", daemon=True)
@@ -218,10 +219,15 @@ class ResultsWriter:
         self.write_line(encode(record))
 
     def write_line(self, line: bytes) -> None:
-        """Append an already encoded line (ending in a newline) and hand it to the OS."""
+        """Append an already encoded line (ending in a newline) and hand it to the OS: one
+        `write` to the descriptor, where the buffered file's `flush` would also ask the
+        position of the file (an `lseek` per case). The buffer is empty from `__init__` on,
+        so the two never disagree about where the file ends."""
         try:
-            self._file.write(line)
-            self._file.flush()
+            written = os.write(self._fd, line)
+            while written < len(line):  # a short write (a signal, a nearly full disk): the rest
+                line = line[written:]
+                written = os.write(self._fd, line)
         except OSError as exc:
             raise named(exc, self.path) from exc
 
