@@ -1,142 +1,154 @@
 """The typed syntax tree of a spec.
 
-Every node is a frozen dataclass with a `span`; names that a diagnostic may
+Every node is a frozen `Node` with a `span`; names that a diagnostic may
 point at keep their own span (`name_span`). The parser is the only producer;
 nothing outside it ever sees a lark tree or token.
+
+A node is a msgspec Struct rather than a frozen dataclass: a dataclass compiles
+its methods from source when its class is made, about 3 million instructions a
+class, so the 37 classes here cost every `check` and `run` about a tenth of its
+start; a Struct's come from msgspec's C code. Nodes behave as the dataclasses
+did: frozen, slotted, equal and hashed by the fields that say what a node is
+and not where it stands (no `*span`, nor `_UNCOMPARED`), with keyword and
+positional construction, `__match_args__` and the same `repr`; change one with
+`msgspec.structs.replace`.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterator
-from dataclasses import dataclass, field, fields
-from typing import TypeVar
+from collections.abc import Callable, Iterator
+from operator import attrgetter
+from typing import Any, ClassVar, TypeVar
+
+import msgspec
 
 from evaldsl.syntax.source import Span
 
 _S = TypeVar("_S")
 
+
+class Node(msgspec.Struct, frozen=True):
+    """The base of every node: equality and hash by `_key`, set for each class below."""
+
+    _key: ClassVar[Callable[[Any], tuple[Any, ...]]]
+    """The compared fields of a node as a tuple, as a dataclass's `__eq__` compares them."""
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        key = type(self)._key
+        return key(self) == key(other)
+
+    def __hash__(self) -> int:
+        return hash(type(self)._key(self))
+
+
 # ---------------------------------------------------------------- expressions
 
 
-@dataclass(frozen=True, slots=True)
-class Number:
+class Number(Node, frozen=True):
     value: float
     text: str
-    span: Span = field(compare=False)
+    span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Percent:
+class Percent(Node, frozen=True):
     """`30%`: `value` is the fraction (0.3), `text` what the author wrote."""
 
     value: float
     text: str
-    span: Span = field(compare=False)
+    span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class String:
+class String(Node, frozen=True):
     value: str
-    span: Span = field(compare=False)
+    span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Bool:
+class Bool(Node, frozen=True):
     value: bool
-    span: Span = field(compare=False)
+    span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Name:
+class Name(Node, frozen=True):
     name: str
-    span: Span = field(compare=False)
+    span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Attribute:
+class Attribute(Node, frozen=True):
     """`obj.name`, e.g. `intent.passed` or `case.reference`."""
 
     obj: Expr
     name: str
-    span: Span = field(compare=False)
-    name_span: Span = field(compare=False)
+    span: Span
+    name_span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Index:
+class Index(Node, frozen=True):
     obj: Expr
     index: Expr
-    span: Span = field(compare=False)
+    span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class KeywordArg:
+class KeywordArg(Node, frozen=True):
     name: str
     value: Expr
-    span: Span = field(compare=False)
-    name_span: Span = field(compare=False)
+    span: Span
+    name_span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Call:
+class Call(Node, frozen=True):
     """A function call in an expression: `rate(x)`, `percentile(latency, 90)`."""
 
     func: str
     args: tuple[Expr, ...]
     kwargs: tuple[KeywordArg, ...]
-    span: Span = field(compare=False)
-    func_span: Span = field(compare=False)
+    span: Span
+    func_span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Unary:
+class Unary(Node, frozen=True):
     """`not x` or `-x`."""
 
     op: str
     operand: Expr
-    span: Span = field(compare=False)
+    span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Binary:
+class Binary(Node, frozen=True):
     """Arithmetic (`+ - * /`), logic (`and or`), comparison and `in`/`not in`."""
 
     op: str
     left: Expr
     right: Expr
-    span: Span = field(compare=False)
-    op_span: Span = field(compare=False)
+    span: Span
+    op_span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class ListLit:
+class ListLit(Node, frozen=True):
     items: tuple[Expr, ...]
-    span: Span = field(compare=False)
+    span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class MapEntry:
+class MapEntry(Node, frozen=True):
     key: str
     value: Expr
-    span: Span = field(compare=False)
-    key_span: Span = field(compare=False)
-    quoted: bool = field(default=False, compare=False)
+    span: Span
+    key_span: Span
+    quoted: bool = False
     """Whether the key was written as a string (kept for formatting)."""
 
 
-@dataclass(frozen=True, slots=True)
-class MapLit:
+class MapLit(Node, frozen=True):
     entries: tuple[MapEntry, ...]
-    span: Span = field(compare=False)
+    span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Group:
+class Group(Node, frozen=True):
     """A parenthesised expression, kept so the formatter can keep the parentheses."""
 
     expr: Expr
-    span: Span = field(compare=False)
+    span: Span
 
 
 Expr = (
@@ -152,103 +164,92 @@ ARITH_OPS = frozenset({"+", "-", "*", "/"})
 # ---------------------------------------------------------------- statements
 
 
-@dataclass(frozen=True, slots=True)
-class SpecHeader:
+class SpecHeader(Node, frozen=True):
     title: str
-    span: Span = field(compare=False)
+    span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class CaseField:
+class CaseField(Node, frozen=True):
     name: str
     type: str
     optional: bool
-    span: Span = field(compare=False)
-    name_span: Span = field(compare=False)
-    type_span: Span = field(compare=False)
+    span: Span
+    name_span: Span
+    type_span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class CaseBlock:
+class CaseBlock(Node, frozen=True):
     fields: tuple[CaseField, ...]
-    span: Span = field(compare=False)
+    span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Option:
+class Option(Node, frozen=True):
     """A table or review option: `casefold` (a flag, `value` is None) or `seed: 7`."""
 
     name: str
     value: Expr | None
-    span: Span = field(compare=False)
+    span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class TableEntry:
+class TableEntry(Node, frozen=True):
     sources: tuple[String, ...]
     target: String
-    span: Span = field(compare=False)
+    span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Table:
+class Table(Node, frozen=True):
     name: str
     options: tuple[Option, ...]
     entries: tuple[TableEntry, ...]
-    span: Span = field(compare=False)
-    name_span: Span = field(compare=False)
+    span: Span
+    name_span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Let:
+class Let(Node, frozen=True):
     name: str
     value: Expr
-    span: Span = field(compare=False)
-    name_span: Span = field(compare=False)
+    span: Span
+    name_span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Check:
+class Check(Node, frozen=True):
     name: str
     primitive: str
     args: tuple[KeywordArg, ...]
-    span: Span = field(compare=False)
-    name_span: Span = field(compare=False)
-    primitive_span: Span = field(compare=False)
-    positional: tuple[Expr, ...] = field(default=(), compare=False)
+    span: Span
+    name_span: Span
+    primitive_span: Span
+    positional: tuple[Expr, ...] = ()
     """Arguments written without a name; always a checker error (E014)."""
 
     def arg(self, name: str) -> KeywordArg | None:
         return next((a for a in self.args if a.name == name), None)
 
 
-@dataclass(frozen=True, slots=True)
-class Branch:
+class Branch(Node, frozen=True):
     """`label if condition`, or `label otherwise` when `condition` is None."""
 
     label: str
     condition: Expr | None
-    span: Span = field(compare=False)
-    label_span: Span = field(compare=False)
+    span: Span
+    label_span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
+class Outcome(Node, frozen=True):
     """An outcome block; `name` is None for the case verdict."""
 
     name: str | None
     branches: tuple[Branch, ...]
-    span: Span = field(compare=False)
-    name_span: Span | None = field(compare=False)
+    span: Span
+    name_span: Span | None
 
 
-@dataclass(frozen=True, slots=True)
-class Metric:
+class Metric(Node, frozen=True):
     name: str
     value: Expr
     where: Expr | None
-    span: Span = field(compare=False)
-    name_span: Span = field(compare=False)
+    span: Span
+    name_span: Span
     by: tuple[Expr, ...] = ()
     """The group keys of `by case.tenant, case.lang`, in order; empty when not grouped."""
     direction: str | None = None
@@ -265,27 +266,24 @@ LOWER_IS_BETTER = ("lower is better", "越低越好")
 """The direction clauses of a metric whose smaller values are better."""
 
 
-@dataclass(frozen=True, slots=True)
-class SampleRule:
+class SampleRule(Node, frozen=True):
     rate: Expr
     where: Expr | None
     priority: Expr | None
-    span: Span = field(compare=False)
+    span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Review:
+class Review(Node, frozen=True):
     options: tuple[Option, ...]
     rules: tuple[SampleRule, ...]
-    span: Span = field(compare=False)
+    span: Span
 
 
 ORDERINGS = ("<", "<=", ">", ">=")
 """The comparisons a windowed alert may make: a rate or mean above or below a line."""
 
 
-@dataclass(frozen=True, slots=True)
-class AlertWindow:
+class AlertWindow(Node, frozen=True):
     """`over 1h [by case.tenant] min 30`: the window of arrival time, the groups of an
     aggregate written in place, and the fewest cases that may fire."""
 
@@ -293,12 +291,11 @@ class AlertWindow:
     text: str
     """The duration as written (`1h`), for the formatter and messages."""
     min_cases: Number | None
-    span: Span = field(compare=False)
+    span: Span
     by: tuple[Expr, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Alert:
+class Alert(Node, frozen=True):
     """`alert NAME when COND [over DURATION [by KEYS] [min N]] "message"`.
 
     Without a window the condition is judged per case; with one it compares a
@@ -313,10 +310,10 @@ class Alert:
     when: Expr
     window: AlertWindow | None
     message: str
-    span: Span = field(compare=False)
-    name_span: Span = field(compare=False)
-    message_span: Span = field(compare=False)
-    metric: Metric | None = field(default=None, compare=False, metadata={"derived": True})
+    span: Span
+    name_span: Span
+    message_span: Span
+    metric: Metric | None = None
     """The metric an aggregate written in place makes; None for a declared metric's name."""
 
     def metric_name(self) -> str | None:
@@ -329,50 +326,45 @@ class Alert:
         return left.name if isinstance(left, Name) else None
 
 
-@dataclass(frozen=True, slots=True)
-class ExampleCase:
+class ExampleCase(Node, frozen=True):
     """`case {field: value, ...}`: the case fields of an example."""
 
     fields: MapLit
-    span: Span = field(compare=False)
+    span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class ExampleMessage:
+class ExampleMessage(Node, frozen=True):
     """`user "text"` or `assistant "text" {latency_ms: 800, tool_calls: [...]}`."""
 
     role: str
     content: str
     extra: MapLit | None
-    span: Span = field(compare=False)
-    role_span: Span = field(compare=False)
+    span: Span
+    role_span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class ExampleGiven:
+class ExampleGiven(Node, frozen=True):
     """`given polite = 8` or `given intent.label = "inquiry"`: a pinned check result."""
 
     check: str
     field: str | None
     value: Expr
-    span: Span = dataclasses.field(compare=False)
-    check_span: Span = dataclasses.field(compare=False)
+    span: Span
+    check_span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class ExampleExpect:
+class ExampleExpect(Node, frozen=True):
     condition: Expr
-    span: Span = field(compare=False)
+    span: Span
 
 
 ExampleItem = ExampleCase | ExampleMessage | ExampleGiven | ExampleExpect
 
 
-@dataclass(frozen=True, slots=True)
-class Example:
+class Example(Node, frozen=True):
     name: str
     items: tuple[ExampleItem, ...]
-    span: Span = field(compare=False)
+    span: Span
 
 
 Statement = (
@@ -380,20 +372,18 @@ Statement = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Comment:
+class Comment(Node, frozen=True):
     text: str
     """The comment including its `#`."""
-    span: Span = field(compare=False)
+    span: Span
 
 
-@dataclass(frozen=True, slots=True)
-class Module:
+class Module(Node, frozen=True):
     """A whole parsed spec file."""
 
     statements: tuple[Statement, ...]
     comments: tuple[Comment, ...]
-    span: Span = field(compare=False)
+    span: Span
 
     def of_type(self, kind: type[_S]) -> list[_S]:
         return [s for s in self.statements if isinstance(s, kind)]
@@ -426,10 +416,8 @@ def ordering(expr: Expr) -> Binary | None:
 
 def children(node: object) -> Iterator[object]:
     """The direct child nodes of `node`, in source order."""
-    for f in fields(node):  # type: ignore[arg-type]
-        if f.name.endswith("span") or f.metadata.get("derived"):
-            continue  # a derived field repeats nodes that are already children
-        value = getattr(node, f.name)
+    for name in _CHILD_FIELDS[node.__class__]:
+        value = getattr(node, name)
         if isinstance(value, tuple):
             yield from (v for v in value if hasattr(v, "span"))
         elif hasattr(value, "span"):
@@ -443,3 +431,39 @@ def walk(node: object) -> Iterator[object]:
         current = stack.pop()
         yield current
         stack.extend(reversed(list(children(current))))
+
+
+_UNCOMPARED: dict[type[Node], frozenset[str]] = {
+    MapEntry: frozenset({"quoted"}),
+    Check: frozenset({"positional"}),
+    Alert: frozenset({"metric"}),
+}
+"""Fields beyond the spans that equality and hash leave out: how a key was written, the
+positional arguments (always an error) and an alert's derived metric."""
+
+_DERIVED: dict[type[Node], frozenset[str]] = {Alert: frozenset({"metric"})}
+"""Fields that repeat nodes which are already children (an alert's metric is made of its
+condition), so `children` skips them."""
+
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+"""Each node class's fields that may hold child nodes: all but the spans and `_DERIVED`."""
+
+
+def _key_of(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
+    if len(names) == 1:
+        name = names[0]
+        return lambda node: (getattr(node, name),)
+    return attrgetter(*names)
+
+
+def _set_up(cls: type[Node]) -> None:
+    fields = cls.__struct_fields__
+    kept = tuple(f for f in fields if not f.endswith("span"))
+    uncompared = _UNCOMPARED.get(cls, frozenset())
+    cls._key = staticmethod(_key_of(tuple(f for f in kept if f not in uncompared)))
+    _CHILD_FIELDS[cls] = tuple(f for f in kept if f not in _DERIVED.get(cls, frozenset()))
+
+
+for _cls in Node.__subclasses__():
+    _set_up(_cls)
+del _cls

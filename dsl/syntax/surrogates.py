@@ -12,7 +12,6 @@ builder.
 from __future__ import annotations
 
 import re
-from dataclasses import fields
 
 from evaldsl.diagnostics import Diagnostic, error
 from evaldsl.i18n import _
@@ -58,4 +57,5 @@ def surrogate(char: str, span: Span) -> Diagnostic:
 
 
 def _texts(node: object) -> list[str]:
-    return [v for f in fields(node) if isinstance(v := getattr(node, f.name), str)]  # type: ignore[arg-type]
+    assert isinstance(node, n.Node)
+    return [v for f in node.__struct_fields__ if isinstance(v := getattr(node, f), str)]

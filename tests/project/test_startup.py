@@ -17,20 +17,19 @@ from typing import Any
 from tests.support import run_kit
 
 HEAVY = ("openai", "numpy", "jsonschema", "asyncio", "aiohttp", "httpx", "lark", "yaml",
-         "pint", "pygls", "lsprotocol", "msgspec", "ray", "tomllib", "difflib", "pickle",
+         "pint", "pygls", "lsprotocol", "ray", "tomllib", "difflib", "pickle",
          "evaldsl.cases.traces", "evaldsl.syntax.formatter", "evaldsl.syntax.lookalikes",
          "evaldsl.primitives.doctexts", "evaldsl.run.driving")
 """Libraries a deterministic spec over JSONL cases does not need (lark: only syntax errors;
-pygls and lsprotocol: only `evaldsl lsp`; msgspec: only to run, whose results lines it encodes
-(`evaldsl.record`) and `evaldsl compare`; ray: only `--engine ray`; tomllib: only a field
+pygls and lsprotocol: only `evaldsl lsp`; ray: only `--engine ray`; tomllib: only a field
 map, `--map`; difflib: only a suggestion for a misspelt name; pickle: only a run split across
 processes, `evaldsl.run.shard_bytes`), the trace readers, which a
 chat file never needs (`evaldsl.cases.trace_sniff` tells one from a trace file), and what
 only a mistake in a spec or a driven run needs: the formatter (a group key written out), the
 lookalike characters of text that does not parse, the parameters' docs, an agent's driving."""
-RUN = ["msgspec"]
-"""What running any spec loads of them: the typed results line, encoded by msgspec (its
-import costs about what encoding 2,000 lines with `json` would cost more)."""
+RUN: list[str] = []
+"""What running any spec loads of them: none (msgspec, which encodes the results lines, is not
+listed: the syntax tree's nodes are msgspec Structs, so every verb loads it)."""
 
 TABLES = """
 table loose (replace: {"'": "\\""}, tolerance: [0.01, 1%], strip) {}

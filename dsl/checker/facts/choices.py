@@ -12,10 +12,10 @@ parameter takes.
 
 from __future__ import annotations
 
-import dataclasses
 import types
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
+import msgspec
 from pydantic import BaseModel
 
 from evaldsl.checker.facts.annotations import param_fields
@@ -70,7 +70,7 @@ def _with(node: _Node, field: str, items: tuple[Any, ...]) -> _Node:
     if all(a is b for a, b in zip(items, getattr(node, field), strict=True)):
         return node
     changes: dict[str, Any] = {field: items}
-    return dataclasses.replace(node, **changes)
+    return msgspec.structs.replace(node, **changes)
 
 
 def _check(check: n.Check, symbols: SymbolTable, registry: Registry) -> n.Check:
@@ -86,7 +86,7 @@ def _argument(arg: n.KeywordArg, field: Any, symbols: SymbolTable) -> n.KeywordA
     if field is None:
         return arg
     value = _value(arg.value, field.annotation, symbols)
-    return arg if value is arg.value else dataclasses.replace(arg, value=value)
+    return arg if value is arg.value else msgspec.structs.replace(arg, value=value)
 
 
 def _value(value: n.Expr, annotation: Any, symbols: SymbolTable) -> n.Expr:
@@ -115,7 +115,7 @@ def _entry(entry: n.MapEntry, annotation: Any, symbols: SymbolTable) -> n.MapEnt
     if annotation is None:
         return entry
     value = _value(entry.value, annotation, symbols)
-    return entry if value is entry.value else dataclasses.replace(entry, value=value)
+    return entry if value is entry.value else msgspec.structs.replace(entry, value=value)
 
 
 def _entry_annotation(annotation: Any, key: str) -> Any:

@@ -345,7 +345,7 @@ def _twice(name: str, span: Span, first: n.Statement) -> Diagnostic:
 
 
 def _kind(s: object) -> str:
-    words = {n.Check: N_("check"), n.Let: N_("let"), n.Table: N_("table"),
+    words: dict[type, str] = {n.Check: N_("check"), n.Let: N_("let"), n.Table: N_("table"),
              n.Metric: N_("metric"), n.Outcome: N_("outcome block")}
     return _(words.get(type(s), N_("definition")))
 
