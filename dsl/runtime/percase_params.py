@@ -19,12 +19,12 @@ LIMIT = 1024
 """Most evaluators kept per check; later new values are validated every time."""
 
 
-_NOT_GIVEN = ("not given",)
+NOT_GIVEN = ("not given",)
 """The key of a parameter left out for this case (an optional one the case lacks)."""
 
 
-class _Unkeyable(Exception):
-    """A value the cache cannot compare safely."""
+class Unkeyable(Exception):
+    """A value the cache cannot compare safely: its evaluator is made for the case alone."""
 
 
 def freeze(value: Any) -> Hashable:
@@ -42,37 +42,26 @@ def freeze(value: Any) -> Hashable:
         return (kind, tuple([(str, v) if type(v) is str else freeze(v) for v in value]))
     if kind is dict:
         return (kind, tuple((freeze(k), freeze(v)) for k, v in value.items()))
-    raise _Unkeyable
+    raise Unkeyable
 
 
 class TargetCache:
-    """Evaluators by the frozen values of a check's per-case parameters."""
+    """Evaluators by the key of a check's per-case parameters: a tuple with each
+    parameter's `freeze`d value, or `NOT_GIVEN`, in the order of the parameters. The
+    caller builds the key as it reads the values, and the values themselves only when
+    no evaluator is kept for them yet."""
 
     __slots__ = ("_made",)
 
     def __init__(self) -> None:
         self._made: dict[Hashable, Any] = {}
 
-    def get(self, values: dict[str, Any], names: tuple[str, ...],
-            make: Callable[[dict[str, Any]], Any]) -> Any:
-        """`make(values)`, or what it returned before for equal values of `names`."""
-        key: list[Hashable] = []
-        for name in names:
-            if name not in values:
-                key.append(_NOT_GIVEN)
-                continue
-            value = values[name]
-            kind = type(value)
-            if kind is str or kind is int or kind is bool or value is None:
-                key.append((kind, value))  # `freeze` of a plain value, without the call
-                continue
-            try:
-                key.append(freeze(value))
-            except _Unkeyable:
-                return make(values)
-        found = self._made.get(frozen := tuple(key))
-        if found is None:
-            found = make(values)
-            if len(self._made) < LIMIT:
-                self._made[frozen] = found
-        return found
+    def find(self, key: tuple[Hashable, ...]) -> Any:
+        """The evaluator made for an equal key, or None."""
+        return self._made.get(key)
+
+    def keep(self, key: tuple[Hashable, ...], made: Any) -> Any:
+        """`made`, kept for `key` while fewer than `LIMIT` are."""
+        if len(self._made) < LIMIT:
+            self._made[key] = made
+        return made

@@ -11,7 +11,7 @@ naming the parameter.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +27,7 @@ from evaldsl.runtime.frame import MISSING, Fn, Frame
 from evaldsl.runtime.graph import BlockNode, CheckNode, Graph
 from evaldsl.runtime.logic import PENDING, PENDING_RESULT, within
 from evaldsl.runtime.metrics import MetricProgram, compile_metric
-from evaldsl.runtime.percase_params import TargetCache
+from evaldsl.runtime.percase_params import NOT_GIVEN, TargetCache, Unkeyable, freeze
 from evaldsl.runtime.sampling import ReviewProgram, compile_review
 from evaldsl.syntax import nodes as n
 from evaldsl.values import CheckResult, ErrorValue
@@ -313,30 +313,60 @@ def _dynamic_values(plan: CheckPlan, fr: Frame) -> dict[str, Any] | CheckResult:
 
 def _dynamic_static_forcer(plan: CheckPlan, reads_text: bool = False) -> Fn:
     """A deterministic check with per-case parameters: one evaluator per distinct value;
-    with `reads_text`, guarded as `_text_guard` guards, before its parameters are read."""
-    node, names, made = plan.node, plan.per_case_names, TargetCache()
-    scope = node.scope
+    with `reads_text`, guarded as `_text_guard` guards, before its parameters are read.
+    The values are read into their key (`percase_params`) as `_dynamic_values` reads
+    them, with the same answers for a pending or an erroneous one; the values' dict is
+    built only for a key seen the first time."""
+    node, name, made = plan.node, plan.name, TargetCache()
+    scope, dynamic, unset = node.scope, plan.dynamic, plan.unset_when_absent
 
     def make(values: dict[str, Any]) -> Fn:
         """The check's evaluator for `values`; a fresh error result per case when they fail."""
         try:
-            target = node.primitive.factory(node.primitive.validate_per_case(values, names))
+            target = node.primitive.factory(
+                node.primitive.validate_per_case(values, plan.per_case_names))
         except ValidationError as exc:
             problem = f"parameter {_first_problem(exc)}"
-            return lambda fr: CheckResult.error(problem, plan.name)
+            return lambda fr: CheckResult.error(problem, name)
         except Exception as exc:
             crash = exc
-            return lambda fr: _crashed(plan.name, node.primitive.name, crash)
-        return _static_forcer(plan.name, node.primitive.name, target, node.scope)
+            return lambda fr: _crashed(name, node.primitive.name, crash)
+        return _static_forcer(name, node.primitive.name, target, node.scope)
+
+    def made_for(fr: Frame) -> Fn | CheckResult:
+        """The evaluator made for this case's values, or the result a value decides."""
+        values = _dynamic_values(plan, fr)
+        return values if isinstance(values, CheckResult) else make(values)
 
     def compute(fr: Frame) -> CheckResult:
         case = fr.case
         if reads_text and case.unrecorded and _unrecorded_in(case, scope):
-            return _no_text(plan.name)
-        values = _dynamic_values(plan, fr)
-        if isinstance(values, CheckResult):
-            return values
-        result: CheckResult = made.get(values, names, make)(fr)
+            return _no_text(name)
+        key: list[Hashable] = []
+        for param, fn in dynamic:
+            v = fn(fr)
+            kind = type(v)
+            if kind is str or kind is int or kind is bool or v is None:  # `freeze`, inlined
+                key.append((kind, v))
+            elif v is PENDING:
+                return PENDING_RESULT
+            elif kind is ErrorValue:
+                if param not in unset:
+                    return CheckResult.error(f"parameter `{param}`: {v}", name)
+                key.append(NOT_GIVEN)
+            else:
+                try:
+                    key.append(freeze(v))
+                except Unkeyable:  # made for this case alone
+                    evaluate = made_for(fr)
+                    return evaluate if isinstance(evaluate, CheckResult) else evaluate(fr)
+        evaluate = made.find(frozen := tuple(key))
+        if evaluate is None:
+            evaluate = made_for(fr)
+            if isinstance(evaluate, CheckResult):  # pragma: no cover - the values were read
+                return evaluate
+            made.keep(frozen, evaluate)
+        result: CheckResult = evaluate(fr)
         return result
     return compute
 

@@ -8,7 +8,7 @@ import pytest
 
 import evaldsl
 from evaldsl.runtime import percase_params as percase
-from evaldsl.runtime.percase_params import TargetCache, freeze
+from evaldsl.runtime.percase_params import TargetCache, Unkeyable, freeze
 
 SPEC = """\
 spec "per case"
@@ -38,31 +38,26 @@ class TestFreeze:
         assert freeze({"k": [1, "a"]}) == freeze({"k": [1, "a"]})
 
     def test_other_kinds_are_not_keyed(self) -> None:
-        """A value the cache cannot compare is validated every time."""
-        made: list[dict[str, Any]] = []
-        cache = TargetCache()
-        for _ in range(2):
-            cache.get({"x": object()}, ("x",), lambda v: made.append(v) or "made")
-        assert len(made) == 2
+        """A value the cache cannot compare has no key: its evaluator is made every time."""
+        with pytest.raises(Unkeyable):
+            freeze({"k": object()})
 
 
 class TestTargetCache:
-    def test_equal_values_are_made_once(self) -> None:
+    def test_equal_keys_find_what_was_kept(self) -> None:
         """The second case with the same values reuses the first one's evaluator."""
-        made: list[dict[str, Any]] = []
         cache = TargetCache()
-        first = cache.get({"p": "a"}, ("p",), lambda v: made.append(v) or object())
-        again = cache.get({"p": "a"}, ("p",), lambda v: made.append(v) or object())
-        assert first is again and len(made) == 1
+        made = cache.keep((freeze("a"),), object())
+        assert cache.find((freeze("a"),)) is made
+        assert cache.find((freeze("b"),)) is None
 
-    def test_past_the_limit_values_are_made_every_time(self,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    def test_past_the_limit_nothing_more_is_kept(self, monkeypatch: pytest.MonkeyPatch) -> None:
         """A workload of endless distinct values does not grow the cache without bound."""
         monkeypatch.setattr(percase, "LIMIT", 1)
         cache = TargetCache()
-        cache.get({"p": "a"}, ("p",), lambda v: object())
-        assert cache.get({"p": "b"}, ("p",), lambda v: object()) is not cache.get(
-            {"p": "b"}, ("p",), lambda v: object())
+        cache.keep((freeze("a"),), object())
+        cache.keep((freeze("b"),), object())
+        assert cache.find((freeze("b"),)) is None
 
 
 class TestPerCaseChecks:
@@ -86,6 +81,30 @@ class TestPerCaseChecks:
         assert first.is_error and second.is_error and first is not second
         assert first.reason == second.reason
 
+
+    def test_a_value_without_a_key_is_judged_for_its_case(self) -> None:
+        """A value the cache cannot key (a frozenset given in memory) is validated for the
+        case alone: each case still gets the verdict of its own words."""
+        spec = evaldsl.loads(ANY_WORDS_SPEC)
+        verdicts = [spec.evaluate({**self._case(f"c{i}", "x"), "words": frozenset(w)})
+                    .labels["outcome"] for i, w in enumerate([{"code"}, {"zzz"}, {"code"}])]
+        assert verdicts == ["pass", "fail", "pass"]
+
+
+ANY_WORDS_SPEC = """\
+spec "words per case"
+
+case {
+  words: any
+}
+
+check words = keyword(all: case.words)
+
+outcome {
+  pass if words
+  fail otherwise
+}
+"""
 
 OPTIONAL_SPEC = """\
 spec "optional per case"
