@@ -12,7 +12,7 @@ their `repr`, so `-0.0` is not `0.0`); a value of another kind is not kept.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Hashable
 from typing import Any
 
 LIMIT = 1024
