@@ -23,8 +23,8 @@ NOT_GIVEN = ("not given",)
 """The key of a parameter left out for this case (an optional one the case lacks)."""
 
 
-class Unkeyable(Exception):
-    """A value the cache cannot compare safely: its evaluator is made for the case alone."""
+class _Unkeyable(Exception):
+    """A value the cache cannot compare safely."""
 
 
 def freeze(value: Any) -> Hashable:
@@ -42,7 +42,16 @@ def freeze(value: Any) -> Hashable:
         return (kind, tuple([(str, v) if type(v) is str else freeze(v) for v in value]))
     if kind is dict:
         return (kind, tuple((freeze(k), freeze(v)) for k, v in value.items()))
-    raise Unkeyable
+    raise _Unkeyable
+
+
+def key_of(value: Any) -> Hashable | None:
+    """`freeze(value)`, or None for a value the cache cannot compare: its evaluator is then
+    made for its case alone."""
+    try:
+        return freeze(value)
+    except _Unkeyable:
+        return None
 
 
 class TargetCache:

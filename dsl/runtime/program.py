@@ -27,7 +27,7 @@ from evaldsl.runtime.frame import MISSING, Fn, Frame
 from evaldsl.runtime.graph import BlockNode, CheckNode, Graph
 from evaldsl.runtime.logic import PENDING, PENDING_RESULT, within
 from evaldsl.runtime.metrics import MetricProgram, compile_metric
-from evaldsl.runtime.percase_params import NOT_GIVEN, TargetCache, Unkeyable, freeze
+from evaldsl.runtime.percase_params import NOT_GIVEN, TargetCache, key_of
 from evaldsl.runtime.sampling import ReviewProgram, compile_review
 from evaldsl.syntax import nodes as n
 from evaldsl.values import CheckResult, ErrorValue
@@ -355,11 +355,11 @@ def _dynamic_static_forcer(plan: CheckPlan, reads_text: bool = False) -> Fn:
                     return CheckResult.error(f"parameter `{param}`: {v}", name)
                 key.append(NOT_GIVEN)
             else:
-                try:
-                    key.append(freeze(v))
-                except Unkeyable:  # made for this case alone
+                k = key_of(v)
+                if k is None:  # made for this case alone
                     evaluate = made_for(fr)
                     return evaluate if isinstance(evaluate, CheckResult) else evaluate(fr)
+                key.append(k)
         evaluate = made.find(frozen := tuple(key))
         if evaluate is None:
             evaluate = made_for(fr)
