@@ -13,6 +13,7 @@ from __future__ import annotations
 import regex
 
 from evaldsl.i18n import _
+from evaldsl.primitives.pattern_bound import unclocked_length
 
 PATTERN_TIMEOUT_S = 1.0
 """Longest time one search of one pattern on one text may take, in seconds."""
@@ -24,13 +25,19 @@ def timed_search(
     """The first match of `pattern` in `text`; raises `TimeoutError` past `timeout`."""
     if isinstance(pattern, str):
         return regex.search(pattern, text, timeout=timeout)
+    if len(text) <= unclocked_length(pattern.pattern, pattern.flags, timeout):
+        return pattern.search(text)
     return pattern.search(text, timeout=timeout)
 
 
 def timed_finditer(
     pattern: regex.Pattern[str], text: str, timeout: float = PATTERN_TIMEOUT_S
 ) -> list[regex.Match[str]]:
-    """Every match of `pattern` in `text`; raises `TimeoutError` past `timeout`."""
+    """Every match of `pattern` in `text`; raises `TimeoutError` past `timeout`. The
+    searches of one text start at its `n + 1` positions at most, all of them together,
+    so one search's bound holds for the whole walk."""
+    if len(text) <= unclocked_length(pattern.pattern, pattern.flags, timeout):
+        return list(pattern.finditer(text))
     return list(pattern.finditer(text, timeout=timeout))
 
 
