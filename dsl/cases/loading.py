@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
@@ -45,6 +46,8 @@ if TYPE_CHECKING:
 
 Policy = Literal["skip", "fail"]
 YAML_SUFFIXES = (".yaml", ".yml")
+_DOCUMENT_SUFFIXES = (*YAML_SUFFIXES, ".json")
+"""Files read whole (`_rows`); any other is read as JSONL."""
 
 
 Item = Case | BadRow
@@ -65,14 +68,12 @@ class RawRow(NamedTuple):
 
     def item(self, schema: CaseSchema = EMPTY_SCHEMA) -> Item | None:
         """The row as a case or a bad row; None for a blank JSONL line."""
-        data, screened = self.data, False
+        data = self.data
         if isinstance(data, bytes):
-            data, screened = _decode_raw(self.file, self.line, data)
-            if data is _BLANK:
-                return None
+            return _line_item(self.file, self.line, data, schema)
         if isinstance(data, BadRow):
             return data
-        case = to_case(data, schema, self.origin, screened)
+        case = to_case(data, schema, self.origin)
         return case if isinstance(case, Case) else _bad(self.file, self.line, case)
 
 
@@ -89,12 +90,19 @@ def case_of(row: Any, schema: CaseSchema = EMPTY_SCHEMA, file: str = "<case>", l
 def read_cases(paths: str | Path | Iterable[str | Path], schema: CaseSchema = EMPTY_SCHEMA,
                on_bad_row: Policy = "fail", input_format: str | None = None) -> Iterator[Item]:
     """Cases from every file in order; bad rows raise or are yielded by the policy.
-    `input_format` (`chat`, `otel`, `openinference`) overrides detection by content."""
-    for path in [paths] if isinstance(paths, (str, Path)) else paths:
-        for item in read_file(Path(path), schema, input_format):
-            if isinstance(item, BadRow) and on_bad_row == "fail":
-                raise item.error()
-            yield item
+    `input_format` (`chat`, `otel`, `openinference`) overrides detection by content.
+    The files' own iterators are chained, so a case passes one generator of this module
+    (`_file_items`) on its way to the caller, not one per layer."""
+    each = [paths] if isinstance(paths, (str, Path)) else paths
+    return chain.from_iterable(_each_file(each, schema, on_bad_row == "fail", input_format))
+
+
+def _each_file(paths: Iterable[str | Path], schema: CaseSchema, fail: bool,
+               input_format: str | None) -> Iterator[Iterator[Item]]:
+    """Each file's items in turn, a file opened only once the one before is read (and
+    nothing touched before the first case is asked for)."""
+    for path in paths:
+        yield _file_items(Path(path), schema, input_format, fail)
 
 
 def load_cases(paths: str | Path | Iterable[str | Path],
@@ -108,10 +116,37 @@ def load_cases(paths: str | Path | Iterable[str | Path],
 def read_file(path: Path, schema: CaseSchema = EMPTY_SCHEMA,
               input_format: str | None = None) -> Iterator[Item]:
     """Every row of one file as a case or a bad row."""
-    for row in read_rows([path], input_format):
-        item = row.item(schema)
-        if item is not None:
-            yield item
+    return _file_items(path, schema, input_format, False)
+
+
+def _file_items(path: Path, schema: CaseSchema, input_format: str | None,
+                fail: bool) -> Iterator[Item]:
+    """`read_rows` of one file, each row as its item (`RawRow.item`); with `fail` a bad row
+    raises. A JSONL file's lines are read, decoded and checked in this one loop, without a
+    `RawRow` or a generator per layer between the file and the caller."""
+    name = str(path)
+    try:
+        rows = _traced(path, input_format)
+        if rows is None and path.suffix.lower() not in _DOCUMENT_SUFFIXES:
+            with path.open("rb") as handle:
+                for number, raw in enumerate(handle, 1):
+                    item = _line_item(name, number, raw, schema)
+                    if item is not None:
+                        if fail and isinstance(item, BadRow):
+                            raise item.error()
+                        yield item
+            return
+        for row in rows or _rows(path):
+            item = row.item(schema)
+            if item is not None:
+                if fail and isinstance(item, BadRow):
+                    raise item.error()
+                yield item
+    except OSError as exc:
+        bad = _unreadable(name, exc)
+        if fail:
+            raise bad.error() from None
+        yield bad
 
 
 def read_rows(paths: Iterable[str | Path], input_format: str | None = None) -> Iterator[RawRow]:
@@ -121,13 +156,11 @@ def read_rows(paths: Iterable[str | Path], input_format: str | None = None) -> I
         try:
             yield from _traced(Path(path), input_format) or _rows(Path(path))
         except OSError as exc:
-            yield RawRow(
-                name,
-                0,
-                BadRow(
-                    name, 0, _("cannot read the file: {value}").format(value=exc.strerror or exc)
-                ),
-            )
+            yield RawRow(name, 0, _unreadable(name, exc))
+
+
+def _unreadable(name: str, exc: OSError) -> BadRow:
+    return BadRow(name, 0, _("cannot read the file: {value}").format(value=exc.strerror or exc))
 
 
 def _traced(path: Path, input_format: str | None) -> Iterator[RawRow] | None:
@@ -167,6 +200,18 @@ _strict_loads = Decoder().decode
 
 _BLANK = object()
 """What `_decode_raw` returns for a blank line."""
+
+
+def _line_item(name: str, number: int, raw: bytes, schema: CaseSchema) -> Item | None:
+    """A JSONL line as a case or a bad row; None for a blank line. The row is decoded here,
+    so `to_case` may keep its dict as the case's fields."""
+    data, screened = _decode_raw(name, number, raw)
+    if data is _BLANK:
+        return None
+    if isinstance(data, BadRow):
+        return data
+    case = to_case(data, schema, f"{name}:{number}", screened, owned=True)
+    return case if isinstance(case, Case) else _bad(name, number, case)
 
 
 def _decode_raw(name: str, number: int, raw: bytes) -> tuple[Any, bool]:

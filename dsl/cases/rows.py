@@ -94,11 +94,13 @@ def _has_type(value: Any, kind: str) -> bool:
 
 
 def to_case(row: Any, schema: CaseSchema = EMPTY_SCHEMA, origin: str = "",
-            screened: bool = False) -> Case | RowProblem:
+            screened: bool = False, owned: bool = False) -> Case | RowProblem:
     """The case a row describes, or the first problem with it. `screened`: the row was
-    decoded from JSON text that `text_may_be_unwritable` cleared, so it is not walked."""
+    decoded from JSON text proven free of anything `unwritable` names, so it is not walked.
+    `owned`: the row is a dict no one else holds (just decoded), so the case's fields are
+    that dict with `id` and `messages` taken out rather than a copy of the rest."""
     if schema.mapping is not None:
-        row = schema.mapping.apply(row)
+        row, owned = schema.mapping.apply(row), False
         if isinstance(row, Unmapped):
             return RowProblem(row.field, row.reason)
     if type(row) is not dict and not isinstance(row, Mapping):  # a JSON row: no ABC check
@@ -118,8 +120,11 @@ def to_case(row: Any, schema: CaseSchema = EMPTY_SCHEMA, origin: str = "",
     if problem is not None:
         return problem
     if plain is not None:
+        if owned and type(row) is dict:
+            del row["id"], row["messages"]
+            return Case(str(row_id), plain, row, origin)
         fields = {k: v for k, v in row.items() if k != "id" and k != "messages"}
-        return Case(str(row["id"]), plain, fields, origin)
+        return Case(str(row_id), plain, fields, origin)
     data = dict(row)
     data["id"] = str(row["id"])
     return Case.from_dict(data, origin)

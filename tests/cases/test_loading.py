@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from evaldsl.cases.bad_rows import BadRow
 from evaldsl.cases.case import Case
-from evaldsl.cases.loading import load_cases, read_cases
+from evaldsl.cases.loading import RawRow, case_of, load_cases, read_cases
 from evaldsl.cases.rows import CaseSchema
 from evaldsl.cases.unwritable import screened_loads, unwritable
 from evaldsl.errors import CaseDataError
@@ -193,6 +193,34 @@ class TestBadRows:
     def test_missing_file(self, tmp_path: Path) -> None:
         (bad,) = read_cases(tmp_path / "无.jsonl", on_bad_row="skip")
         assert isinstance(bad, BadRow) and bad.reason.startswith("cannot read the file")
+
+    def test_a_missing_file_raises_with_fail_only_when_read(self, tmp_path: Path) -> None:
+        stream = read_cases([tmp_path / "none.jsonl"])  # nothing is opened yet
+        with pytest.raises(CaseDataError) as info:
+            next(stream)
+        assert (info.value.line, str(info.value)) == (
+            0, f"{tmp_path / 'none.jsonl'}:0: cannot read the file: No such file or directory")
+
+    def test_the_files_after_a_missing_one_are_read(self, tmp_path: Path) -> None:
+        path = write_jsonl(tmp_path / "c.jsonl", row())
+        items = list(read_cases([tmp_path / "none.jsonl", path, tmp_path], on_bad_row="skip"))
+        assert [(type(i).__name__, getattr(i, "line", None)) for i in items] == [
+            ("BadRow", 0), ("Case", None), ("BadRow", 0)]
+
+    def test_a_case_keeps_the_other_fields_of_its_row(self, tmp_path: Path) -> None:
+        given = row(intent="退货", solvable=True)
+        path = write_jsonl(tmp_path / "c.jsonl", given, {**given, "id": 7})
+        for case in load_cases(path, schema()):
+            assert dict(case.fields) == {"intent": "退货", "solvable": True}
+
+    def test_a_row_given_in_memory_is_left_whole(self) -> None:
+        given = {"id": 3, "messages": [{"role": "user", "content": "hi"}], "intent": "x"}
+        for data in (given, json.loads(json.dumps(given))):
+            kept = json.loads(json.dumps(data))
+            assert case_of(data).fields == {"intent": "x"}
+            item = RawRow("f.yaml", 1, data).item()
+            assert isinstance(item, Case) and item.fields == {"intent": "x"}
+            assert data == kept
 
     def test_deep_nesting_is_a_bad_row(self, tmp_path: Path) -> None:
         path = write_jsonl(tmp_path / "c.jsonl", "[" * 100_000)
