@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from evaldsl.cases.case import Case, Message
+from evaldsl.cases.case import Case, Message, plain_message, read_case
 from evaldsl.cases.fieldmap import FieldMap, Unmapped
 from evaldsl.cases.unwritable import unwritable
 from evaldsl.i18n import N_, _
@@ -122,9 +122,9 @@ def to_case(row: Any, schema: CaseSchema = EMPTY_SCHEMA, origin: str = "",
     if plain is not None:
         if owned and type(row) is dict:
             del row["id"], row["messages"]
-            return Case(str(row_id), plain, row, origin)
+            return read_case(str(row_id), plain, row, origin)
         fields = {k: v for k, v in row.items() if k != "id" and k != "messages"}
-        return Case(str(row_id), plain, fields, origin)
+        return read_case(str(row_id), plain, fields, origin)
     data = dict(row)
     data["id"] = str(row["id"])
     return Case.from_dict(data, origin)
@@ -156,7 +156,7 @@ def _plain_messages(messages: Any) -> tuple[Message, ...] | None:
             if len(message) != 3 or type(latency) not in _NUMBERS or latency < 0:
                 return None
             latency = float(latency)
-        out.append(Message(role, content, (), latency))
+        out.append(plain_message(role, content, latency))
     return tuple(out)
 
 

@@ -8,7 +8,16 @@ import inspect
 
 import pytest
 
-from evaldsl.cases.case import Case, Message, ToolCall, slot_setters
+from evaldsl.cases.case import (
+    Case,
+    Message,
+    ToolCall,
+    _checked,
+    draft_of,
+    plain_message,
+    read_case,
+    slot_setters,
+)
 from evaldsl.cases.scopes import Unit
 
 
@@ -46,3 +55,32 @@ def test_a_case_without_fields_gets_a_dict_of_its_own() -> None:
 def test_setters_for_fields_out_of_order_are_refused() -> None:
     with pytest.raises(AssertionError):
         slot_setters(Unit, ("text", "messages", "numbers", "total"))
+
+
+def test_a_drafted_message_and_case_are_the_ones_init_builds() -> None:
+    """The readers' builders (`draft_of`) give real, frozen objects equal to `__init__`'s."""
+    message = plain_message("assistant", "hi", 12.0)
+    assert type(message) is Message
+    assert message == Message("assistant", "hi", (), 12.0)
+    assert hash(message) == hash(Message("assistant", "hi", (), 12.0))
+    assert dataclasses.astuple(plain_message("user", "x", None)) == dataclasses.astuple(
+        Message("user", "x"))
+    fields = {"k": [1]}
+    case = read_case("a", (message,), fields, "f.jsonl:3")
+    assert type(case) is Case and case.fields is fields
+    assert case == Case("a", (message,), fields, "f.jsonl:3")
+    assert dataclasses.replace(case, origin="").origin == ""
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        message.content = "changed"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        case.origin = "changed"  # type: ignore[misc]
+
+
+def test_a_builder_that_misses_a_field_fails() -> None:
+    draft = draft_of(Message)()
+    draft.role, draft.content = "user", "hi"
+    draft.__class__ = Message
+    with pytest.raises(AttributeError):
+        _checked(draft, Message("user", "hi"))
+    with pytest.raises(AssertionError):
+        _checked(Message("user", "hi!"), Message("user", "hi"))
