@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, cast
+from typing import Any
 
 from evaldsl.cases.load_limits import MAX_ARGUMENT_DEPTH, json_text_depth, value_depth
 from evaldsl.i18n import _
@@ -173,7 +173,7 @@ class Message:
                                          "tool_call_id", "recorded"))
 
 
-_MessageDraft = draft_of(Message)
+_MessageDraft: Any = draft_of(Message)
 
 
 def plain_message(role: str, content: str, latency_ms: float | None) -> Message:
@@ -188,7 +188,7 @@ def plain_message(role: str, content: str, latency_ms: float | None) -> Message:
     message.tool_call_id = None
     message.recorded = True
     message.__class__ = Message
-    return cast(Message, message)
+    return message  # type: ignore[no-any-return]  # a Message now
 
 
 _checked(plain_message("tool", "ok", 1.0), Message("tool", "ok", (), 1.0))
@@ -251,7 +251,7 @@ _set_id, _set_messages, _set_fields, _set_origin, _set_unrecorded = slot_setters
     Case, ("id", "messages", "fields", "origin", "unrecorded"))
 
 
-_CaseDraft = draft_of(Case)
+_CaseDraft: Any = draft_of(Case)
 
 
 def read_case(id: str, messages: tuple[Message, ...], fields: Mapping[str, Any],
@@ -265,7 +265,7 @@ def read_case(id: str, messages: tuple[Message, ...], fields: Mapping[str, Any],
     case.origin = origin
     case.unrecorded = False
     case.__class__ = Case
-    return cast(Case, case)
+    return case  # type: ignore[no-any-return]  # a Case now
 
 
 _checked(read_case("a", (), {"k": 1}, "f:1"), Case("a", (), {"k": 1}, "f:1"))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, NamedTuple
 
 from evaldsl.cases.case import Case, Message, plain_message, read_case
@@ -30,6 +31,9 @@ _TYPE_CHECKS: dict[str, tuple[type, ...]] = {
     "text": (str,), "number": (int, float), "bool": (bool,), "list": (list,),
     "map": (dict,),
 }
+_EXACT = {"text": frozenset({str}), "number": frozenset({int, float}), "bool": frozenset({bool}),
+          "list": frozenset({list}), "map": frozenset({dict})}
+"""The exact types that pass `_has_type` for each kind (a `bool` is no number)."""
 _TYPE_WORDS = {"text": N_("a text"), "number": N_("a number"), "bool": N_("true or false"),
                "list": N_("a list"), "map": N_("a map")}
 
@@ -57,6 +61,28 @@ class CaseSchema:
         if isinstance(fields, Mapping):
             fields = fields.values()
         return cls({f.name: (f.type, f.optional) for f in _case_fields(fields)}, mapping)
+
+    @cached_property
+    def _exact(self) -> tuple[tuple[str, frozenset[type] | None, bool], ...]:
+        """Each field with the exact types that surely have its declared type (None: any
+        value has it) and whether it may be absent: what `first_problem` tells at a glance."""
+        return tuple((name, _EXACT.get(kind), optional)
+                     for name, (kind, optional) in self.fields.items())
+
+    def first_problem(self, row: Mapping[str, Any]) -> RowProblem | None:
+        """`problems(row)[0]`, or None: a field present with a value of an exact JSON type
+        of its own, or absent and optional, is fine without a word built; at the first other
+        one the full `problems` decide."""
+        for name, exact, optional in self._exact:
+            value = row.get(name)
+            if value is None:
+                if optional:
+                    continue
+            elif exact is None or type(value) in exact:
+                continue
+            problems = self.problems(row)
+            return problems[0] if problems else None
+        return None
 
     def problems(self, row: Mapping[str, Any]) -> list[RowProblem]:
         out = []
@@ -115,8 +141,7 @@ def to_case(row: Any, schema: CaseSchema = EMPTY_SCHEMA, origin: str = "",
     problem = (None if type(row_id) is str and row_id else _id_problem(row_id)) or (
         None if plain is not None else _messages_problem(row.get("messages")))
     if problem is None:
-        problems = schema.problems(row)
-        problem = problems[0] if problems else None
+        problem = schema.first_problem(row)
     if problem is not None:
         return problem
     if plain is not None:

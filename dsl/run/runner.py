@@ -299,11 +299,11 @@ class Run:
 
     def _todo(self, items: Iterable[Item]) -> Iterator[Case]:
         """The cases still to evaluate: bad rows counted, resumed and over-limit ones skipped."""
-        limit = self.options.limit
+        limit, deadline = self.options.limit, self.options.deadline
         for item in items:
             if limit is not None and self.seen >= limit:
                 return
-            if self._past_deadline():
+            if deadline is not None and time.time() >= deadline:  # `_past_deadline`, inlined
                 self.cut = True
                 return
             if isinstance(item, BadRow):

@@ -6,9 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evaldsl.cases.case import Case
-from evaldsl.cases.rows import _messages_problem, to_case
+from evaldsl.cases.rows import CaseSchema, _messages_problem, to_case
+
+_ABSENT = object()
 
 ROWS: list[dict[str, Any]] = [
     {"id": 7, "messages": [{"role": "user", "content": "hi"},
@@ -48,3 +52,18 @@ def _full(row: dict[str, Any]) -> Any:
 @pytest.mark.parametrize("row", ROWS, ids=range(len(ROWS)))
 def test_a_row_reads_as_the_full_reading_reads_it(row: dict[str, Any]) -> None:
     assert to_case(row, origin="f.jsonl:1") == _full(row)
+
+
+KINDS = ["text", "number", "bool", "list", "map", "any"]
+VALUES = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=2) | st.lists(
+    st.integers(), max_size=1) | st.dictionaries(st.text(max_size=1), st.integers(), max_size=1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(KINDS), st.booleans()), max_size=4),
+       st.lists(st.one_of(st.just(_ABSENT), VALUES), min_size=4, max_size=4))
+def test_the_first_problem_is_the_first_of_the_problems(kinds: list[tuple[str, bool]],
+                                                         values: list[Any]) -> None:
+    schema = CaseSchema({f"f{i}": kind for i, kind in enumerate(kinds)})
+    row = {f"f{i}": value for i, value in enumerate(values) if value is not _ABSENT}
+    assert schema.first_problem(row) == next(iter(schema.problems(row)), None)
