@@ -109,15 +109,13 @@ def _fallback(value: object) -> object:
 
 
 _ENCODER = msgspec.json.Encoder(enc_hook=_fallback)
+_ENCODE = _ENCODER.encode
 _DECODER = msgspec.json.Decoder(CaseRecord)
 
 
 def encode_line(record: CaseRecord) -> bytes:
     """One results line: compact JSON, UTF-8 kept readable, ending in a newline."""
-    buffer = bytearray()
-    _ENCODER.encode_into(record, buffer)
-    buffer += b"\n"
-    return bytes(buffer)
+    return _ENCODE(record) + b"\n"
 
 
 def decode_line(line: bytes | str) -> CaseRecord:

@@ -169,6 +169,8 @@ class CaseResult:
         for name, v in self.metrics.items():  # one aggregate's scalar, the common input, inline
             if type(v) is tuple and len(v) == 1 and type(v[0]) in scalars:
                 metrics[name] = [v[0]]
+            elif v is None:  # outside the metric's `where`
+                metrics[name] = None
             else:
                 metrics[name] = _input_to_json(v)
         return CaseRecord(
@@ -234,20 +236,29 @@ def status(result: CheckResult) -> str:
 
 def check_to_dict(result: CheckResult) -> dict[str, Any]:
     """`status`, then `CheckResult.to_dict()` made JSON-safe, in one pass (a hot path of runs:
-    a decided result's scalars are taken as they are, without a call each)."""
+    a decided result's scalars are taken as they are, without a call each, and a list of
+    words is copied in one C call once its items' types are known)."""
     passed, score, value = result.passed, result.score, result.value
     scalars = _SCALARS
-    out: dict[str, Any] = {
-        "status": "passed" if passed is True else "failed" if passed is False else status(result),
-        "passed": passed if type(passed) is bool else _json_value(passed),
-        "score": score if type(score) in scalars else _json_value(score),
-        "value": value if type(value) in scalars else _json_value(value)}
+    if passed is True or passed is False:  # decided: the common shape
+        out: dict[str, Any] = {
+            "status": "passed" if passed else "failed", "passed": passed,
+            "score": score if type(score) in scalars else _json_value(score),
+            "value": value if type(value) in scalars else _json_value(value)}
+    else:
+        out = {"status": status(result), "passed": _json_value(passed),
+               "score": _json_value(score), "value": _json_value(value)}
     for k, v in result.fields.items():
         kind = type(v)
         if kind in scalars:
             out[k] = v
-        elif kind is list:  # a primitive's list of words (`matched`), `_json_value` inlined
-            out[k] = [x if type(x) in scalars else _json_value(x) for x in v]
+        elif kind is list:  # a primitive's list of words (`matched`), often empty
+            if not v:
+                out[k] = []
+            elif scalars.issuperset(map(type, v)):
+                out[k] = v[:]
+            else:
+                out[k] = [x if type(x) in scalars else _json_value(x) for x in v]
         else:
             out[k] = _json_value(v)
     if result.reason or "reason" not in out:

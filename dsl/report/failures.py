@@ -61,8 +61,12 @@ class ErrorTally:
         self.errored = 0
         self.reasons: Counter[str] = Counter()
 
-    def add(self, record: CaseRecord) -> None:
+    def add(self, record: CaseRecord, decided: bool = False) -> None:
+        """Count a case record; `decided`: its checks are known to hold no error (the
+        caller saw every one decided), so they are not read again."""
         if not record.errors and ERROR_LABEL not in record.labels.values():
+            if decided:
+                return
             for r in record.checks.values():  # a loop, not `any` over a generator: every case
                 if r.get("status") == "error":
                     break

@@ -51,7 +51,9 @@ from evaldsl.report.document import (
 )
 from evaldsl.report.failures import ErrorTally
 from evaldsl.report.layout import VERDICT, SpecLayout
+from evaldsl.results import CaseResult
 from evaldsl.stats import HISTOGRAM_BINS, wilson
+from evaldsl.values import CheckResult
 
 WORST_CASES = 10
 """How many worst cases a report shows with their trace and dialog."""
@@ -106,6 +108,35 @@ class _Tally:
             self.histogram[0 if at < 0 else _LAST_BIN if at > _LAST_BIN else at] += 1
         if "filled" in result:
             self._add_slots(result["filled"])
+
+    def add_decided(self, check: CheckResult) -> bool:
+        """`add` of the check's record entry, read from the result itself: the common shape,
+        decided (`passed` true or false) without judges or slots; False, having counted
+        nothing, for any other (its entry is then `add`ed). The entry's `score` is the
+        result's own when it is a number (`results.check_to_dict`), so both count the same."""
+        passed = check.passed
+        if passed is not True and passed is not False:
+            return False
+        fields = check.fields
+        if fields and ("by_judge" in fields or "filled" in fields):
+            return False
+        if passed:
+            self.passed += 1
+        else:
+            self.failed += 1
+        score: Any = check.score
+        kind = type(score)
+        if kind is float or kind is int:  # as in `add`
+            self.scored += 1
+            self.score_units += round(score * _SCALE)
+            low, high = self.low, self.high
+            if low is None or score < low:
+                self.low = score
+            if high is None or score > high:
+                self.high = score
+            at = int(score * HISTOGRAM_BINS)
+            self.histogram[0 if at < 0 else _LAST_BIN if at > _LAST_BIN else at] += 1
+        return True
 
     def _add_slots(self, filled: Any) -> None:
         if isinstance(filled, Mapping):
@@ -205,18 +236,23 @@ class ReportBuilder:
         self._counts: dict[str, dict[str, int]] = {b.key: {} for b in layout.blocks}
         self._worst_size = worst
         self._block_labels = tuple((b.key, b.labels) for b in layout.blocks)
+        self._one_block = ((self._block_labels[0][0], -len(self._block_labels[0][1]))
+                           if len(self._block_labels) == 1 else None)
+        """A spec with one outcome block (the common spec): its key and an error's rank."""
         self._worst: list[tuple[tuple[Any, ...], str]] = []
         self._worst_records: dict[str, CaseRecord] = {}
         self._dialogs: dict[str, list[Turn]] = {}
         self._origins: dict[str, str] = {}
         self._failures = ErrorTally()
 
-    def add(self, record: CaseRecord | Mapping[str, Any], case: Case | None = None) -> None:
-        """Count one case record; with its `case`, keep the dialog if it is among the worst."""
+    def add(self, record: CaseRecord | Mapping[str, Any], case: Case | None = None,
+            result: CaseResult | None = None) -> None:
+        """Count one case record; with its `case`, keep the dialog if it is among the worst.
+        With the `result` the record was made of (`CaseResult.to_record`), its checks are
+        counted from the result's own values, without reading their entries back."""
         if type(record) is not CaseRecord:
             record = CaseRecord.of(record)  # type: ignore[arg-type]
         self.evaluated += 1
-        self._failures.add(record)
         all_counts = self._counts
         for key, label in record.labels.items():
             counts = all_counts.get(key)
@@ -224,8 +260,18 @@ class ReportBuilder:
                 counts = all_counts[key] = {}
             counts[label] = counts.get(label, 0) + 1
         tallies = self._tallies
-        for name, result in record.checks.items():
-            (tallies.get(name) or self._tally(name)).add(result)
+        clean = result is not None
+        """Whether every check is known decided, so that none is an error."""
+        if result is not None:
+            for name, check in result.checks.items():
+                tally = tallies.get(name) or self._tally(name)
+                if not tally.add_decided(check):
+                    tally.add(record.checks[name])
+                    clean = False
+        else:
+            for name, entry in record.checks.items():
+                (tallies.get(name) or self._tally(name)).add(entry)
+        self._failures.add(record, clean)
         for name in record.skipped:
             (tallies.get(name) or self._tally(name)).not_needed += 1
         review = record.review
@@ -298,9 +344,17 @@ class ReportBuilder:
     def _consider_worst(self, record: CaseRecord) -> None:
         worst = self._worst
         full = len(worst) >= self._worst_size
-        ranks = self._ranks(record.branches)
-        if full and ranks > worst[-1][0][: len(ranks)]:
-            return
+        one = self._one_block
+        if one is not None:  # `_ranks` of a spec's one block, without a tuple to compare
+            index = record.branches.get(one[0])
+            rank = one[1] if index is None else -int(index)
+            if full and rank > worst[-1][0][0]:
+                return
+            ranks: tuple[int, ...] = (rank,)
+        else:
+            ranks = self._ranks(record.branches)
+            if full and ranks > worst[-1][0][: len(ranks)]:
+                return
         case_key = record.case_key
         key = (*ranks, *self._tail(record), case_key)
         if full and key >= worst[-1][0]:

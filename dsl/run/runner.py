@@ -43,7 +43,7 @@ from evaldsl.cases.case import Case
 from evaldsl.cases.loading import Item
 from evaldsl.errors import CaseDataError, JournalExistsError, ResumeError
 from evaldsl.i18n import _, ngettext
-from evaldsl.record import CaseRecord
+from evaldsl.record import CaseRecord, encode_line
 from evaldsl.report.document import ReportDoc, RunInfo
 from evaldsl.report.folded import Report
 from evaldsl.report.journal import Header, ResultsWriter, case_record, recover
@@ -368,8 +368,8 @@ class Run:
         if deadline is not None and time.time() >= deadline and _has_error(record):
             self.cut = True  # maybe cut short: reported, but left for `resume` to judge again
         elif self.writer is not None:
-            self.writer.write(record)
-        self.state.add(result, record, case)
+            self.writer.write_line(encode_line(record))
+        self.state.add_judged(result, record, case)
         for sink in self.sinks:
             sink.add(record)
         self.evaluated += 1

@@ -56,6 +56,13 @@ class ShardState:
         self.report.add(result)
         self.builder.add(record, case)
 
+    def add_judged(self, result: CaseResult, record: CaseRecord, case: Case) -> None:
+        """`add` of a case just judged, its row made of its result here (`case_record`): the
+        report builder counts its checks from the result, without reading the row's entries
+        back (a journal line's result is read from the line, so it takes `add`)."""
+        self.report.add(result)
+        self.builder.add(record, case, result)
+
     def merge(self, other: ShardState) -> ShardState:
         """The state of both shards' cases (of the same spec); neither input changes."""
         stats = self.stats
@@ -120,7 +127,7 @@ class Shard:
 
     def _fold(self, case: Case, result: CaseResult) -> CaseRecord:
         row = case_record(result, case)
-        self.state.add(result, row, case)
+        self.state.add_judged(result, row, case)
         return row
 
     async def _evaluate_async(self, cases: Sequence[Case]) -> list[CaseResult]:

@@ -81,3 +81,22 @@ class TestRecover:
         with ResultsWriter(path, HEADER, recovered.good_bytes) as writer:
             writer.write({"id": "c0"})
         assert recover(path).header == HEADER
+
+
+def test_a_checks_lists_are_the_lines_own_and_json_safe() -> None:
+    """A check's list fields in its journal entry: words copied (the entry never shares a list
+    with the result), error values and other values made JSON as anywhere else."""
+    from evaldsl.record import CaseRecord, encode_line
+    from evaldsl.results import check_to_dict
+    from evaldsl.values import CheckResult, ErrorValue
+
+    words, empty = ["预约", 2, 0.5, None, True], []
+    result = CheckResult(True, 1.0, 1.0, {"matched": words, "missing": empty,
+                                          "odd": [ErrorValue("no"), (1, 2), {3: "x"}]})
+    entry = check_to_dict(result)
+    assert entry["matched"] == words and entry["matched"] is not words
+    assert entry["missing"] == [] and entry["missing"] is not empty
+    assert entry["odd"] == [{"error": "no"}, [1, 2], {"3": "x"}]
+    line = encode_line(CaseRecord(id="c1", checks={"c": entry}))
+    assert b'"matched":["\xe9\xa2\x84\xe7\xba\xa6",2,0.5,null,true]' in line
+

@@ -244,3 +244,45 @@ class TestFormulaMetric:
         report = formula_report(layout, sample)
         del report["metrics"][0]["interval"]["seed"]
         assert not jsonschema.Draft202012Validator(SCHEMA).is_valid(report)
+
+
+def _judged(case_id: str, branch: int | None, checks: dict[str, Any]) -> Any:
+    """A case result as the interpreter makes it, with the checks given."""
+    from evaldsl.results import CaseResult
+
+    labels = ["success", "partial", "failure"]
+    return CaseResult(case_id, {"outcome": "error" if branch is None else labels[branch]},
+                      {"outcome": branch}, checks,
+                      errors={"outcome": "error(polite: timed out)"} if branch is None else {})
+
+
+def test_a_judged_case_counts_the_same_from_its_result_as_from_its_record(
+        layout: SpecLayout) -> None:
+    """`add` with the result the record was made of counts its checks from the result: every
+    shape (decided, an error, no score, a score that is no number, judges, slots, a check
+    the spec does not name) gives the report the record alone gives."""
+    from evaldsl.values import CheckResult, ErrorValue
+
+    err = ErrorValue("judge timed out", "polite")
+    shapes = [
+        {"intent": CheckResult(True, 1.0, 1.0, {"matched": ["预约"]}),
+         "completion": CheckResult(False, 0.5, 0.5, {"filled": {"name": True, "phone": False}})},
+        {"intent": CheckResult(False, 0, "x", {"missing": [], "forbidden": [err]}, "no"),
+         "polite": CheckResult.error("judge timed out", "polite")},
+        {"intent": CheckResult(True, None, None), "polite": CheckResult(True, True, 7),
+         "completion": CheckResult.error("no slots read")},  # an error, no block's
+        {"polite": CheckResult(False, err, err, {"by_judge": {"m1": 3.0, "m2": err}})},
+        {"polite": CheckResult(True, 0.25, 2.5, {"by_judge": {"m1": 2.0, "m2": 3.0}}),
+         "extra": CheckResult(None, 0.75, None)},  # type: ignore[arg-type]
+        {"intent": CheckResult(True, -0.0, 0.0), "completion": CheckResult(True, 1, 1)},
+    ]
+    results = [_judged(f"c{k}", k % 3 if k != 1 else None, checks)
+               for k, checks in enumerate(shapes)]
+    from_records, from_results = ReportBuilder(layout), ReportBuilder(layout)
+    for k, result in enumerate(results):
+        record = result.to_record(f"cases.jsonl:{k + 1}")
+        from_records.add(record)
+        from_results.add(record, None, result)
+    one = from_records.build([], cost_of(None), [], 0).to_dict()
+    assert from_results.build([], cost_of(None), [], 0).to_dict() == one
+    assert one["cases"]["errored"] == 1 and one["errors"]
