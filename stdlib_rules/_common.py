@@ -26,8 +26,11 @@ Table = NormalizationTable
 class Params(BaseModel):
     """Base of the params models: frozen, no unknown arguments, tables allowed."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
-    """Attribute docstrings describe the parameters; `evaldsl.primitives.fielddocs` reads them."""
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True,
+                              defer_build=True)
+    """Attribute docstrings describe the parameters; `evaldsl.primitives.fielddocs` reads them.
+    `defer_build`: a model's validator is built when it is first used, so a process pays
+    only for the primitives its spec calls, not for every one of a module it imports."""
 
 
 def unit_calls(unit: Unit) -> list[ToolCall]:

@@ -50,8 +50,9 @@ class FewShot(BaseModel):
 class ModelParams(BaseModel):
     """Options every model-backed primitive accepts."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    """Attribute docstrings describe the options; `evaldsl.primitives.fielddocs` reads them."""
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+    """Attribute docstrings describe the options; `evaldsl.primitives.fielddocs` reads them.
+    `defer_build`: built when first used, as the standard library's params models are."""
 
     fuse: bool = True
     """Ask together with the other model checks on the same scope (one request)."""

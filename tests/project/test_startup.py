@@ -144,3 +144,22 @@ class TestStartup:
                               cwd=tmp_path, timeout=120)
         assert done.returncode == 0, done.stderr
         assert done.stdout.split()[-2:] == ["0", "0"]
+
+    def test_checking_builds_only_the_params_models_a_spec_calls(self, tmp_path: Path) -> None:
+        """A params model's validator is built on its first use (`defer_build`): `regex`
+        shares its module with `keyword` and `length`, yet a spec that does not call it pays
+        nothing for it, nor for the base models."""
+        spec = tmp_path / "spec.eval"
+        spec.write_text(run_kit.SPEC, encoding="utf-8")
+        code = ("from evaldsl.cli.main import main\n"
+                f"code = main(['check', {str(spec)!r}])\n"
+                "from evaldsl.stdlib import text, _common\n"
+                "from evaldsl.model import checks\n"
+                "models = [text.KeywordParams, text.LengthParams, text.RegexParams,\n"
+                "          _common.Params, checks.ModelParams]\n"
+                "print(code, [m.__name__ for m in models if m.__pydantic_complete__])")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              cwd=tmp_path, timeout=120)
+        assert done.returncode == 0, done.stderr
+        last = done.stdout.splitlines()[-1]
+        assert last == "0 ['KeywordParams', 'LengthParams']"
