@@ -22,8 +22,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
+
+import msgspec
 
 from evaldsl.errors import Fallback
 
@@ -33,8 +34,7 @@ MAX_DEPTH = 150
 SPLICE, CALL = 0, 1
 
 
-@dataclass(frozen=True, slots=True)
-class RuleShape:
+class RuleShape(msgspec.Struct, frozen=True):
     """How one grammar rule shapes its children, mirroring lark's tree builder."""
 
     length: int
@@ -125,8 +125,7 @@ def _between(automaton: Automaton) -> frozenset[int]:
     return frozenset([automaton.start, *lists])
 
 
-@dataclass(frozen=True, slots=True)
-class Tables:
+class Tables(msgspec.Struct, frozen=True):
     states: dict[int, dict[str, tuple[bool, int]]]
     """state -> terminal or rule name -> (shift?, next state or rule index)."""
     start: int
@@ -143,7 +142,7 @@ class Tables:
     """Indices of rules whose `wraps` is true."""
     between: frozenset[int] = frozenset()
     """The states between two statements: a token shifted in one starts a statement."""
-    units: dict[tuple[int, int, str], int] = field(default_factory=dict)
+    units: dict[tuple[int, int, str], int] = msgspec.field(default_factory=dict)
     """(state below, top state, lookahead) -> the top state after a chain of unit reductions.
 
     A chain only replaces the top state and depends on nothing else, so it is

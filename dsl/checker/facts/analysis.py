@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+import msgspec
 from pydantic import BaseModel
 
 from evaldsl.cases.scopes import Scope
@@ -32,8 +33,7 @@ from evaldsl.syntax import nodes as n
 from evaldsl.syntax.source import Source
 
 
-@dataclass(frozen=True)
-class CheckFacts:
+class CheckFacts(msgspec.Struct, frozen=True):
     """What the checker established about one check."""
 
     primitive: Primitive

@@ -8,10 +8,10 @@ computes them once per check.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
 from pydantic import BaseModel, ValidationError
 
 from evaldsl.checker.facts.annotations import param_fields
@@ -22,20 +22,19 @@ from evaldsl.primitives.registry import Primitive
 from evaldsl.syntax import nodes as n
 
 
-@dataclass
-class Arguments:
+class Arguments(msgspec.Struct):
     """What the checker knows about one check's arguments."""
 
     primitive: Primitive
-    given: dict[str, n.KeywordArg] = field(default_factory=dict)
+    given: dict[str, n.KeywordArg] = msgspec.field(default_factory=dict)
     """Arguments by name (the first of repeated ones), without `scope`."""
-    constants: dict[str, Any] = field(default_factory=dict)
+    constants: dict[str, Any] = msgspec.field(default_factory=dict)
     """Folded values of the known, constant arguments."""
-    dynamic: set[str] = field(default_factory=set)
+    dynamic: set[str] = msgspec.field(default_factory=set)
     """Known arguments whose value depends on the case."""
-    unresolved: set[str] = field(default_factory=set)
+    unresolved: set[str] = msgspec.field(default_factory=set)
     """Arguments that mention an unknown name (already reported elsewhere)."""
-    errors: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[dict[str, Any]] = msgspec.field(default_factory=list)
     """pydantic's errors for the constant arguments."""
     params: BaseModel | None = None
     """The validated params, when validation succeeded (or failed only on dynamic ones)."""

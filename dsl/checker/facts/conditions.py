@@ -12,8 +12,10 @@ opaque fact: the analysis stays sound, it just proves less.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
 from typing import Any
+
+import msgspec
+from msgspec.structs import replace
 
 from evaldsl.checker.facts.consts import NOT_CONSTANT, fold
 from evaldsl.checker.facts.context import Context, unwrap
@@ -24,8 +26,7 @@ _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 _NEGATE = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 
 
-@dataclass(frozen=True, slots=True)
-class Interval:
+class Interval(msgspec.Struct, frozen=True):
     """A set of numbers between `lo` and `hi`; `*_open` excludes the bound."""
 
     lo: float = -math.inf
@@ -62,15 +63,14 @@ def threshold(op: str, c: float) -> Interval:
     }[op]
 
 
-@dataclass(frozen=True)
-class Conjunction:
+class Conjunction(msgspec.Struct, frozen=True):
     """Facts that hold together; `contradiction` when they cannot."""
 
-    numbers: dict[Any, Interval] = field(default_factory=dict)
-    excluded: dict[Any, frozenset[Any]] = field(default_factory=dict)
+    numbers: dict[Any, Interval] = msgspec.field(default_factory=dict)
+    excluded: dict[Any, frozenset[Any]] = msgspec.field(default_factory=dict)
     """Values a key is known to differ from (`!=`), numbers or texts."""
-    truths: dict[Any, bool] = field(default_factory=dict)
-    equal: dict[Any, Any] = field(default_factory=dict)
+    truths: dict[Any, bool] = msgspec.field(default_factory=dict)
+    equal: dict[Any, Any] = msgspec.field(default_factory=dict)
     """Non-numeric constants a key is equal to."""
     contradiction: bool = False
 

@@ -10,9 +10,10 @@ same facts. The fact modules compute; the context only holds what they found.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+
+import msgspec
 
 from evaldsl.checker.facts.choices import read_choice_words
 from evaldsl.checker.facts.symbols import SymbolTable, build_symbols
@@ -43,8 +44,7 @@ CONDITION_ROLES = frozenset({"condition", "where", "expect", "alert"})
 """Roles whose expression must be true or false."""
 
 
-@dataclass(frozen=True, slots=True)
-class Site:
+class Site(msgspec.Struct, frozen=True):
     """One top-level expression of the spec and the statement that holds it."""
 
     expr: n.Expr

@@ -6,7 +6,7 @@ listed in `duplicates` for the checker to report.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
 
 from evaldsl.syntax import nodes as n
 
@@ -14,22 +14,21 @@ CASE = "case"
 """The reserved name through which case fields are read: `case.intent`."""
 
 
-@dataclass
-class SymbolTable:
-    checks: dict[str, n.Check] = field(default_factory=dict)
-    lets: dict[str, n.Let] = field(default_factory=dict)
-    tables: dict[str, n.Table] = field(default_factory=dict)
-    metrics: dict[str, n.Metric] = field(default_factory=dict)
-    case_fields: dict[str, n.CaseField] = field(default_factory=dict)
-    outcomes: dict[str | None, n.Outcome] = field(default_factory=dict)
+class SymbolTable(msgspec.Struct):
+    checks: dict[str, n.Check] = msgspec.field(default_factory=dict)
+    lets: dict[str, n.Let] = msgspec.field(default_factory=dict)
+    tables: dict[str, n.Table] = msgspec.field(default_factory=dict)
+    metrics: dict[str, n.Metric] = msgspec.field(default_factory=dict)
+    case_fields: dict[str, n.CaseField] = msgspec.field(default_factory=dict)
+    outcomes: dict[str | None, n.Outcome] = msgspec.field(default_factory=dict)
     """Outcome blocks by name; the unnamed verdict block under None."""
-    labels: dict[str, list[str | None]] = field(default_factory=dict)
+    labels: dict[str, list[str | None]] = msgspec.field(default_factory=dict)
     """Label -> the outcome blocks (names) that can give it."""
     case_block: n.CaseBlock | None = None
     header: n.SpecHeader | None = None
     review: n.Review | None = None
-    examples: list[n.Example] = field(default_factory=list)
-    duplicates: list[tuple[str, object, object]] = field(default_factory=list)
+    examples: list[n.Example] = msgspec.field(default_factory=list)
+    duplicates: list[tuple[str, object, object]] = msgspec.field(default_factory=list)
     """(name, first definition, later definition) for every clash."""
 
     def kind_of(self, name: str) -> str | None:
