@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from evaldsl.errors import CaseDataError
 from evaldsl.i18n import _
 
 
-@dataclass(frozen=True)
-class BadRow:
+class BadRow(msgspec.Struct, frozen=True):
     """A row that could not become a case."""
 
     file: str

@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+import msgspec
 
 URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 CHUNK = 1 << 20
@@ -29,8 +30,7 @@ def is_uri(text: str) -> bool:
     return URI.match(text) is not None
 
 
-@dataclass(frozen=True)
-class RemoteFile:
+class RemoteFile(msgspec.Struct, frozen=True):
     """A case file given on the command line as a URI (only `--engine ray` reads one)."""
 
     uri: str

@@ -17,9 +17,9 @@ dynamic parameters (`expect: case.intent`) are evaluated per case.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Literal
 
+import msgspec
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from evaldsl.cases.scopes import Unit
@@ -120,8 +120,7 @@ class VotedParams(ModelParams):
         return list(self.judges) if self.judges else [self.model]
 
 
-@dataclass(frozen=True)
-class ChatTask:
+class ChatTask(msgspec.Struct, frozen=True):
     """One check's question about one unit."""
 
     instruction: str
@@ -132,8 +131,7 @@ class ChatTask:
     """(text, answer in schema form) pairs shown as worked examples."""
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(msgspec.Struct, frozen=True):
     """A check's plan for one unit: a task for the model, or a result without one."""
 
     task: ChatTask | None = None

@@ -13,9 +13,9 @@ a fail invented for a failure.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import msgspec
 from pydantic import BaseModel
 
 from evaldsl.cases.case import Case
@@ -24,8 +24,7 @@ from evaldsl.primitives.registry import Primitive
 from evaldsl.values import CheckResult
 
 
-@dataclass(frozen=True)
-class ModelRequest:
+class ModelRequest(msgspec.Struct, frozen=True):
     """One model check needed for one case."""
 
     check: str
@@ -38,8 +37,7 @@ class ModelRequest:
     scope: Scope
 
 
-@dataclass
-class ModelStats:
+class ModelStats(msgspec.Struct):
     """Counters a run reports as its cost."""
 
     calls: int = 0
@@ -50,7 +48,7 @@ class ModelStats:
     errors: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    by_kind: dict[str, int] = field(default_factory=dict)
+    by_kind: dict[str, int] = msgspec.field(default_factory=dict)
     cache_read_failures: int = 0
     """Cache lookups that failed (an unreadable file, a stored value that does not fit)."""
     cache_write_failures: int = 0
@@ -63,7 +61,7 @@ class ModelStats:
     """Answers cut off at `max_tokens` (`finish_reason: "length"`), retries' included."""
     truncation_retries: int = 0
     """Requests asked again with a larger budget because their answer was cut off."""
-    cached_by: dict[str, int] = field(default_factory=dict)
+    cached_by: dict[str, int] = msgspec.field(default_factory=dict)
     """Answers from the cache per judge that gave them (`openai:model@url`)."""
 
     def merge(self, other: ModelStats) -> ModelStats:

@@ -10,8 +10,9 @@ bury the summary, and a group left out of the table is still counted.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from evaldsl.i18n import _, ngettext
 from evaldsl.report.document import Metric
@@ -21,8 +22,7 @@ from evaldsl.runtime.grouping import SMALL_GROUP
 from evaldsl.stats import fraction
 
 
-@dataclass(frozen=True, slots=True)
-class GroupRow:
+class GroupRow(msgspec.Struct, frozen=True):
     key: str
     """The key's values joined by ` · `; a missing one is `(none)`."""
     value: str

@@ -10,8 +10,9 @@ its author's words.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
 from pathlib import Path
+
+import msgspec
 
 from evaldsl.syntax import nodes as n
 from evaldsl.syntax.parser import parse
@@ -23,8 +24,7 @@ GROUP_TYPES = frozenset({"text", "bool"})
 """Case field types whose values name groups of cases (a number or a list does not)."""
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(msgspec.Struct, frozen=True):
     key: str
     """`outcome` for the unnamed verdict block, else the block's name."""
     labels: tuple[str, ...]
@@ -33,8 +33,7 @@ class Block:
     """Each branch as written."""
 
 
-@dataclass(frozen=True)
-class MetricInfo:
+class MetricInfo(msgspec.Struct, frozen=True):
     name: str
     expression: str
     where: str | None
@@ -43,17 +42,16 @@ class MetricInfo:
     as worse."""
 
 
-@dataclass(frozen=True)
-class SpecLayout:
+class SpecLayout(msgspec.Struct, frozen=True):
     name: str
     title: str | None
     path: str | None
     hash: str
     """sha256 hex digest of the spec text."""
     blocks: tuple[Block, ...] = ()
-    checks: dict[str, str] = field(default_factory=dict)
+    checks: dict[str, str] = msgspec.field(default_factory=dict)
     """check name -> primitive name, in spec order."""
-    metrics: dict[str, MetricInfo] = field(default_factory=dict)
+    metrics: dict[str, MetricInfo] = msgspec.field(default_factory=dict)
     review_rules: tuple[str, ...] = ()
     """Each `sample` rule of the review block as written."""
     groups: tuple[str, ...] = ()
