@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from evaldsl.primitives.clock import normalize_clock
 from evaldsl.primitives.units import RELATIVE_ROUNDING, magnitude
 
 FLAG_OPTIONS = ("nfkc", "casefold", "strip", "collapse", "nospace", "punct", "clock")
@@ -81,7 +80,7 @@ class NormalizationTable:
         if "casefold" in flags:
             text = text.casefold()
         if "clock" in flags:
-            text = normalize_clock(text)
+            text = _clock(text)
         if self.replace:
             text = self._replacer.sub(lambda m: self.replace[m.group(0)], text)
         if self.remove:
@@ -124,6 +123,15 @@ class NormalizationTable:
         """One pattern for every text `replace` names, the longest first."""
         keys = sorted(self.replace, key=len, reverse=True)
         return re.compile("|".join(re.escape(k) for k in keys))
+
+
+
+def _clock(text: str) -> str:
+    """`normalize_clock`, imported by the first table with the `clock` option: its patterns
+    cost every process that reads a table otherwise."""
+    from evaldsl.primitives.clock import normalize_clock
+
+    return normalize_clock(text)
 
 
 IDENTITY = NormalizationTable("identity")

@@ -19,14 +19,15 @@ from tests.support import run_kit
 HEAVY = ("openai", "numpy", "jsonschema", "asyncio", "aiohttp", "httpx", "lark", "yaml",
          "pint", "pygls", "lsprotocol", "ray", "tomllib", "difflib", "pickle",
          "evaldsl.cases.traces", "evaldsl.syntax.formatter", "evaldsl.syntax.lookalikes",
-         "evaldsl.primitives.doctexts", "evaldsl.run.driving")
+         "evaldsl.primitives.doctexts", "evaldsl.run.driving", "evaldsl.primitives.clock")
 """Libraries a deterministic spec over JSONL cases does not need (lark: only syntax errors;
 pygls and lsprotocol: only `evaldsl lsp`; ray: only `--engine ray`; tomllib: only a field
 map, `--map`; difflib: only a suggestion for a misspelt name; pickle: only a run split across
 processes, `evaldsl.run.shard_bytes`), the trace readers, which a
 chat file never needs (`evaldsl.cases.trace_sniff` tells one from a trace file), and what
 only a mistake in a spec or a driven run needs: the formatter (a group key written out), the
-lookalike characters of text that does not parse, the parameters' docs, an agent's driving."""
+lookalike characters of text that does not parse, the parameters' docs, an agent's driving;
+and the times of day of a table's `clock` option, which only such a table reads."""
 RUN: list[str] = []
 """What running any spec loads of them: none (msgspec, which encodes the results lines, is not
 listed: the syntax tree's nodes are msgspec Structs, so every verb loads it)."""
@@ -163,3 +164,10 @@ class TestStartup:
         assert done.returncode == 0, done.stderr
         last = done.stdout.splitlines()[-1]
         assert last == "0 ['KeywordParams', 'LengthParams']"
+
+    def test_a_clock_table_loads_the_clock_reader(self, tmp_path: Path) -> None:
+        """The times of day are read only for a table with the `clock` option."""
+        clock = ('table times (clock) {}\n'
+                 'check at_half_past = keyword(any: ["16:30"], table: times)\n')
+        steps = _probe(tmp_path, run_kit.SPEC + clock)
+        assert steps["import"] == [] and "evaldsl.primitives.clock" in steps["run"]
