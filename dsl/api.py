@@ -19,7 +19,7 @@ import threading
 from collections.abc import AsyncGenerator, AsyncIterable, Iterable, Mapping
 from contextlib import aclosing
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evaldsl.cases.case import Case
 from evaldsl.cases.loading import case_of
@@ -27,7 +27,6 @@ from evaldsl.cases.rows import EMPTY_SCHEMA, CaseSchema
 from evaldsl.diagnostics import Diagnostic
 from evaldsl.errors import SpecError
 from evaldsl.i18n import _
-from evaldsl.model.protocols import Embedder, Judge
 from evaldsl.model.requests import ModelRuntime
 from evaldsl.primitives.registry import Registry, default_registry
 from evaldsl.report.folded import Report
@@ -36,6 +35,9 @@ from evaldsl.runtime.graph import Graph, build_graph
 from evaldsl.runtime.interpreter import Interpreter, refuse_running_loop
 from evaldsl.syntax.source import Source
 from evaldsl.values import CheckResult
+
+if TYPE_CHECKING:
+    from evaldsl.model.protocols import Embedder, Judge
 
 CaseLike = Case | Mapping[str, Any]
 """A `Case`, or a dict in the OpenAI format with `id`, `messages` and other fields."""

@@ -9,20 +9,20 @@ and request rate, retries transient failures and returns an error result,
 never a pass or a fail, when a model cannot answer. Engines bring their own
 model stack by implementing `Judge` and `Embedder` (`evaldsl.model.protocols`).
 
-Importing this package is cheap: the `openai` client loads on first use.
+Importing this package is cheap: each of its names, and the `openai` client, loads on
+first use.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from evaldsl.model.protocols import Embedder, Judge, JudgeAnswer, JudgeRequest
-from evaldsl.model.requests import ModelRequest, ModelRuntime, ModelStats
-
 if TYPE_CHECKING:
     from evaldsl.model.engine import DefaultRuntime
     from evaldsl.model.errors import ModelError
     from evaldsl.model.factory import default_runtime
+    from evaldsl.model.protocols import Embedder, Judge, JudgeAnswer, JudgeRequest
+    from evaldsl.model.requests import ModelRequest, ModelRuntime, ModelStats
     from evaldsl.model.settings import Endpoint, Settings
 
 __all__ = [
@@ -41,6 +41,13 @@ __all__ = [
 ]
 
 _LAZY = {
+    "Embedder": "evaldsl.model.protocols",
+    "Judge": "evaldsl.model.protocols",
+    "JudgeAnswer": "evaldsl.model.protocols",
+    "JudgeRequest": "evaldsl.model.protocols",
+    "ModelRequest": "evaldsl.model.requests",
+    "ModelRuntime": "evaldsl.model.requests",
+    "ModelStats": "evaldsl.model.requests",
     "DefaultRuntime": "evaldsl.model.engine",
     "ModelError": "evaldsl.model.errors",
     "default_runtime": "evaldsl.model.factory",

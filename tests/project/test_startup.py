@@ -19,7 +19,8 @@ from tests.support import run_kit
 HEAVY = ("openai", "numpy", "jsonschema", "asyncio", "aiohttp", "httpx", "lark", "yaml",
          "pint", "pygls", "lsprotocol", "ray", "tomllib", "difflib", "pickle",
          "evaldsl.cases.traces", "evaldsl.syntax.formatter", "evaldsl.syntax.lookalikes",
-         "evaldsl.primitives.doctexts", "evaldsl.run.driving", "evaldsl.primitives.clock")
+         "evaldsl.primitives.doctexts", "evaldsl.run.driving", "evaldsl.primitives.clock",
+         "evaldsl.model.protocols")
 """Libraries a deterministic spec over JSONL cases does not need (lark: only syntax errors;
 pygls and lsprotocol: only `evaldsl lsp`; ray: only `--engine ray`; tomllib: only a field
 map, `--map`; difflib: only a suggestion for a misspelt name; pickle: only a run split across
@@ -27,7 +28,8 @@ processes, `evaldsl.run.shard_bytes`), the trace readers, which a
 chat file never needs (`evaldsl.cases.trace_sniff` tells one from a trace file), and what
 only a mistake in a spec or a driven run needs: the formatter (a group key written out), the
 lookalike characters of text that does not parse, the parameters' docs, an agent's driving;
-and the times of day of a table's `clock` option, which only such a table reads."""
+the times of day of a table's `clock` option, which only such a table reads; and the
+judge and embedder protocols, which only a run with model checks uses."""
 RUN: list[str] = []
 """What running any spec loads of them: none (msgspec, which encodes the results lines, is not
 listed: the syntax tree's nodes are msgspec Structs, so every verb loads it)."""
