@@ -94,15 +94,25 @@ def read_cases(paths: str | Path | Iterable[str | Path], schema: CaseSchema = EM
     The files' own iterators are chained, so a case passes one generator of this module
     (`_file_items`) on its way to the caller, not one per layer."""
     each = [paths] if isinstance(paths, (str, Path)) else paths
-    return chain.from_iterable(_each_file(each, schema, on_bad_row == "fail", input_format))
+    if on_bad_row == "fail":
+        return _until_bad(each, schema, input_format)
+    return chain.from_iterable(_each_file(each, schema, input_format))
 
 
-def _each_file(paths: Iterable[str | Path], schema: CaseSchema, fail: bool,
+def _each_file(paths: Iterable[str | Path], schema: CaseSchema,
                input_format: str | None) -> Iterator[Iterator[Item]]:
     """Each file's items in turn, a file opened only once the one before is read (and
     nothing touched before the first case is asked for)."""
     for path in paths:
-        yield _file_items(Path(path), schema, input_format, fail)
+        yield _file_items(Path(path), schema, input_format, False)
+
+
+def _until_bad(paths: Iterable[str | Path], schema: CaseSchema,
+               input_format: str | None) -> Iterator[Item]:
+    """The `fail` policy's items: one generator over every file, so reading ends for good
+    at the first bad row (a chain would go on with the next file if asked again)."""
+    for path in paths:
+        yield from _file_items(Path(path), schema, input_format, True)
 
 
 def load_cases(paths: str | Path | Iterable[str | Path],

@@ -201,6 +201,14 @@ class TestBadRows:
         assert (info.value.line, str(info.value)) == (
             0, f"{tmp_path / 'none.jsonl'}:0: cannot read the file: No such file or directory")
 
+    def test_reading_ends_at_the_first_bad_row_with_fail(self, tmp_path: Path) -> None:
+        first = write_jsonl(tmp_path / "a.jsonl", row(), "{oops", row("c2"))
+        stream = read_cases([first, write_jsonl(tmp_path / "b.jsonl", row("c3"))])
+        assert isinstance(next(stream), Case)
+        with pytest.raises(CaseDataError):
+            next(stream)
+        assert list(stream) == []
+
     def test_the_files_after_a_missing_one_are_read(self, tmp_path: Path) -> None:
         path = write_jsonl(tmp_path / "c.jsonl", row())
         items = list(read_cases([tmp_path / "none.jsonl", path, tmp_path], on_bad_row="skip"))
