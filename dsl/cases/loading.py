@@ -18,7 +18,9 @@ keeping the rows before it.
 Reading is two steps, `read_rows` (a file's rows as `RawRow`s: a JSONL line
 still as its bytes) and `RawRow.item` (the row as a case or a bad row), so
 that a run with workers reads the files once in the parent and lets the
-workers, not the parent, pay for decoding and validating.
+workers, not the parent, pay for decoding and validating. `read_cases` takes
+both steps at once: a JSONL file's lines become items in one loop, with no
+`RawRow` between (`_file_items`), the same items `RawRow.item` gives.
 """
 
 from __future__ import annotations
