@@ -61,6 +61,8 @@ _UNIT_BITS = 52
 _SCALE = float(1 << _UNIT_BITS)
 _MAX_TURNS, _MAX_CHARS = 80, 4000
 _LAST_BIN = HISTOGRAM_BINS - 1
+PENDING_SCORES = 256
+"""Distinct scores a check's tally holds pending (`_Tally.pending`) before it settles them."""
 
 
 @dataclass
@@ -81,6 +83,12 @@ class _Tally:
     """slot -> [filled, judged]"""
     judges: JudgeAgreement | None = None
     """How far a check's judges (`judges:`) agree, over the cases two or more answered."""
+    pending: dict[float, int] = field(default_factory=dict)
+    """Scores not yet in the fields above, each with how many cases gave it: a case adds one
+    to a count (most checks give a few distinct scores), and `settle` folds the counts in
+    when a report is made, a tally merged, or `PENDING_SCORES` distinct ones are waiting.
+    The sums are exact and a dict keeps the first of equal keys (`1` before `1.0`), so
+    low, high, the units and the histogram come out as adding each score at once would."""
 
     def add(self, result: Mapping[str, Any]) -> None:
         status = result.get("status")
@@ -96,16 +104,13 @@ class _Tally:
             self.failed += 1
         score: Any = result.get("score")
         kind = type(score)
-        if kind is float or kind is int:  # `_add_score`, inlined: every check of every case
-            self.scored += 1
-            self.score_units += round(score * _SCALE)
-            low, high = self.low, self.high
-            if low is None or score < low:
-                self.low = score
-            if high is None or score > high:
-                self.high = score
-            at = int(score * HISTOGRAM_BINS)
-            self.histogram[0 if at < 0 else _LAST_BIN if at > _LAST_BIN else at] += 1
+        if kind is float or kind is int:  # one more case of this score (`pending`)
+            pending = self.pending
+            seen = pending.get(score)
+            if seen is None:
+                self._new_score(score)
+            else:
+                pending[score] = seen + 1
         if "filled" in result:
             self._add_slots(result["filled"])
 
@@ -127,16 +132,39 @@ class _Tally:
         score: Any = check.score
         kind = type(score)
         if kind is float or kind is int:  # as in `add`
-            self.scored += 1
-            self.score_units += round(score * _SCALE)
-            low, high = self.low, self.high
-            if low is None or score < low:
-                self.low = score
-            if high is None or score > high:
-                self.high = score
-            at = int(score * HISTOGRAM_BINS)
-            self.histogram[0 if at < 0 else _LAST_BIN if at > _LAST_BIN else at] += 1
+            pending = self.pending
+            seen = pending.get(score)
+            if seen is None:
+                self._new_score(score)
+            else:
+                pending[score] = seen + 1
         return True
+
+    def _new_score(self, score: float) -> None:
+        """A score not pending yet: its units taken now (a score that has none, NaN or an
+        infinity, raises here, where adding it at once would have), the counts settled
+        first when `PENDING_SCORES` are waiting."""
+        round(score * _SCALE)
+        if len(self.pending) >= PENDING_SCORES:
+            self.settle()
+        self.pending[score] = 1
+
+    def settle(self) -> None:
+        """Fold the pending scores into the tally's fields, in the order first met."""
+        if not self.pending:
+            return
+        low, high = self.low, self.high
+        for score, n in self.pending.items():
+            self.scored += n
+            self.score_units += n * round(score * _SCALE)
+            if low is None or score < low:
+                low = score
+            if high is None or score > high:
+                high = score
+            at = int(score * HISTOGRAM_BINS)
+            self.histogram[0 if at < 0 else _LAST_BIN if at > _LAST_BIN else at] += n
+        self.low, self.high = low, high
+        self.pending = {}
 
     def _add_slots(self, filled: Any) -> None:
         if isinstance(filled, Mapping):
@@ -146,6 +174,8 @@ class _Tally:
                 counts[1] += 1
 
     def merge(self, other: _Tally) -> _Tally:
+        self.settle()
+        other.settle()
         slots = {k: list(v) for k, v in self.slots.items()}
         for slot, (filled, judged) in other.slots.items():
             counts = slots.setdefault(slot, [0, 0])
@@ -160,6 +190,7 @@ class _Tally:
             JudgeAgreement.merged(self.judges, other.judges))
 
     def summary(self, name: str) -> CheckSummary:
+        self.settle()
         decided = self.passed + self.failed
         mean = self.score_units / (self.scored << _UNIT_BITS) if self.scored else None
         out = CheckSummary(

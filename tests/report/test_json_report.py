@@ -286,3 +286,41 @@ def test_a_judged_case_counts_the_same_from_its_result_as_from_its_record(
     one = from_records.build([], cost_of(None), [], 0).to_dict()
     assert from_results.build([], cost_of(None), [], 0).to_dict() == one
     assert one["cases"]["errored"] == 1 and one["errors"]
+
+
+def test_scores_count_as_if_each_were_added_at_once(layout: SpecLayout) -> None:
+    """A check's scores wait as counts per distinct score (`_Tally.pending`) and settle when
+    read, merged or too many: the mean, min, max (the first met of equal scores: `1` before
+    `1.0`, `-0.0` before `0.0`) and histogram are those of adding each score in turn, with
+    more distinct scores than wait at once, and split across a merge."""
+    from evaldsl.report.json_report import PENDING_SCORES
+
+    scores: list[float] = [1, -0.0, 0.5, 1.0, 0.0, 0.5, 1, 0.25]
+    scores += [k / (3 * PENDING_SCORES) for k in range(3 * PENDING_SCORES, 0, -1)]
+    scores += [0.5, 1.0, -0.0, 0.999]
+
+    def tally(scores: list[float]) -> ReportBuilder:
+        builder = ReportBuilder(layout)
+        for k, score in enumerate(scores):
+            builder.add({"id": f"c{k}", "checks": {"completion": {
+                "status": "passed", "passed": True, "score": score}}})
+        return builder
+
+    def summary(builder: ReportBuilder) -> dict[str, Any]:
+        return by_name(builder.build([], cost_of(None), [], 0).to_dict()["checks"],
+                       "completion")["score"]
+
+    low = high = scores[0]
+    histogram = [0] * 10
+    for score in scores:
+        low = score if score < low else low
+        high = score if score > high else high
+        histogram[min(max(int(score * 10), 0), 9)] += 1
+    units = sum(round(score * 2.0 ** 52) for score in scores)
+    expected = {"mean": units / (len(scores) << 52), "min": low, "max": high,
+                "histogram": histogram}
+    whole = summary(tally(scores))
+    assert whole == expected
+    assert type(whole["max"]) is int and str(whole["min"]) == "-0.0"
+    half = len(scores) // 2
+    assert summary(tally(scores[:half]).merge(tally(scores[half:]))) == expected
