@@ -16,7 +16,15 @@ from evaldsl.errors import EvaldslError, UnknownNameError
 from evaldsl.i18n import _
 from evaldsl.record import CaseRecord
 from evaldsl.results import ERROR_LABEL, VERDICT, CaseResult, MetricError, MetricInput
-from evaldsl.runtime.aggregation import MetricPart, MetricState, MetricValue, ReportPlan
+from evaldsl.runtime.aggregation import (
+    BOOL_AGGREGATES,
+    TRIAL_AGGREGATES,
+    MetricPart,
+    MetricPlan,
+    MetricState,
+    MetricValue,
+    ReportPlan,
+)
 from evaldsl.runtime.bootstrap import BootstrapInterval
 from evaldsl.runtime.grouping import GroupedState, GroupValue
 from evaldsl.values import CheckResult, ErrorValue
@@ -65,6 +73,10 @@ class Report:
         self.counts: dict[str, dict[str, int]] = {
             key: dict.fromkeys((*labels, ERROR_LABEL), 0) for key, labels in plan.blocks}
         self.states = {m.name: MetricState(m) for m in plan.metrics}
+        self._counted = frozenset(m.name for m in plan.metrics if _counts_one_condition(m))
+        """The metrics of one `rate` or `count` (not over trials): a case in the denominator
+        adds one to it and, where its one condition held, to its one count; what
+        `MetricState.add_values` does for them, done in `add` without the call."""
         self.groups = {m.name: GroupedState(m) for m in plan.metrics if m.by}
         """Each grouped metric's per-group states, beside its overall state."""
         self.checks = {name: CheckTally() for name in plan.checks}
@@ -97,11 +109,17 @@ class Report:
             counts = self.counts[key]
             counts[label] = counts.get(label, 0) + 1
         states = self.states
+        counted = self._counted
         for name, value in result.metrics.items():  # `_fold` inlined: every metric, every case
             if value is None:
                 states[name].outside += 1
             elif type(value) is MetricError:
                 states[name].add_error(value.reason)
+            elif name in counted and len(value) == 1:  # type: ignore[arg-type]
+                state = states[name]  # `add_values` of a rate, inlined: its one condition
+                state.denominator += 1
+                if value[0] is True:  # type: ignore[index]
+                    state.trues[0] += 1
             else:
                 states[name].add_values(value, result.id)  # type: ignore[arg-type]
         for name, grouped in self.groups.items():
@@ -110,8 +128,16 @@ class Report:
                 found = result.groups.get(name) or (None,) * len(grouped.plan.by)
                 _fold(grouped.state(found), value, result.id)
         tallies = self.checks
-        for name, check in result.checks.items():
-            tallies[name].add(check)
+        for name, check in result.checks.items():  # `CheckTally.add`, inlined: every check
+            tally = tallies[name]
+            tally.computed += 1
+            passed = check.passed
+            if passed is True:
+                tally.passed += 1
+            elif type(passed) is ErrorValue:
+                tally.errors += 1
+            else:
+                tally.failed += 1
         if result.review is not None:
             self._add_review(result)
 
@@ -287,6 +313,15 @@ class Report:
             lines.append(f"  {key}: {shown}")
         lines.extend(f"  {m.describe()}" for m in self.metrics.values())
         return "\n".join(lines)
+
+def _counts_one_condition(plan: MetricPlan) -> bool:
+    """Whether a metric is one `rate` or `count` of a condition, not over trials (the
+    metric `MetricState.add_values` counts without a loop)."""
+    aggregates = plan.aggregates
+    return (not plan.is_formula and len(aggregates) == 1
+            and aggregates[0].kind in BOOL_AGGREGATES
+            and aggregates[0].kind not in TRIAL_AGGREGATES)
+
 
 def _fold(state: MetricState, value: MetricInput, case_id: str = "") -> None:
     """One case's input into a metric's state: outside, left out as an error, or counted
