@@ -178,7 +178,7 @@ class CaseResult:
             labels=self.labels,
             branches=self.branches,
             errors=self.errors,
-            checks={name: check_to_dict(r) for name, r in self.checks.items()},
+            checks=checks_to_dicts(self.checks),
             skipped=list(self.skipped),
             metrics=metrics,
             review=None if review is None else ReviewLine(
@@ -235,35 +235,44 @@ def status(result: CheckResult) -> str:
 
 
 def check_to_dict(result: CheckResult) -> dict[str, Any]:
-    """`status`, then `CheckResult.to_dict()` made JSON-safe, in one pass (a hot path of runs:
-    a decided result's scalars are taken as they are, without a call each, and a list of
-    words is copied in one C call once its items' types are known)."""
-    passed, score, value = result.passed, result.score, result.value
+    """`status`, then `CheckResult.to_dict()` made JSON-safe, in one pass."""
+    return checks_to_dicts({"": result})[""]
+
+
+def checks_to_dicts(checks: Mapping[str, CheckResult]) -> dict[str, dict[str, Any]]:
+    """`check_to_dict` of each check, by name, in one call (a hot path of runs: a decided
+    result's scalars are taken as they are, without a call each, and a list of words is
+    copied in one C call once its items' types are known)."""
     scalars = _SCALARS
-    if passed is True or passed is False:  # decided: the common shape
-        out: dict[str, Any] = {
-            "status": "passed" if passed else "failed", "passed": passed,
-            "score": score if type(score) in scalars else _json_value(score),
-            "value": value if type(value) in scalars else _json_value(value)}
-    else:
-        out = {"status": status(result), "passed": _json_value(passed),
-               "score": _json_value(score), "value": _json_value(value)}
-    for k, v in result.fields.items():
-        kind = type(v)
-        if kind in scalars:
-            out[k] = v
-        elif kind is list:  # a primitive's list of words (`matched`), often empty
-            if not v:
-                out[k] = []
-            elif scalars.issuperset(map(type, v)):
-                out[k] = v[:]
-            else:
-                out[k] = [x if type(x) in scalars else _json_value(x) for x in v]
+    entries: dict[str, dict[str, Any]] = {}
+    for name, result in checks.items():
+        passed, score, value = result.passed, result.score, result.value
+        if passed is True or passed is False:  # decided: the common shape
+            out: dict[str, Any] = {
+                "status": "passed" if passed else "failed", "passed": passed,
+                "score": score if type(score) in scalars else _json_value(score),
+                "value": value if type(value) in scalars else _json_value(value)}
         else:
-            out[k] = _json_value(v)
-    if result.reason or "reason" not in out:
-        out["reason"] = result.reason
-    return out
+            out = {"status": status(result), "passed": _json_value(passed),
+                   "score": _json_value(score), "value": _json_value(value)}
+        for k, v in result.fields.items():
+            kind = type(v)
+            if kind in scalars:
+                out[k] = v
+            elif kind is list:  # a primitive's list of words (`matched`), often empty
+                if not v:
+                    out[k] = []
+                elif scalars.issuperset(map(type, v)):
+                    out[k] = v[:]
+                else:
+                    out[k] = [x if type(x) in scalars else _json_value(x) for x in v]
+            else:
+                out[k] = _json_value(v)
+        reason = result.reason
+        if reason or "reason" not in out:
+            out["reason"] = reason
+        entries[name] = out
+    return entries
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
