@@ -303,7 +303,7 @@ class Run:
         for item in items:
             if limit is not None and self.seen >= limit:
                 return
-            if deadline is not None and time.time() >= deadline:  # `_past_deadline`, inlined
+            if deadline is not None and time.time() >= deadline:  # past `--deadline`
                 self.cut = True
                 return
             if isinstance(item, BadRow):
@@ -355,16 +355,12 @@ class Run:
             return driven.case, driven.failure, driven.note
         return driven.case, await self.spec.evaluate_async(driven.case), driven.note
 
-    def _past_deadline(self) -> bool:
-        deadline = self.options.deadline
-        return deadline is not None and time.time() >= deadline
-
     def _record(self, case: Case, result: CaseResult, note: dict[str, Any] | None = None,
                 ) -> None:
         record = case_record(result, case)
         if note is not None:
             record.target = note
-        deadline = self.options.deadline  # `_past_deadline`, inlined on the per-case path
+        deadline = self.options.deadline
         if deadline is not None and time.time() >= deadline and _has_error(record):
             self.cut = True  # maybe cut short: reported, but left for `resume` to judge again
         elif self.writer is not None:
