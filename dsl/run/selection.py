@@ -21,9 +21,10 @@ import hashlib
 import heapq
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from evaldsl.cases.case import Case
 from evaldsl.errors import CaseDataError
@@ -59,8 +60,7 @@ def read_ids(path: Path) -> frozenset[str]:
     return frozenset(i for i in ids if i)
 
 
-@dataclass(frozen=True)
-class Selection:
+class Selection(msgspec.Struct, frozen=True):
     """The filters of one run; `None` for a filter not given."""
 
     where: Where | None = None
@@ -107,13 +107,12 @@ class Selection:
         return out
 
 
-@dataclass
-class LeftOut:
+class LeftOut(msgspec.Struct):
     """The rows a selection left out, counted by reason, and the `--ids` the input had."""
 
     selection: Selection
-    reasons: Counter[str] = field(default_factory=Counter)
-    found: set[str] = field(default_factory=set)
+    reasons: Counter[str] = msgspec.field(default_factory=Counter)
+    found: set[str] = msgspec.field(default_factory=set)
 
     def leaves_out(self, case: Case) -> bool:
         ids = self.selection.ids
