@@ -314,6 +314,7 @@ class Report:
         lines.extend(f"  {m.describe()}" for m in self.metrics.values())
         return "\n".join(lines)
 
+
 def _counts_one_condition(plan: MetricPlan) -> bool:
     """Whether a metric is one `rate` or `count` of a condition, not over trials (the
     metric `MetricState.add_values` counts without a loop)."""

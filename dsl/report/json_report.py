@@ -291,8 +291,7 @@ class ReportBuilder:
                 counts = all_counts[key] = {}
             counts[label] = counts.get(label, 0) + 1
         tallies = self._tallies
-        clean = result is not None
-        """Whether every check is known decided, so that none is an error."""
+        clean = result is not None  # every check known decided, so none is an error
         if result is not None:
             for name, check in result.checks.items():
                 tally = tallies.get(name) or self._tally(name)
