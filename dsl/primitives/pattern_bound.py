@@ -96,10 +96,6 @@ def _add(a: Polynomial, b: Polynomial) -> Polynomial:
     return tuple(c + (shorter[i] if i < len(shorter) else 0) for i, c in enumerate(longer))
 
 
-def _times(poly: Polynomial, factor: int) -> Polynomial:
-    return tuple(c * factor for c in poly)
-
-
 def _product(a: Polynomial, b: Polynomial) -> Polynomial:
     out = [0] * (len(a) + len(b) - 1)
     for i, x in enumerate(a):
@@ -242,7 +238,7 @@ class _Reader:
         low, high = bounds
         if high is None:
             return _Part(_product(part.paths, (0, 1)), None)
-        return _Part(_times(part.paths, high - low + 1), None)
+        return _Part(_product(part.paths, (high - low + 1,)), None)
 
     def quantifier(self) -> tuple[int, int | None] | None:
         char = self.peek()

@@ -128,16 +128,8 @@ class Report:
                 found = result.groups.get(name) or (None,) * len(grouped.plan.by)
                 _fold(grouped.state(found), value, result.id)
         tallies = self.checks
-        for name, check in result.checks.items():  # `CheckTally.add`, inlined: every check
-            tally = tallies[name]
-            tally.computed += 1
-            passed = check.passed
-            if passed is True:
-                tally.passed += 1
-            elif type(passed) is ErrorValue:
-                tally.errors += 1
-            else:
-                tally.failed += 1
+        for name, check in result.checks.items():
+            tallies[name].add(check)
         if result.review is not None:
             self._add_review(result)
 

@@ -102,15 +102,7 @@ class _Tally:
             self.passed += 1
         else:
             self.failed += 1
-        score: Any = result.get("score")
-        kind = type(score)
-        if kind is float or kind is int:  # one more case of this score (`pending`)
-            pending = self.pending
-            seen = pending.get(score)
-            if seen is None:
-                self._new_score(score)
-            else:
-                pending[score] = seen + 1
+        self._count_score(result.get("score"))
         if "filled" in result:
             self._add_slots(result["filled"])
 
@@ -129,16 +121,19 @@ class _Tally:
             self.passed += 1
         else:
             self.failed += 1
-        score: Any = check.score
+        self._count_score(check.score)
+        return True
+
+    def _count_score(self, score: Any) -> None:
+        """One more case of `score` (`pending`), when it is a number."""
         kind = type(score)
-        if kind is float or kind is int:  # as in `add`
+        if kind is float or kind is int:
             pending = self.pending
             seen = pending.get(score)
             if seen is None:
                 self._new_score(score)
             else:
                 pending[score] = seen + 1
-        return True
 
     def _new_score(self, score: float) -> None:
         """A score not pending yet: its units taken now (a score that has none, NaN or an
